@@ -1,0 +1,34 @@
+import type { FastifyRequest } from 'fastify';
+import { messages } from '../messages.js';
+import { bearerToken } from '../platform/bearer.js';
+import { ApiError } from '../platform/errors.js';
+import type { Account } from './model.js';
+import type { AccountService } from './service.js';
+
+export type Merchant = { account: Account; keyId: string };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    merchant: Merchant;
+  }
+}
+
+/**
+ * onRequest hook for /v1 and /sandbox/v1: runs before body parsing and validation, so a
+ * caller without a valid key learns nothing about the body rules. Order of the checks: spec §Authentication.
+ */
+export function merchantAuthentication(accounts: AccountService) {
+  return async function authenticate(request: FastifyRequest): Promise<void> {
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw new ApiError(401, messages.apiKeyMissing);
+    const key = await accounts.resolveApiKey(token);
+    if (!key) throw new ApiError(401, messages.apiKeyInvalid);
+    const { account, ipAllowed } = await accounts.cachedAccount(key.accountId);
+    if (account.kycStatus !== 'approved') throw new ApiError(403, messages.accountNotApproved);
+    if (account.blocked) throw new ApiError(403, messages.accountBlocked);
+    // A key's own list replaces the account's (DESIGN.md §5).
+    const allowed = key.ipAllowed ?? ipAllowed;
+    if (!allowed(request.ip)) throw new ApiError(403, messages.ipNotAllowed);
+    request.merchant = { account, keyId: key.keyId };
+  };
+}

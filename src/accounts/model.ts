@@ -1,0 +1,88 @@
+import type { FeePlan } from '../config.js';
+import type { AccountRow } from '../platform/schema.js';
+
+export type TransactionType = 'pix_in' | 'withdrawal';
+
+export type AccountLimits = {
+  pixPerHour: number;
+  withdrawPerSecond: number;
+  withdrawPerMinute: number;
+  withdrawPerHour: number;
+  recipientsPerHour: number;
+  chargeMinCents: number;
+  chargeMaxCents: number;
+  withdrawMinCents: number;
+  withdrawMaxCents: number;
+  withdrawDailyCents: number;
+  withdrawMonthlyCents: number;
+};
+
+export const LIMIT_NAMES = [
+  'pixPerHour',
+  'withdrawPerSecond',
+  'withdrawPerMinute',
+  'withdrawPerHour',
+  'recipientsPerHour',
+  'chargeMinCents',
+  'chargeMaxCents',
+  'withdrawMinCents',
+  'withdrawMaxCents',
+  'withdrawDailyCents',
+  'withdrawMonthlyCents',
+] as const satisfies readonly (keyof AccountLimits)[];
+
+export type Account = {
+  id: string;
+  name: string;
+  email: string;
+  emailVerified: boolean;
+  city: string;
+  responsible: { name: string; cpf: string };
+  company: { legalName: string; cnpj: string } | null;
+  kycStatus: 'approved' | 'pending' | 'rejected';
+  blocked: boolean;
+  withdrawalMode: 'automatic' | 'manual';
+  ipAllowlist: string[];
+  allowedPixKeyTypes: string[];
+  recipientLimit: number;
+  limits: AccountLimits;
+  fees: { pixIn: FeePlan; withdrawal: FeePlan };
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+type FeePlanRow = { transactionType: TransactionType } & FeePlan;
+
+export function toAccount(row: AccountRow, feePlans: FeePlanRow[]): Account {
+  const plan = (type: TransactionType): FeePlan => {
+    const found = feePlans.find((candidate) => candidate.transactionType === type);
+    if (!found) throw new Error(`account ${row.id} has no ${type} fee plan`);
+    return { fixedCents: found.fixedCents, bps: found.bps, minCents: found.minCents, maxCents: found.maxCents };
+  };
+  const limits = Object.fromEntries(LIMIT_NAMES.map((name) => [name, row[name]])) as AccountLimits;
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    emailVerified: row.emailVerified,
+    city: row.city,
+    responsible: { name: row.responsibleName, cpf: row.responsibleCpf },
+    company: row.companyCnpj ? { legalName: row.companyLegalName ?? '', cnpj: row.companyCnpj } : null,
+    kycStatus: row.kycStatus,
+    blocked: row.blocked,
+    withdrawalMode: row.withdrawalMode,
+    ipAllowlist: row.ipAllowlist,
+    allowedPixKeyTypes: row.allowedPixKeyTypes,
+    recipientLimit: row.recipientLimit,
+    limits,
+    fees: { pixIn: plan('pix_in'), withdrawal: plan('withdrawal') },
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** The operator API's view of an account. */
+export function presentAccount(account: Account) {
+  const { id, createdAt, updatedAt, ...rest } = account;
+  return { accountId: id, ...rest, createdAt: createdAt.getTime(), updatedAt: updatedAt.getTime() };
+}

@@ -1,0 +1,61 @@
+import type { Insertable, Updateable } from 'kysely';
+import type { Executor } from '../platform/database.js';
+import type { AccountsTable, FeePlansTable } from '../platform/schema.js';
+
+export async function insertAccount(db: Executor, account: Insertable<AccountsTable>): Promise<void> {
+  await db.insertInto('accounts').values(account).execute();
+}
+
+export function findAccount(db: Executor, accountId: string) {
+  return db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
+}
+
+export async function updateAccount(db: Executor, accountId: string, changes: Updateable<AccountsTable>): Promise<void> {
+  await db.updateTable('accounts').set(changes).where('id', '=', accountId).execute();
+}
+
+export function findFeePlans(db: Executor, accountId: string) {
+  return db.selectFrom('feePlans').selectAll().where('accountId', '=', accountId).execute();
+}
+
+export async function upsertFeePlan(db: Executor, plan: Insertable<FeePlansTable>): Promise<void> {
+  await db
+    .insertInto('feePlans')
+    .values(plan)
+    .onConflict((conflict) =>
+      conflict.columns(['accountId', 'transactionType']).doUpdateSet({
+        fixedCents: plan.fixedCents,
+        bps: plan.bps,
+        minCents: plan.minCents,
+        maxCents: plan.maxCents,
+      }),
+    )
+    .execute();
+}
+
+export async function insertApiKey(
+  db: Executor,
+  key: { id: string; accountId: string; prefix: string; keyHash: Buffer },
+): Promise<void> {
+  await db.insertInto('apiKeys').values({ ...key, revokedAt: null, ipAllowlist: null }).execute();
+}
+
+export function findApiKeyByPrefix(db: Executor, prefix: string) {
+  return db
+    .selectFrom('apiKeys')
+    .select(['id', 'accountId', 'keyHash', 'ipAllowlist', 'revokedAt'])
+    .where('prefix', '=', prefix)
+    .executeTakeFirst();
+}
+
+export function findApiKey(db: Executor, keyId: string) {
+  return db.selectFrom('apiKeys').select(['id', 'accountId', 'prefix', 'ipAllowlist', 'createdAt', 'revokedAt']).where('id', '=', keyId).executeTakeFirst();
+}
+
+export async function revokeApiKey(db: Executor, keyId: string, at: Date): Promise<void> {
+  await db.updateTable('apiKeys').set({ revokedAt: at }).where('id', '=', keyId).where('revokedAt', 'is', null).execute();
+}
+
+export async function setApiKeyAllowlist(db: Executor, keyId: string, ipAllowlist: string[] | null): Promise<void> {
+  await db.updateTable('apiKeys').set({ ipAllowlist }).where('id', '=', keyId).execute();
+}

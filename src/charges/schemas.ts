@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { messages } from '../messages.js';
+import { stripDocumentFormatting } from '../pix/documents.js';
+
+const DOCUMENT_LENGTH = { cpf: 11, cnpj: 14 } as const;
+
+const isNonBlankString = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+
+/**
+ * customer.document, with the spec's messages in the spec's order: both fields, then the type,
+ * then its value, then the digit count for that type.
+ */
+const documentSchema = z
+  .object(
+    {
+      number: z
+        .string({ error: messages.documentRequired })
+        .refine(isNonBlankString, messages.documentRequired)
+        .refine((value) => /^[\d.\-/\s]+$/.test(value), messages.documentNumberCharacters)
+        .transform(stripDocumentFormatting),
+      type: z
+        .string({ error: messages.documentTypeRequired })
+        .refine(isNonBlankString, messages.documentTypeRequired)
+        .refine((value) => ['cpf', 'cnpj'].includes(value.trim().toLowerCase()), {
+          error: (issue) => messages.documentTypeInvalid(String(issue.input)),
+        })
+        .transform((value) => value.trim().toLowerCase() as 'cpf' | 'cnpj'),
+    },
+    { error: messages.documentRequired },
+  )
+  .superRefine((document, context) => {
+    if (document.number.length !== DOCUMENT_LENGTH[document.type]) {
+      context.addIssue({ code: 'custom', path: ['number'], message: messages.documentNumberLength(document.type, document.number.length) });
+    }
+  })
+  .meta({ description: 'Payer document. Dots, dashes and slashes are stripped; type is case-insensitive.' });
+
+const customerSchema = z.object(
+  {
+    name: z
+      .string({ error: messages.customerNameRequired })
+      .trim()
+      .min(1, messages.customerNameRequired)
+      .max(100, messages.customerNameTooLong),
+    document: documentSchema,
+    email: z.email({ error: messages.customerEmailInvalid }).max(254, messages.customerEmailInvalid),
+    phone: z.string({ error: messages.customerPhoneInvalid }).regex(/^\d{10,11}$/, messages.customerPhoneInvalid),
+  },
+  { error: messages.customerNameRequired },
+);
+
+export const externalRefSchema = z
+  .string({ error: messages.externalRefInvalid })
+  .min(1, messages.externalRefInvalid)
+  .max(100, messages.externalRefInvalid)
+  .nullish()
+  .meta({ description: 'Idempotency key, scoped to the account (max 100 characters).' });
+
+/** Amount of a charge or withdrawal: an integer number of cents, at least 100. */
+export const amountCentsSchema = (message: string) =>
+  z.number({ error: message }).refine((value) => Number.isInteger(value) && value >= 100, message).meta({ description: 'Amount in cents (integer, minimum 100).' });
+
+/** Field order follows the order of the spec's 400 table, which is the order errors are reported in. */
+export const createChargeBody = z.object(
+  {
+    amountCents: amountCentsSchema(messages.chargeAmountInvalid),
+    customer: customerSchema,
+    externalRef: externalRefSchema,
+    expiresInDays: z
+      .number({ error: messages.expiresInDaysInvalid })
+      .int(messages.expiresInDaysInvalid)
+      .min(1, messages.expiresInDaysInvalid)
+      .max(30, messages.expiresInDaysInvalid)
+      .nullish()
+      .meta({ description: 'Validity in days, 1 to 30 (default 2).' }),
+  },
+  { error: messages.bodyNotObject },
+);
+export type CreateChargeBody = z.output<typeof createChargeBody>;
+
+export const createdChargeResponse = z.object({
+  transactionId: z.string(),
+  status: z.literal('pending'),
+  pixPayload: z.string().meta({ description: 'PIX copy-and-paste (dynamic BR Code EMV).' }),
+  expiresAt: z.int().meta({ description: 'Unix seconds.' }),
+  amountCents: z.int(),
+});
+
+export const idempotentChargeResponse = createdChargeResponse.extend({
+  status: z.string().meta({ description: 'Current status of the original charge.' }),
+  idempotent: z.literal(true),
+});

@@ -1,0 +1,180 @@
+import { SIMULATED_ISPB } from '../config.js';
+import type { Account } from '../accounts/model.js';
+import { computeFee } from '../ledger/fees.js';
+import { postMovement } from '../ledger/repository.js';
+import { messages } from '../messages.js';
+import { buildDynamicBrCode } from '../pix/brcode.js';
+import { generateEndToEndId } from '../pix/endToEndId.js';
+import type { Clock } from '../platform/clock.js';
+import type { Db, Tx } from '../platform/database.js';
+import { ApiError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { consumeRateLimit } from '../platform/rateLimit.js';
+import type { Party, TransactionRow } from '../platform/schema.js';
+import { ProviderError, type PixProvider } from '../provider/provider.js';
+import { findTransaction } from '../transactions/repository.js';
+import { recordTransactionEvent } from '../webhooks/events.js';
+import * as repository from './repository.js';
+import type { CreateChargeBody } from './schemas.js';
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const DEFAULT_EXPIRES_IN_DAYS = 2;
+/** Spec: the externalRef of a charge is retained 7 days from creation. */
+const IDEMPOTENCY_RETENTION_MS = 7 * DAY_MS;
+
+type ChargeSummary = { transactionId: string; status: string; pixPayload: string; expiresAt: number; amountCents: number };
+export type ChargeCreated =
+  | { statusCode: 201; body: ChargeSummary & { status: 'pending' } }
+  | { statusCode: 200; body: ChargeSummary & { idempotent: true } };
+
+function chargeSummary(charge: TransactionRow): ChargeSummary {
+  return {
+    transactionId: charge.id,
+    status: charge.status,
+    pixPayload: charge.pixPayload ?? '',
+    expiresAt: Math.floor((charge.expiresAt?.getTime() ?? 0) / 1000),
+    amountCents: charge.amountCents,
+  };
+}
+
+const created = (charge: TransactionRow): ChargeCreated => ({ statusCode: 201, body: { ...chargeSummary(charge), status: 'pending' } });
+const replayed = (charge: TransactionRow): ChargeCreated => ({ statusCode: 200, body: { ...chargeSummary(charge), idempotent: true } });
+
+export class ChargeService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly provider: PixProvider,
+  ) {}
+
+  async createCharge(account: Account, input: CreateChargeBody): Promise<ChargeCreated> {
+    const { limits } = account;
+    if (input.amountCents < limits.chargeMinCents) throw new ApiError(400, messages.amountBelowMinimum(limits.chargeMinCents));
+    if (input.amountCents > limits.chargeMaxCents) throw new ApiError(400, messages.amountAboveMaximum(limits.chargeMaxCents));
+
+    const externalRef = input.externalRef ?? null;
+    const now = this.clock.now();
+    if (externalRef) {
+      // Retries of a known charge answer without calling the provider or counting the rate limit.
+      const existing = await this.findByExternalRef(account.id, externalRef, now);
+      if (existing) return replayed(existing);
+    }
+
+    const transactionId = newId();
+    const expiresAt = new Date(now.getTime() + (input.expiresInDays ?? DEFAULT_EXPIRES_IN_DAYS) * DAY_MS);
+    let location: string;
+    try {
+      ({ location } = await this.provider.createCharge({ accountId: account.id, transactionId, amountCents: input.amountCents, expiresAt }));
+    } catch (error) {
+      if (error instanceof ProviderError) throw new ApiError(502, messages.providerChargeFailed);
+      throw error;
+    }
+    const feeCents = computeFee(account.fees.pixIn, input.amountCents, { capAtAmount: true });
+    const pixPayload = buildDynamicBrCode({ locationUrl: location, merchantName: account.name, merchantCity: account.city });
+
+    return this.db.transaction().execute(async (tx) => {
+      if (externalRef) {
+        const claimed = await repository.claimIdempotencyKey(
+          tx,
+          { accountId: account.id, scope: repository.CHARGE_IDEMPOTENCY_SCOPE, externalRef, transactionId, expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS) },
+          now,
+        );
+        if (!claimed) {
+          // A concurrent request with the same externalRef won; answer with its charge.
+          const winner = await this.findByExternalRef(account.id, externalRef, now, tx);
+          if (!winner) throw new Error('idempotency key held without its transaction');
+          return replayed(winner);
+        }
+      }
+      const allowed = await consumeRateLimit(tx, account.id, { bucket: 'pix:hour', windowMs: HOUR_MS, limit: account.limits.pixPerHour }, now);
+      if (!allowed) throw new ApiError(429, messages.pixRateLimited);
+
+      const charge: TransactionRow = {
+        id: transactionId,
+        accountId: account.id,
+        type: 'pix_in',
+        status: 'pending',
+        amountCents: input.amountCents,
+        feeCents,
+        netCents: input.amountCents - feeCents,
+        externalRef,
+        description: null,
+        customer: input.customer,
+        pixPayload,
+        location,
+        expiresAt,
+        paidAt: null,
+        endToEndId: null,
+        payer: null,
+        beneficiary: null,
+        refundEndToEndId: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await repository.insertTransaction(tx, { ...charge, customer: JSON.stringify(input.customer), payer: null, beneficiary: null });
+      return created(charge);
+    });
+  }
+
+  private async findByExternalRef(accountId: string, externalRef: string, at: Date, db: Db | Tx = this.db) {
+    const transactionId = await repository.findIdempotentTransactionId(db, accountId, repository.CHARGE_IDEMPOTENCY_SCOPE, externalRef, at);
+    return transactionId ? findTransaction(db, accountId, transactionId) : undefined;
+  }
+
+  /** A payer pays a pending charge: net credited, fee to the platform, `transaction.paid` recorded. */
+  async payCharge(accountId: string, transactionId: string, payer: Party, amountCents: number | undefined): Promise<TransactionRow> {
+    return this.db.transaction().execute(async (tx) => {
+      const now = this.clock.now();
+      const charge = await this.lockPendingCharge(tx, accountId, transactionId, now);
+      if (amountCents !== undefined && amountCents !== charge.amountCents) throw new ApiError(400, messages.sandboxAmountMismatch);
+      const ispb = /^[0-9A-Z]{8}$/.test(payer.bankAccount.ispb) ? payer.bankAccount.ispb : SIMULATED_ISPB;
+      const paid = await repository.markChargePaid(tx, charge.id, { endToEndId: generateEndToEndId(ispb, now), payer, at: now });
+      await postMovement(tx, {
+        accountId,
+        kind: 'charge_paid',
+        transactionId: charge.id,
+        at: now,
+        entries: [
+          { book: 'settlement', amountCents: -charge.amountCents },
+          { book: 'merchant', amountCents: charge.netCents },
+          { book: 'fees', amountCents: charge.feeCents },
+        ],
+      });
+      await recordTransactionEvent(tx, 'transaction.paid', paid, now);
+      return paid;
+    });
+  }
+
+  /** The charge's validity elapses now. */
+  async expireCharge(accountId: string, transactionId: string): Promise<TransactionRow> {
+    return this.db.transaction().execute(async (tx) => {
+      const now = this.clock.now();
+      const charge = await this.lockPendingCharge(tx, accountId, transactionId, now);
+      const expired = await repository.markChargeExpired(tx, charge.id, now);
+      await recordTransactionEvent(tx, 'transaction.expired', expired, now);
+      return expired;
+    });
+  }
+
+  /** Worker step: expires charges whose validity elapsed, each with its event. Returns how many. */
+  async expireDueCharges(batch = 500): Promise<number> {
+    return this.db.transaction().execute(async (tx) => {
+      const now = this.clock.now();
+      const expired = await repository.expireDueCharges(tx, now, batch);
+      for (const charge of expired) await recordTransactionEvent(tx, 'transaction.expired', charge, now);
+      return expired.length;
+    });
+  }
+
+  private async lockPendingCharge(tx: Tx, accountId: string, transactionId: string, now: Date): Promise<TransactionRow> {
+    const charge = await repository.lockCharge(tx, accountId, transactionId);
+    if (!charge) throw new ApiError(404, messages.transactionNotFound);
+    if (charge.status === 'pending' && charge.expiresAt && charge.expiresAt <= now) {
+      // Validity elapsed but the worker has not run yet: the payer finds it expired.
+      throw new ApiError(422, messages.sandboxChargeNotPending('expired'));
+    }
+    if (charge.status !== 'pending') throw new ApiError(422, messages.sandboxChargeNotPending(charge.status));
+    return charge;
+  }
+}

@@ -1,0 +1,76 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { requireAccountId } from '../accounts/adminRoutes.js';
+import { accountIdParams } from '../accounts/adminSchemas.js';
+import { messages } from '../messages.js';
+import { ApiError } from '../platform/errors.js';
+import { isId } from '../platform/ids.js';
+import { errorResponses } from '../platform/schemas.js';
+import type { Services } from '../services.js';
+
+const reason = z.string().trim().min(1).max(500);
+
+export const ledgerAdminRoutes =
+  ({ ledger }: Services): FastifyPluginAsyncZod =>
+  async (app) => {
+    const common = { tags: ['Operator: ledger'], security: [{ adminToken: [] }] };
+
+    app.post(
+      '/accounts/:accountId/adjustments',
+      {
+        schema: {
+          ...common,
+          summary: 'Post a signed ledger adjustment',
+          params: accountIdParams,
+          body: z.object({ amountCents: z.int().refine((value) => value !== 0 && Number.isSafeInteger(value)), reason }),
+          response: {
+            201: z.object({ adjustmentId: z.string(), accountId: z.string(), amountCents: z.int(), reason: z.string(), available: z.int(), createdAt: z.int() }),
+            ...errorResponses(400, 401, 404, 422),
+          },
+        },
+      },
+      async (request, reply) =>
+        reply.code(201).send(await ledger.adjust(requireAccountId(request.params.accountId), request.body.amountCents, request.body.reason)),
+    );
+
+    app.get(
+      '/accounts/:accountId/balance',
+      {
+        schema: {
+          ...common,
+          summary: 'Balance with active blocks and the withdrawable amount',
+          params: accountIdParams,
+          response: { 200: z.object({ available: z.int(), blocked: z.int(), withdrawable: z.int() }), ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request) => ledger.balance(requireAccountId(request.params.accountId)),
+    );
+
+    app.post(
+      '/accounts/:accountId/blocks',
+      {
+        schema: {
+          ...common,
+          summary: 'Create a precautionary block (reduces the withdrawable amount, not `available`)',
+          params: accountIdParams,
+          body: z.object({ amountCents: z.int().min(1).max(Number.MAX_SAFE_INTEGER), reason }),
+          response: {
+            201: z.object({ blockId: z.string(), accountId: z.string(), amountCents: z.int(), reason: z.string(), status: z.literal('active'), createdAt: z.int() }),
+            ...errorResponses(400, 401, 404),
+          },
+        },
+      },
+      async (request, reply) =>
+        reply.code(201).send(await ledger.createBlock(requireAccountId(request.params.accountId), request.body.amountCents, request.body.reason)),
+    );
+
+    app.delete(
+      '/blocks/:blockId',
+      { schema: { ...common, summary: 'Release a block', params: z.object({ blockId: z.string() }), response: { 204: z.null(), ...errorResponses(400, 401, 404) } } },
+      async (request, reply) => {
+        if (!isId(request.params.blockId)) throw new ApiError(400, messages.blockIdInvalid);
+        await ledger.releaseBlock(request.params.blockId);
+        return reply.code(204).send(null);
+      },
+    );
+  };

@@ -1,0 +1,127 @@
+import { sql } from 'kysely';
+import type { Executor, Tx } from '../platform/database.js';
+import { newId } from '../platform/ids.js';
+import type { LedgerBook } from '../platform/schema.js';
+
+export type Movement = {
+  accountId: string;
+  kind: string;
+  transactionId?: string | null;
+  memo?: string | null;
+  at: Date;
+  entries: { book: LedgerBook; amountCents: number }[];
+  /** Refuse the movement (return null) if the merchant's balance would go below zero. */
+  forbidNegativeBalance?: boolean;
+};
+
+/**
+ * Writes one balanced movement and moves the merchant's balance row by its merchant entries,
+ * inside the caller's transaction. Returns the new available balance, or null when refused.
+ */
+export async function postMovement(tx: Tx, movement: Movement): Promise<{ movementId: string; availableCents: number } | null> {
+  const total = movement.entries.reduce((sum, entry) => sum + entry.amountCents, 0);
+  if (total !== 0) throw new Error(`unbalanced movement ${movement.kind}: entries sum to ${total}`);
+  const merchantDelta = movement.entries.filter((entry) => entry.book === 'merchant').reduce((sum, entry) => sum + entry.amountCents, 0);
+
+  let update = tx
+    .updateTable('balances')
+    .set({ availableCents: sql`available_cents + ${merchantDelta}`, updatedAt: movement.at })
+    .where('accountId', '=', movement.accountId);
+  if (movement.forbidNegativeBalance) update = update.where(sql<boolean>`available_cents + ${merchantDelta} >= 0`);
+  const balance = await update.returning('availableCents').executeTakeFirst();
+  if (!balance) return null;
+
+  const movementId = newId();
+  await tx
+    .insertInto('ledgerEntries')
+    .values(
+      movement.entries.map((entry) => ({
+        accountId: movement.accountId,
+        movementId,
+        book: entry.book,
+        kind: movement.kind,
+        transactionId: movement.transactionId ?? null,
+        amountCents: entry.amountCents,
+        memo: movement.memo ?? null,
+        createdAt: movement.at,
+      })),
+    )
+    .execute();
+  return { movementId, availableCents: balance.availableCents };
+}
+
+export async function findBalance(db: Executor, accountId: string): Promise<{ availableCents: number; blockedCents: number }> {
+  const row = await db
+    .selectFrom('balances')
+    .select((eb) => [
+      'availableCents',
+      eb
+        .selectFrom('blocks')
+        .select(sql<number>`coalesce(sum(amount_cents), 0)`.as('sum'))
+        .where('blocks.accountId', '=', accountId)
+        .where('blocks.status', '=', 'active')
+        .as('blockedCents'),
+    ])
+    .where('accountId', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return { availableCents: row.availableCents, blockedCents: row.blockedCents ?? 0 };
+}
+
+export async function insertBlock(db: Executor, block: { id: string; accountId: string; amountCents: number; reason: string; at: Date }) {
+  await db
+    .insertInto('blocks')
+    .values({ id: block.id, accountId: block.accountId, amountCents: block.amountCents, reason: block.reason, status: 'active', createdAt: block.at, releasedAt: null })
+    .execute();
+}
+
+/** Releases an active block; false when it does not exist or was already released. */
+export async function releaseBlock(db: Executor, blockId: string, at: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('blocks')
+    .set({ status: 'released', releasedAt: at })
+    .where('id', '=', blockId)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export function findBlock(db: Executor, blockId: string) {
+  return db.selectFrom('blocks').selectAll().where('id', '=', blockId).executeTakeFirst();
+}
+
+/** Ledger invariants (DESIGN.md §4): the problems found, empty when all hold. */
+export async function findLedgerProblems(db: Executor): Promise<string[]> {
+  const problems: string[] = [];
+  const total = await db.selectFrom('ledgerEntries').select(sql<number>`coalesce(sum(amount_cents), 0)`.as('total')).executeTakeFirstOrThrow();
+  if (total.total !== 0) problems.push(`ledger entries sum to ${total.total}, not 0`);
+
+  const unbalanced = await db
+    .selectFrom('ledgerEntries')
+    .select(['movementId', sql<number>`sum(amount_cents)`.as('total')])
+    .groupBy('movementId')
+    .having(sql`sum(amount_cents)`, '<>', 0)
+    .execute();
+  for (const row of unbalanced) problems.push(`movement ${row.movementId} sums to ${row.total}`);
+
+  const mismatched = await db
+    .selectFrom('balances as b')
+    .select([
+      'b.accountId',
+      'b.availableCents',
+      (eb) =>
+        eb
+          .selectFrom('ledgerEntries as e')
+          .select(sql<number>`coalesce(sum(e.amount_cents), 0)`.as('sum'))
+          .whereRef('e.accountId', '=', 'b.accountId')
+          .where('e.book', '=', 'merchant')
+          .as('entriesCents'),
+    ])
+    .execute();
+  for (const row of mismatched) {
+    if (row.availableCents !== (row.entriesCents ?? 0)) {
+      problems.push(`account ${row.accountId}: balance ${row.availableCents} but merchant entries sum to ${row.entriesCents}`);
+    }
+    if (row.availableCents < 0) problems.push(`account ${row.accountId}: negative balance ${row.availableCents}`);
+  }
+  return problems;
+}

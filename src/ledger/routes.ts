@@ -1,0 +1,34 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorResponses } from '../platform/schemas.js';
+import type { Services } from '../services.js';
+import { findBalance } from './repository.js';
+
+const balanceResponse = z
+  .object({
+    available: z.int().meta({ description: 'Gross balance in cents; active precautionary blocks are not subtracted.' }),
+    pending: z.literal(0),
+    currency: z.literal('BRL'),
+    updatedAt: z.int().meta({ description: 'Unix milliseconds of the response.' }),
+  })
+  .meta({ id: 'Balance' });
+
+export const balanceRoutes =
+  ({ db, clock }: Services): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.get(
+      '/balance',
+      {
+        schema: {
+          tags: ['Balance'],
+          summary: 'Read the account balance',
+          security: [{ apiKey: [] }],
+          response: { 200: balanceResponse, ...errorResponses(401, 403) },
+        },
+      },
+      async (request) => {
+        const { availableCents } = await findBalance(db, request.merchant.account.id);
+        return { available: availableCents, pending: 0 as const, currency: 'BRL' as const, updatedAt: clock.now().getTime() };
+      },
+    );
+  };

@@ -1,0 +1,55 @@
+import type { AccountService } from '../accounts/service.js';
+import { messages } from '../messages.js';
+import type { Clock } from '../platform/clock.js';
+import type { Db } from '../platform/database.js';
+import { ApiError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import * as repository from './repository.js';
+
+/** Operator movements: ledger adjustments and precautionary blocks. */
+export class LedgerService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly accounts: AccountService,
+  ) {}
+
+  /** A signed adjustment against the adjustments book; it may not take the balance below zero. */
+  async adjust(accountId: string, amountCents: number, reason: string) {
+    await this.accounts.getAccount(accountId);
+    const at = this.clock.now();
+    const result = await this.db.transaction().execute((tx) =>
+      repository.postMovement(tx, {
+        accountId,
+        kind: 'adjustment',
+        memo: reason,
+        at,
+        forbidNegativeBalance: true,
+        entries: [
+          { book: 'merchant', amountCents },
+          { book: 'adjustments', amountCents: -amountCents },
+        ],
+      }),
+    );
+    if (!result) throw new ApiError(422, messages.adjustmentWouldGoNegative);
+    return { adjustmentId: result.movementId, accountId, amountCents, reason, available: result.availableCents, createdAt: at.getTime() };
+  }
+
+  async createBlock(accountId: string, amountCents: number, reason: string) {
+    await this.accounts.getAccount(accountId);
+    const block = { id: newId(), accountId, amountCents, reason, at: this.clock.now() };
+    await repository.insertBlock(this.db, block);
+    return { blockId: block.id, accountId, amountCents, reason, status: 'active' as const, createdAt: block.at.getTime() };
+  }
+
+  async releaseBlock(blockId: string): Promise<void> {
+    const released = await repository.releaseBlock(this.db, blockId, this.clock.now());
+    if (!released && !(await repository.findBlock(this.db, blockId))) throw new ApiError(404, messages.blockNotFound);
+  }
+
+  async balance(accountId: string) {
+    await this.accounts.getAccount(accountId);
+    const { availableCents, blockedCents } = await repository.findBalance(this.db, accountId);
+    return { available: availableCents, blocked: blockedCents, withdrawable: availableCents - blockedCents };
+  }
+}

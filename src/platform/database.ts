@@ -1,0 +1,146 @@
+import { mkdirSync, openSync, readFileSync, unlinkSync, writeSync, closeSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { CamelCasePlugin, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { DB } from './schema.js';
+
+export type Db = Kysely<DB>;
+export type Tx = Transaction<DB>;
+/** Either the root handle or a transaction: repositories accept both. */
+export type Executor = Db | Tx;
+
+export type Database = {
+  db: Db;
+  backend: 'postgres' | 'pglite';
+  close(): Promise<void>;
+};
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+/** int8 and numeric (sums of int8) become numbers, refusing values a double cannot hold exactly. */
+function parseExactInteger(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new Error(`integer out of safe range: ${text}`);
+  return value;
+}
+
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID || oid === NUMERIC_OID) return parseExactInteger;
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export type DatabaseOptions = {
+  /** postgres://… for the server; memory:// for in-memory PGlite; absent for PGlite in dataDir. */
+  url?: string | undefined;
+  dataDir: string;
+  /** Schema to use on the server (tests isolate themselves this way). */
+  searchPath?: string;
+  poolSize?: number;
+};
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.url && /^postgres(ql)?:\/\//.test(options.url)) {
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 20,
+      types: typeParsers,
+      ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
+    });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
+    return { db, backend: 'postgres', close: () => db.destroy() };
+  }
+
+  const inMemory = options.url === 'memory://';
+  let releaseLock = () => {};
+  if (!inMemory) {
+    mkdirSync(options.dataDir, { recursive: true });
+    releaseLock = lockDataDir(options.dataDir);
+  }
+  const pglite = new PGlite(inMemory ? 'memory://' : join(options.dataDir, 'pglite'));
+  // PGlite is one connection: a pool of one, never closed while idle.
+  const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0, types: typeParsers });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
+  return {
+    db,
+    backend: 'pglite',
+    async close() {
+      await db.destroy();
+      await pglite.close();
+      releaseLock();
+    },
+  };
+}
+
+/** PGlite does not lock its folder; two processes on one folder would corrupt it. */
+function lockDataDir(dataDir: string): () => void {
+  const lockPath = join(dataDir, 'gateway.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => {
+        try {
+          unlinkSync(lockPath);
+        } catch {
+          // already gone
+        }
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(readFileSync(lockPath, 'utf8'));
+      if (holder && holder !== process.pid && isProcessAlive(holder)) {
+        throw new Error(
+          `The data folder ${dataDir} is in use by process ${holder}. The embedded database allows one process; stop it or set DATABASE_URL to a PostgreSQL server.`,
+        );
+      }
+      unlinkSync(lockPath); // stale lock of a process that died
+    }
+  }
+  throw new Error(`Could not lock the data folder ${dataDir}`);
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const migrationsDir = fileURLToPath(new URL('../migrations/', import.meta.url));
+
+/** Applies numbered .sql files in order, each in its own transaction, under an advisory lock. */
+export async function migrate(db: Db): Promise<string[]> {
+  const files = (await readdir(migrationsDir)).filter((name) => /^\d+_.*\.sql$/.test(name)).sort();
+  const applied: string[] = [];
+  await db.connection().execute(async (connection) => {
+    await sql`SELECT pg_advisory_lock(727274)`.execute(connection);
+    try {
+      await sql`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(
+        connection,
+      );
+      const done = new Set((await connection.selectFrom('schemaMigrations').select('version').execute()).map((row) => row.version));
+      for (const file of files) {
+        if (done.has(file)) continue;
+        const text = await readFile(join(migrationsDir, file), 'utf8');
+        await connection.transaction().execute(async (tx) => {
+          await sql.raw(text).execute(tx);
+          await tx.insertInto('schemaMigrations').values({ version: file }).execute();
+        });
+        applied.push(file);
+      }
+    } finally {
+      await sql`SELECT pg_advisory_unlock(727274)`.execute(connection);
+    }
+  });
+  return applied;
+}

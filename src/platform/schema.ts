@@ -1,0 +1,178 @@
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+
+/** Table types as Kysely sees them (CamelCasePlugin maps snake_case columns). int8 arrives as number. */
+export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  email: string;
+  emailVerified: boolean;
+  city: string;
+  responsibleName: string;
+  responsibleCpf: string;
+  companyLegalName: string | null;
+  companyCnpj: string | null;
+  kycStatus: 'approved' | 'pending' | 'rejected';
+  blocked: boolean;
+  withdrawalMode: 'automatic' | 'manual';
+  ipAllowlist: string[];
+  allowedPixKeyTypes: string[];
+  recipientLimit: number;
+  pixPerHour: number;
+  withdrawPerSecond: number;
+  withdrawPerMinute: number;
+  withdrawPerHour: number;
+  recipientsPerHour: number;
+  chargeMinCents: number;
+  chargeMaxCents: number;
+  withdrawMinCents: number;
+  withdrawMaxCents: number;
+  withdrawDailyCents: number;
+  withdrawMonthlyCents: number;
+  createdAt: Generated<Date>;
+  updatedAt: Generated<Date>;
+}
+
+export interface FeePlansTable {
+  accountId: string;
+  transactionType: 'pix_in' | 'withdrawal';
+  fixedCents: number;
+  bps: number;
+  minCents: number;
+  maxCents: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  accountId: string;
+  prefix: string;
+  keyHash: Buffer;
+  ipAllowlist: string[] | null;
+  createdAt: Generated<Date>;
+  revokedAt: Date | null;
+}
+
+export type Party = {
+  name: string;
+  document: string;
+  documentType: 'cpf' | 'cnpj';
+  bankAccount: { ispb: string; branch: string; account: string };
+};
+
+export type ChargeCustomer = {
+  name: string;
+  email: string;
+  phone: string;
+  document: { number: string; type: 'cpf' | 'cnpj' };
+};
+
+export interface TransactionsTable {
+  id: string;
+  accountId: string;
+  type: 'pix_in' | 'withdrawal';
+  status: string;
+  amountCents: number;
+  feeCents: number;
+  netCents: number;
+  externalRef: string | null;
+  description: string | null;
+  customer: ColumnType<ChargeCustomer | null, string | null, string | null>;
+  pixPayload: string | null;
+  location: string | null;
+  expiresAt: Date | null;
+  paidAt: Date | null;
+  endToEndId: string | null;
+  payer: ColumnType<Party | null, string | null, string | null>;
+  beneficiary: ColumnType<Party | null, string | null, string | null>;
+  refundEndToEndId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface IdempotencyKeysTable {
+  accountId: string;
+  scope: string;
+  externalRef: string;
+  transactionId: string;
+  expiresAt: Date;
+}
+
+export interface RateCountersTable {
+  accountId: string;
+  bucket: string;
+  windowStart: Date;
+  count: number;
+  expiresAt: Date;
+}
+
+export type LedgerBook = 'merchant' | 'fees' | 'settlement' | 'adjustments';
+
+export interface LedgerEntriesTable {
+  id: Generated<number>;
+  accountId: string;
+  movementId: string;
+  book: LedgerBook;
+  kind: string;
+  transactionId: string | null;
+  amountCents: number;
+  memo: string | null;
+  createdAt: Generated<Date>;
+}
+
+export interface BalancesTable {
+  accountId: string;
+  availableCents: number;
+  updatedAt: Generated<Date>;
+}
+
+export interface BlocksTable {
+  id: string;
+  accountId: string;
+  amountCents: number;
+  reason: string;
+  status: 'active' | 'released';
+  createdAt: Generated<Date>;
+  releasedAt: Date | null;
+}
+
+export interface EventsTable {
+  id: string;
+  accountId: string;
+  transactionId: string | null;
+  name: string;
+  payload: ColumnType<Record<string, unknown>, string, never>;
+  createdAt: Generated<Date>;
+}
+
+export interface SandboxDirectivesTable {
+  id: Generated<number>;
+  accountId: string;
+  operation: string;
+  outcome: string;
+  createdAt: Generated<Date>;
+}
+
+export interface SchemaMigrationsTable {
+  version: string;
+  appliedAt: Generated<Date>;
+}
+
+export interface DB {
+  accounts: AccountsTable;
+  feePlans: FeePlansTable;
+  apiKeys: ApiKeysTable;
+  transactions: TransactionsTable;
+  idempotencyKeys: IdempotencyKeysTable;
+  rateCounters: RateCountersTable;
+  ledgerEntries: LedgerEntriesTable;
+  balances: BalancesTable;
+  blocks: BlocksTable;
+  events: EventsTable;
+  sandboxDirectives: SandboxDirectivesTable;
+  schemaMigrations: SchemaMigrationsTable;
+}
+
+export type AccountRow = Selectable<AccountsTable>;
+export type TransactionRow = Selectable<TransactionsTable>;
+export type NewTransaction = Insertable<TransactionsTable>;

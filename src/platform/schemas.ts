@@ -1,0 +1,16 @@
+import { z } from 'zod';
+
+/** The one error shape of every route. */
+export const errorResponse = z.object({ error: z.string() }).meta({ id: 'Error' });
+
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, errorResponse])) as Record<number, typeof errorResponse>;
+
+export const partySchema = z
+  .object({
+    name: z.string(),
+    document: z.string().meta({ description: 'Digits only.' }),
+    documentType: z.enum(['cpf', 'cnpj']),
+    bankAccount: z.object({ ispb: z.string(), branch: z.string(), account: z.string() }),
+  })
+  .meta({ id: 'Party' });

@@ -1,0 +1,113 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { messages } from '../messages.js';
+import { ApiError } from '../platform/errors.js';
+import { isId } from '../platform/ids.js';
+import { errorResponses } from '../platform/schemas.js';
+import type { Party } from '../platform/schema.js';
+import { armDirective } from '../provider/sandboxDirectives.js';
+import type { Services } from '../services.js';
+import { presentTransaction } from '../transactions/presenter.js';
+import { transactionIdParams, transactionSchema } from '../transactions/schemas.js';
+
+/** The payer used when a sandbox payment names none. */
+export const DEFAULT_SANDBOX_PAYER: Party = {
+  name: 'Pagador Sandbox',
+  document: '52998224725',
+  documentType: 'cpf',
+  bankAccount: { ispb: '99999999', branch: '0001', account: '123456' },
+};
+
+const payerSchema = z
+  .object(
+    {
+      name: z.string({ error: messages.sandboxPayerInvalid }).trim().min(1, messages.sandboxPayerInvalid).max(120, messages.sandboxPayerInvalid),
+      document: z.string({ error: messages.sandboxPayerInvalid }).regex(/^(\d{11}|\d{14})$/, messages.sandboxPayerInvalid),
+      documentType: z.enum(['cpf', 'cnpj'], { error: messages.sandboxPayerInvalid }),
+      bankAccount: z.object(
+        {
+          ispb: z.string({ error: messages.sandboxPayerInvalid }).regex(/^[0-9A-Z]{8}$/, messages.sandboxPayerInvalid),
+          branch: z.string({ error: messages.sandboxPayerInvalid }).regex(/^\d{1,6}$/, messages.sandboxPayerInvalid),
+          account: z.string({ error: messages.sandboxPayerInvalid }).regex(/^[0-9A-Za-z-]{1,20}$/, messages.sandboxPayerInvalid),
+        },
+        { error: messages.sandboxPayerInvalid },
+      ),
+    },
+    { error: messages.sandboxPayerInvalid },
+  )
+  .refine((payer) => payer.document.length === (payer.documentType === 'cpf' ? 11 : 14), messages.sandboxPayerInvalid);
+
+const payBody = z
+  .object(
+    {
+      payer: payerSchema.optional(),
+      amountCents: z.number({ error: messages.sandboxAmountMismatch }).optional(),
+    },
+    { error: messages.bodyNotObject },
+  )
+  .nullish();
+
+const nextChargeBody = z.object(
+  { outcome: z.enum(['provider_error'], { error: "outcome deve ser 'provider_error'." }) },
+  { error: messages.bodyNotObject },
+);
+
+function requireTransactionId(id: string): string {
+  if (!isId(id)) throw new ApiError(400, messages.transactionIdInvalid);
+  return id;
+}
+
+/** The simulated PIX network (DESIGN.md §6), acting only on the authenticated merchant's transactions. */
+export const sandboxRoutes =
+  ({ charges, db }: Services): FastifyPluginAsyncZod =>
+  async (app) => {
+    const common = { tags: ['Sandbox'], security: [{ apiKey: [] }] };
+
+    app.post(
+      '/pix/:id/pay',
+      {
+        schema: {
+          ...common,
+          summary: 'A payer pays the charge',
+          params: transactionIdParams,
+          body: payBody,
+          response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
+        },
+      },
+      async (request) => {
+        const transactionId = requireTransactionId(request.params.id);
+        const payer = (request.body?.payer as Party | undefined) ?? DEFAULT_SANDBOX_PAYER;
+        const paid = await charges.payCharge(request.merchant.account.id, transactionId, payer, request.body?.amountCents);
+        return presentTransaction(paid);
+      },
+    );
+
+    app.post(
+      '/pix/:id/expire',
+      {
+        schema: {
+          ...common,
+          summary: "The charge's validity elapses now",
+          params: transactionIdParams,
+          response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
+        },
+      },
+      async (request) => presentTransaction(await charges.expireCharge(request.merchant.account.id, requireTransactionId(request.params.id))),
+    );
+
+    app.post(
+      '/provider/next-charge',
+      {
+        schema: {
+          ...common,
+          summary: 'The next charge creation fails at the provider (502)',
+          body: nextChargeBody,
+          response: { 201: z.object({ armed: z.literal(true), outcome: z.string() }), ...errorResponses(400, 401, 403) },
+        },
+      },
+      async (request, reply) => {
+        await armDirective(db, request.merchant.account.id, 'charge', request.body.outcome);
+        return reply.code(201).send({ armed: true as const, outcome: request.body.outcome });
+      },
+    );
+  };

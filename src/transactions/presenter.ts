@@ -1,0 +1,51 @@
+import type { Party, TransactionRow } from '../platform/schema.js';
+
+/** Statuses in which a transaction has settled on the PIX network (spec: Transaction rule 1). */
+const SETTLED_STATUSES = new Set(['paid', 'refunded', 'partially_refunded']);
+
+export type TransactionView = {
+  transactionId: string;
+  type: 'pix_in' | 'withdrawal';
+  amountCents: number;
+  feeCents: number;
+  netCents: number;
+  status: string;
+  externalRef: string | null;
+  pixPayload: string | null;
+  expiresAt: number | null;
+  paidAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  endToEndId?: string;
+  payer?: Party;
+  beneficiary?: Party;
+  refundEndToEndId?: string;
+};
+
+/**
+ * The spec's Transaction object: expiresAt in seconds, other times in milliseconds; PIX
+ * settlement fields omitted (not null) until settled.
+ */
+export function presentTransaction(row: TransactionRow): TransactionView {
+  const view: TransactionView = {
+    transactionId: row.id,
+    type: row.type,
+    amountCents: row.amountCents,
+    feeCents: row.feeCents,
+    netCents: row.netCents,
+    status: row.status,
+    externalRef: row.externalRef,
+    pixPayload: row.type === 'pix_in' ? row.pixPayload : null,
+    expiresAt: row.expiresAt ? Math.floor(row.expiresAt.getTime() / 1000) : null,
+    paidAt: row.paidAt ? row.paidAt.getTime() : null,
+    createdAt: row.createdAt.getTime(),
+    updatedAt: row.updatedAt.getTime(),
+  };
+  if (SETTLED_STATUSES.has(row.status)) {
+    if (row.endToEndId) view.endToEndId = row.endToEndId;
+    if (row.payer) view.payer = row.payer;
+    if (row.beneficiary) view.beneficiary = row.beneficiary;
+    if (row.refundEndToEndId) view.refundEndToEndId = row.refundEndToEndId;
+  }
+  return view;
+}

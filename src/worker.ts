@@ -1,0 +1,44 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { purgeExpiredIdempotencyKeys } from './charges/repository.js';
+import { purgeExpiredRateCounters } from './platform/rateLimit.js';
+import type { Services } from './services.js';
+
+type Logger = Pick<FastifyBaseLogger, 'error' | 'info'>;
+
+/**
+ * Background jobs: charge expiry (every second) and housekeeping (every minute). Safe to run in
+ * any number of processes: each step claims its rows with SKIP LOCKED or is idempotent.
+ */
+export function startWorkers(services: Services, logger: Logger, options: { expiryIntervalMs?: number } = {}): () => Promise<void> {
+  let stopped = false;
+  const running = new Set<Promise<unknown>>();
+
+  const every = (intervalMs: number, name: string, step: () => Promise<unknown>) => {
+    const tick = async () => {
+      if (stopped) return;
+      const run = step().catch((error: unknown) => logger.error({ err: error, job: name }, 'worker step failed'));
+      running.add(run);
+      await run;
+      running.delete(run);
+      if (!stopped) timers.add(setTimeout(tick, intervalMs));
+    };
+    timers.add(setTimeout(tick, 0));
+  };
+  const timers = new Set<NodeJS.Timeout>();
+
+  every(options.expiryIntervalMs ?? 1000, 'charge-expiry', async () => {
+    // Drain in batches so a backlog clears in one tick without one huge transaction.
+    while (!stopped && (await services.charges.expireDueCharges()) > 0);
+  });
+  every(60_000, 'housekeeping', async () => {
+    const now = services.clock.now();
+    await purgeExpiredRateCounters(services.db, now);
+    await purgeExpiredIdempotencyKeys(services.db, now);
+  });
+
+  return async () => {
+    stopped = true;
+    for (const timer of timers) clearTimeout(timer);
+    await Promise.all(running);
+  };
+}

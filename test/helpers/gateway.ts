@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { findLedgerProblems } from '../../src/ledger/repository.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import { migrate, openDatabase, type Database } from '../../src/platform/database.js';
+import { createServices, type Services } from '../../src/services.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+export const PUBLIC_HOST = 'pix.example.com';
+
+/** The backend under test: the PostgreSQL server when DATABASE_URL is set, in-memory PGlite otherwise. */
+export const serverUrl = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : undefined;
+export const backend = serverUrl ? 'postgres' : 'pglite';
+
+export type Reply<T = any> = { status: number; body: T; headers: Headers };
+
+export type Gateway = {
+  url: string;
+  app: FastifyInstance;
+  services: Services;
+  database: Database;
+  clock: ManualClock;
+  /** A merchant API call with the given key (no Authorization header when key is null). */
+  call<T = any>(method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<Reply<T>>;
+  admin<T = any>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
+  /** A merchant with approved KYC and a key; `patch` goes through PATCH /admin/v1/accounts. */
+  createMerchant(patch?: Record<string, unknown>, account?: Record<string, unknown>): Promise<Merchant>;
+  /** A second server (own caches) on the same database, as another process would be. */
+  startPeer(environment?: Record<string, string>): Promise<{ url: string; close(): Promise<void> }>;
+  ledgerProblems(): Promise<string[]>;
+  close(): Promise<void>;
+};
+
+export type Merchant = { accountId: string; apiKey: string; keyId: string };
+
+export const validCustomer = () => ({
+  name: 'Ana Pagadora',
+  email: 'ana@example.com',
+  phone: '11987654321',
+  document: { number: '529.982.247-25', type: 'cpf' },
+});
+
+export const chargeBody = (overrides: Record<string, unknown> = {}) => ({ amountCents: 1000, customer: validCustomer(), ...overrides });
+
+async function request(url: string, method: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let payload: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    payload = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(url, { method, headers, body: payload });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, body, headers: response.headers };
+}
+
+export async function startGateway(environment: Record<string, string> = {}): Promise<Gateway> {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  if (serverUrl) {
+    const bootstrap = await openDatabase({ url: serverUrl, dataDir: '', poolSize: 1 });
+    await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(bootstrap.db);
+    await bootstrap.close();
+  }
+  const database = await openDatabase({ url: serverUrl ?? 'memory://', dataDir: '', ...(serverUrl ? { searchPath: schema } : {}) });
+  await migrate(database.db);
+  const clock = new ManualClock();
+  const env = {
+    LOG_LEVEL: 'silent',
+    ADMIN_TOKEN,
+    SECRET_KEY: 'test-secret-key-0123456789abcdef0123456789',
+    PUBLIC_BASE_URL: `https://${PUBLIC_HOST}`,
+    ...(serverUrl ? { DATABASE_URL: serverUrl } : {}),
+    ...environment,
+  };
+  const config = loadConfig(env);
+  const services = createServices(config, database, clock);
+  const app = await buildApp(services, { adminToken: ADMIN_TOKEN, logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  const url = `http://127.0.0.1:${address.port}`;
+  const peers: FastifyInstance[] = [];
+
+  const gateway: Gateway = {
+    url,
+    app,
+    services,
+    database,
+    clock,
+    call: (method, path, options = {}) => request(url + path, method, options),
+    admin: (method, path, body) => request(url + path, method, { key: ADMIN_TOKEN, body }),
+    async createMerchant(patch, account) {
+      const created = await gateway.admin('POST', '/admin/v1/accounts', {
+        name: 'Loja Teste',
+        email: 'loja@example.com',
+        emailVerified: true,
+        city: 'Curitiba',
+        responsible: { name: 'Maria Responsável', cpf: '529.982.247-25' },
+        company: { legalName: 'Loja Teste LTDA', cnpj: '11.222.333/0001-81' },
+        kycStatus: 'approved',
+        ...account,
+      });
+      if (created.status !== 201) throw new Error(`account creation failed: ${JSON.stringify(created.body)}`);
+      const accountId = created.body.accountId as string;
+      const key = await gateway.admin('POST', `/admin/v1/accounts/${accountId}/api-keys`);
+      if (key.status !== 201) throw new Error(`key creation failed: ${JSON.stringify(key.body)}`);
+      if (patch) {
+        const patched = await gateway.admin('PATCH', `/admin/v1/accounts/${accountId}`, patch);
+        if (patched.status !== 200) throw new Error(`patch failed: ${JSON.stringify(patched.body)}`);
+      }
+      return { accountId, apiKey: key.body.apiKey, keyId: key.body.keyId };
+    },
+    async startPeer(peerEnvironment = {}) {
+      const peerServices = createServices(loadConfig({ ...env, ...peerEnvironment }), database, clock);
+      const peer = await buildApp(peerServices, { adminToken: ADMIN_TOKEN, logger: false });
+      await peer.listen({ port: 0, host: '127.0.0.1' });
+      peers.push(peer);
+      const peerAddress = peer.server.address();
+      if (!peerAddress || typeof peerAddress === 'string') throw new Error('no address');
+      return { url: `http://127.0.0.1:${peerAddress.port}`, close: () => peer.close() };
+    },
+    ledgerProblems: () => findLedgerProblems(database.db),
+    async close() {
+      await Promise.all(peers.map((peer) => peer.close()));
+      await app.close();
+      if (serverUrl) await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(database.db);
+      await database.close();
+    },
+  };
+  return gateway;
+}
+
+/** A merchant API call against another server (e.g. a peer). */
+export const callAt = (baseUrl: string, method: string, path: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {}) =>
+  request(baseUrl + path, method, options);

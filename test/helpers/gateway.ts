@@ -121,13 +121,22 @@ export async function startGateway(environment: Record<string, string> = {}): Pr
       return { accountId, apiKey: key.body.apiKey, keyId: key.body.keyId };
     },
     async startPeer(peerEnvironment = {}) {
-      const peerServices = createServices(loadConfig({ ...env, ...peerEnvironment }), database, clock);
+      // On the server the peer has its own connection pool, as another process would.
+      const peerDatabase = serverUrl ? await openDatabase({ url: serverUrl, dataDir: '', searchPath: schema }) : database;
+      const peerServices = createServices(loadConfig({ ...env, ...peerEnvironment }), peerDatabase, clock);
       const peer = await buildApp(peerServices, { adminToken: ADMIN_TOKEN, logger: false });
+      if (peerDatabase !== database) peer.addHook('onClose', () => peerDatabase.close());
       await peer.listen({ port: 0, host: '127.0.0.1' });
       peers.push(peer);
       const peerAddress = peer.server.address();
       if (!peerAddress || typeof peerAddress === 'string') throw new Error('no address');
-      return { url: `http://127.0.0.1:${peerAddress.port}`, close: () => peer.close() };
+      return {
+        url: `http://127.0.0.1:${peerAddress.port}`,
+        close: async () => {
+          peers.splice(peers.indexOf(peer), 1);
+          await peer.close();
+        },
+      };
     },
     ledgerProblems: () => findLedgerProblems(database.db),
     async close() {

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../src/platform/ids.js';
+import { chargeBody, startGateway, type Gateway, type Merchant } from './helpers/gateway.js';
+
+let gateway: Gateway;
+beforeAll(async () => {
+  gateway = await startGateway();
+});
+afterAll(() => gateway.close());
+
+const DAY = 86_400_000;
+
+async function createCharge(merchant: Merchant, overrides: Record<string, unknown> = {}) {
+  const reply = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody(overrides) });
+  expect(reply.status).toBe(201);
+  return reply.body.transactionId as string;
+}
+
+const balanceOf = async (merchant: Merchant) => (await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body.available as number;
+
+const entriesOf = (transactionId: string) =>
+  gateway.database.db.selectFrom('ledgerEntries').select(['book', 'amountCents', 'kind']).where('transactionId', '=', transactionId).orderBy('book').execute();
+
+const eventsOf = (transactionId: string) =>
+  gateway.database.db.selectFrom('events').select(['name', 'payload']).where('transactionId', '=', transactionId).orderBy('createdAt').execute();
+
+describe('charge paid', () => {
+  it('credits the net to the merchant, the fee to the platform, against PIX settlement', async () => {
+    const merchant = await gateway.createMerchant();
+    expect(await balanceOf(merchant)).toBe(0);
+    const id = await createCharge(merchant, { amountCents: 1500 }); // default plan: max(0.99%, 50) = 50
+    const paid = await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: merchant.apiKey });
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ status: 'paid', amountCents: 1500, feeCents: 50, netCents: 1450 });
+    expect(await balanceOf(merchant)).toBe(1450);
+    expect(await entriesOf(id)).toEqual([
+      { book: 'fees', amountCents: 50, kind: 'charge_paid' },
+      { book: 'merchant', amountCents: 1450, kind: 'charge_paid' },
+      { book: 'settlement', amountCents: -1500, kind: 'charge_paid' },
+    ]);
+    expect(await gateway.ledgerProblems()).toEqual([]);
+  });
+
+  it('writes exactly one transaction.paid event carrying endToEndId and payer', async () => {
+    const merchant = await gateway.createMerchant();
+    const id = await createCharge(merchant, { externalRef: 'evt-1' });
+    const paid = await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: merchant.apiKey });
+    const events = await eventsOf(id);
+    expect(events.map((event) => event.name)).toEqual(['transaction.paid']);
+    expect(events[0]?.payload).toMatchObject({
+      event: 'transaction.paid',
+      transactionId: id,
+      type: 'pix_in',
+      status: 'paid',
+      amountCents: 1000,
+      externalRef: 'evt-1',
+      endToEndId: paid.body.endToEndId,
+      payer: paid.body.payer,
+    });
+    expect(events[0]?.payload).not.toHaveProperty('pixPayload');
+  });
+
+  it('cannot be paid twice, nor with another amount; the balance moves once', async () => {
+    const merchant = await gateway.createMerchant();
+    const id = await createCharge(merchant);
+    const wrongAmount = await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: merchant.apiKey, body: { amountCents: 999 } });
+    expect(wrongAmount).toMatchObject({ status: 400, body: { error: 'amountCents do pagamento deve ser igual ao valor da cobrança.' } });
+    expect((await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: merchant.apiKey, body: { amountCents: 1000 } })).status).toBe(200);
+    const again = await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: merchant.apiKey });
+    expect(again).toMatchObject({ status: 422, body: { error: 'Cobrança não está pendente (status atual: paid).' } });
+    expect(await balanceOf(merchant)).toBe(950);
+    expect(await eventsOf(id)).toHaveLength(1);
+  });
+
+  it("acts only on the caller's own charges", async () => {
+    const [owner, stranger] = [await gateway.createMerchant(), await gateway.createMerchant()];
+    const id = await createCharge(owner);
+    const reply = await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: stranger.apiKey });
+    expect(reply).toMatchObject({ status: 404, body: { error: 'Transação não encontrada.' } });
+    expect((await gateway.call('POST', `/sandbox/v1/pix/${newId()}/pay`, { key: owner.apiKey })).status).toBe(404);
+    expect((await gateway.call('POST', '/sandbox/v1/pix/not-an-id/pay', { key: owner.apiKey })).body).toEqual({ error: 'transactionId inválido.' });
+    expect(await balanceOf(stranger)).toBe(0);
+    expect(await balanceOf(owner)).toBe(0);
+  });
+});
+
+describe('charge expiry', () => {
+  it('sandbox expire: pending → expired with transaction.expired; it can no longer be paid', async () => {
+    const merchant = await gateway.createMerchant();
+    const id = await createCharge(merchant);
+    const expired = await gateway.call('POST', `/sandbox/v1/pix/${id}/expire`, { key: merchant.apiKey });
+    expect(expired.body).toMatchObject({ status: 'expired', paidAt: null });
+    const pay = await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: merchant.apiKey });
+    expect(pay).toMatchObject({ status: 422, body: { error: 'Cobrança não está pendente (status atual: expired).' } });
+    const events = await eventsOf(id);
+    expect(events.map((event) => event.name)).toEqual(['transaction.expired']);
+    expect(events[0]?.payload).not.toHaveProperty('endToEndId');
+    expect(events[0]?.payload).not.toHaveProperty('payer');
+    expect(await balanceOf(merchant)).toBe(0);
+  });
+
+  it('the worker expires charges whose validity elapsed, and only those', async () => {
+    const merchant = await gateway.createMerchant();
+    const oneDay = await createCharge(merchant, { expiresInDays: 1 });
+    const threeDays = await createCharge(merchant, { expiresInDays: 3 });
+    const paid = await createCharge(merchant, { expiresInDays: 1 });
+    await gateway.call('POST', `/sandbox/v1/pix/${paid}/pay`, { key: merchant.apiKey });
+
+    gateway.clock.advance(DAY - 60_000);
+    await gateway.services.charges.expireDueCharges();
+    const statusOf = async (id: string) => (await gateway.call('GET', `/v1/transactions/${id}`, { key: merchant.apiKey })).body.status;
+    expect(await statusOf(oneDay)).toBe('pending');
+
+    gateway.clock.advance(120_000);
+    // The validity elapsed: a payment attempt finds it expired even before the worker runs.
+    expect((await gateway.call('POST', `/sandbox/v1/pix/${oneDay}/pay`, { key: merchant.apiKey })).status).toBe(422);
+    expect(await gateway.services.charges.expireDueCharges()).toBeGreaterThanOrEqual(1);
+    expect(await statusOf(oneDay)).toBe('expired');
+    expect(await statusOf(threeDays)).toBe('pending');
+    expect(await statusOf(paid)).toBe('paid');
+    expect((await eventsOf(oneDay)).map((event) => event.name)).toEqual(['transaction.expired']);
+    expect(await gateway.services.charges.expireDueCharges()).toBe(0);
+  });
+});
+
+describe('balance', () => {
+  it('GET /v1/balance has available (gross), pending 0, currency BRL and the response time in ms', async () => {
+    const merchant = await gateway.createMerchant();
+    const reply = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
+    expect(reply.status).toBe(200);
+    expect(Object.keys(reply.body).sort()).toEqual(['available', 'currency', 'pending', 'updatedAt']);
+    expect(reply.body).toMatchObject({ available: 0, pending: 0, currency: 'BRL' });
+    expect(Math.abs(reply.body.updatedAt - gateway.clock.now().getTime())).toBeLessThan(5_000);
+  });
+
+  it('operator adjustments move the balance through the ledger and never below zero', async () => {
+    const merchant = await gateway.createMerchant();
+    const credit = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: 10_000, reason: 'aporte inicial' });
+    expect(credit.status).toBe(201);
+    expect(credit.body).toMatchObject({ amountCents: 10_000, available: 10_000 });
+    const debit = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: -2_500, reason: 'estorno' });
+    expect(debit.body.available).toBe(7_500);
+    const tooMuch = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: -7_501, reason: 'excesso' });
+    expect(tooMuch).toMatchObject({ status: 422, body: { error: 'Ajuste deixaria o saldo negativo.' } });
+    expect(await balanceOf(merchant)).toBe(7_500);
+    const zero = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: 0, reason: 'nada' });
+    expect(zero.status).toBe(400);
+    expect(await gateway.ledgerProblems()).toEqual([]);
+  });
+
+  it('blocks reduce the withdrawable amount, never `available`; released blocks stop counting', async () => {
+    const merchant = await gateway.createMerchant();
+    await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: 5_000, reason: 'aporte' });
+    const block = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/blocks`, { amountCents: 1_200, reason: 'MED' });
+    expect(block.status).toBe(201);
+    expect(block.body.blockId).toBeTruthy();
+    expect(await balanceOf(merchant)).toBe(5_000);
+    expect((await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}/balance`)).body).toEqual({ available: 5_000, blocked: 1_200, withdrawable: 3_800 });
+
+    expect((await gateway.admin('DELETE', `/admin/v1/blocks/${block.body.blockId}`)).status).toBe(204);
+    expect((await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}/balance`)).body).toEqual({ available: 5_000, blocked: 0, withdrawable: 5_000 });
+    expect((await gateway.admin('DELETE', `/admin/v1/blocks/${newId()}`)).body).toEqual({ error: 'Bloqueio não encontrado.' });
+    expect((await gateway.admin('DELETE', '/admin/v1/blocks/xyz')).body).toEqual({ error: 'blockId inválido.' });
+  });
+});

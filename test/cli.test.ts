@@ -1,0 +1,129 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/** The README's quickstart and walk-through, on a real `serve` process with a fresh data folder. */
+const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
+const dataDir = mkdtempSync(join(tmpdir(), 'gateway-cli-'));
+const children: ChildProcess[] = [];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function run(args: string[], env: Record<string, string>) {
+  const child = spawn(tsx, ['src/cli.ts', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const waitFor = async (pattern: RegExp, timeoutMs = 60_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const match = pattern.exec(output);
+      if (match) return match;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`timed out waiting for ${pattern}; output:\n${output}`);
+  };
+  return { child, exited, waitFor, output: () => output };
+}
+
+let base = '';
+let apiKey = '';
+let adminToken = '';
+let server: ReturnType<typeof run>;
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://localhost:${port}`;
+  server = run(['serve'], { PORT: String(port), HOST: '127.0.0.1' });
+  apiKey = (await server.waitFor(/API key \(shown once\): (svck_[0-9a-f]{64})/))[1] ?? '';
+  adminToken = (await server.waitFor(/Admin token \(shown once; kept in .*secrets\.json\): (adm_[0-9a-f]+)/))[1] ?? '';
+}, 90_000);
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on('exit', resolve)))));
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const call = async (method: string, path: string, body?: unknown, token = apiKey) => {
+  const response = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.status, body: (await response.json()) as any };
+};
+
+describe('npm start on a fresh machine', () => {
+  it('prints the demo key and admin token once and keeps secrets out of reach of others', () => {
+    expect(apiKey).toMatch(/^svck_[0-9a-f]{64}$/);
+    expect(adminToken).toMatch(/^adm_/);
+    expect(statSync(join(dataDir, 'secrets.json')).mode & 0o077).toBe(0);
+  });
+
+  it('runs the README walk-through: charge, sandbox payment, transaction, balance', async () => {
+    const created = await call('POST', '/v1/pix', {
+      amountCents: 1500,
+      externalRef: 'pedido-1001',
+      customer: { name: 'Ana Souza', email: 'ana@example.com', phone: '11987654321', document: { number: '529.982.247-25', type: 'cpf' } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.pixPayload).toMatch(/^000201010212.*br\.gov\.bcb\.pix.*localhost\/pix\/v2\//);
+    const paid = await call('POST', `/sandbox/v1/pix/${created.body.transactionId}/pay`);
+    expect(paid.body.status).toBe('paid');
+    const read = await call('GET', `/v1/transactions/${created.body.transactionId}`);
+    expect(read.body).toMatchObject({ status: 'paid', amountCents: 1500, feeCents: 50, netCents: 1450 });
+    expect(read.body.endToEndId).toMatch(/^E[0-9A-Z]{8}\d{12}[a-zA-Z0-9]{11}$/);
+    const balance = await call('GET', '/v1/balance');
+    expect(balance.body).toMatchObject({ available: 1450, pending: 0, currency: 'BRL' });
+    const list = await call('GET', '/v1/transactions?type=pix_in&limit=10');
+    expect(list.body.count).toBe(1);
+    const account = await call('POST', '/admin/v1/accounts', {
+      name: 'Minha Loja',
+      email: 'loja@example.com',
+      emailVerified: true,
+      city: 'Recife',
+      responsible: { name: 'João Lima', cpf: '529.982.247-25' },
+      kycStatus: 'approved',
+    }, adminToken);
+    expect(account.status).toBe(201);
+    expect((await call('POST', `/admin/v1/accounts/${account.body.accountId}/api-keys`, undefined, adminToken)).status).toBe(201);
+    const docs = await fetch(`${base}/openapi.json`);
+    expect(docs.status).toBe(200);
+  });
+
+  it('refuses a second process on the same data folder with a clear message', async () => {
+    const second = run(['serve'], { PORT: String(await freePort()) });
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toMatch(/data folder .* is in use by process \d+/);
+  });
+
+  it('a restart keeps the data and the admin token and prints no new key', async () => {
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    const port = Number(new URL(base).port);
+    const restarted = run(['serve'], { PORT: String(port), HOST: '127.0.0.1' });
+    await restarted.waitFor(/listening on/);
+    expect(restarted.output()).not.toMatch(/svck_|adm_/);
+    const balance = await call('GET', '/v1/balance');
+    expect(balance.body.available).toBe(1450);
+    const doctor = run(['doctor'], {});
+    // The data folder is locked by the running server: doctor refuses rather than corrupting it.
+    expect(await doctor.exited).toBe(1);
+  });
+});

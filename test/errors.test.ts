@@ -1,0 +1,423 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../src/platform/ids.js';
+import { ADMIN_TOKEN, chargeBody, startGateway, type Gateway, type Merchant, type Reply } from './helpers/gateway.js';
+
+const ROUTE_NOT_FOUND = 'Rota não encontrada.';
+const BODY_MALFORMED = 'Corpo da requisição não é um JSON válido.';
+const BODY_NOT_JSON = 'Content-Type deve ser application/json.';
+const BODY_NOT_OBJECT = 'Corpo da requisição deve ser um objeto JSON.';
+
+/** Runs per property; each property stays well under a few seconds on either backend. */
+const NUM_RUNS = 200;
+
+let gateway: Gateway;
+let merchant: Merchant;
+beforeAll(async () => {
+  gateway = await startGateway();
+  merchant = await gateway.createMerchant({ limits: { pixPerHour: 1_000_000 } });
+});
+afterAll(() => gateway.close());
+
+/** The one error shape: an object with exactly one key, `error`, holding a non-empty string. */
+function expectErrorShape(reply: Reply, context = ''): void {
+  const detail = `${context} → ${reply.status} ${JSON.stringify(reply.body)}`;
+  expect(reply.body, detail).toBeTypeOf('object');
+  expect(reply.body, detail).not.toBeNull();
+  expect(Object.keys(reply.body), detail).toEqual(['error']);
+  expect(reply.body.error, detail).toBeTypeOf('string');
+  expect(reply.body.error.length, detail).toBeGreaterThan(0);
+}
+
+/** Never a 5xx; every non-2xx answer in the one error shape. */
+function expectHandled(reply: Reply, context: string): void {
+  expect(reply.status, `${context} → ${reply.status} ${JSON.stringify(reply.body)}`).toBeLessThan(500);
+  if (reply.status < 200 || reply.status >= 300) expectErrorShape(reply, context);
+}
+
+const postJson = (path: string, rawBody: string, key: string | null = merchant.apiKey) =>
+  gateway.call('POST', path, { key, rawBody, headers: { 'content-type': 'application/json' } });
+
+describe('unknown routes', () => {
+  it.each([
+    ['GET', '/nope', null],
+    ['GET', '/v1/nope', 'key'],
+    ['GET', '/v1/nope', null],
+    ['POST', '/v2/pix', 'key'],
+    ['POST', '/v2/pix', null],
+    ['GET', '/v1', 'key'],
+    ['DELETE', '/v1/pix', 'key'],
+  ] as const)('%s %s (key: %s) → 404 Rota não encontrada.', async (method, path, key) => {
+    const reply = await gateway.call(method, path, { key: key ? merchant.apiKey : null });
+    expect(reply.status).toBe(404);
+    expect(reply.body).toEqual({ error: ROUTE_NOT_FOUND });
+  });
+});
+
+describe('POST /v1/pix body plumbing', () => {
+  it('malformed JSON → 400', async () => {
+    const reply = await postJson('/v1/pix', '{bad');
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: BODY_MALFORMED });
+  });
+
+  it('truncated JSON → 400', async () => {
+    const reply = await postJson('/v1/pix', JSON.stringify(chargeBody()).slice(0, -1));
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: BODY_MALFORMED });
+  });
+
+  it('Content-Type: text/plain → 400', async () => {
+    const reply = await gateway.call('POST', '/v1/pix', {
+      key: merchant.apiKey,
+      rawBody: JSON.stringify(chargeBody()),
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: BODY_NOT_JSON });
+  });
+
+  it('Content-Type: application/x-www-form-urlencoded → 400', async () => {
+    const reply = await gateway.call('POST', '/v1/pix', {
+      key: merchant.apiKey,
+      rawBody: 'amountCents=1000',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: BODY_NOT_JSON });
+  });
+
+  it('application/json; charset=utf-8 is accepted', async () => {
+    const reply = await gateway.call('POST', '/v1/pix', {
+      key: merchant.apiKey,
+      rawBody: JSON.stringify(chargeBody()),
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    expect(reply.status).toBe(201);
+  });
+
+  it('JSON content type with an empty body → 400 (body must be an object)', async () => {
+    const reply = await postJson('/v1/pix', '');
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: BODY_NOT_OBJECT });
+  });
+
+  it.each([
+    ['an array', '[]'],
+    ['an array of a charge', JSON.stringify([chargeBody()])],
+    ['a string', '"texto"'],
+    ['a number', '42'],
+    ['true', 'true'],
+    ['null', 'null'],
+  ])('JSON %s → 400 (body must be an object)', async (_label, rawBody) => {
+    const reply = await postJson('/v1/pix', rawBody);
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: BODY_NOT_OBJECT });
+  });
+
+  it('a body over 64 KiB → 413 with an error message', async () => {
+    const rawBody = JSON.stringify(chargeBody({ padding: 'x'.repeat(65 * 1024) }));
+    const reply = await postJson('/v1/pix', rawBody);
+    expect(reply.status).toBe(413);
+    expectErrorShape(reply);
+  });
+
+  it('a body just under 64 KiB is read (then validated normally)', async () => {
+    const base = JSON.stringify(chargeBody({ padding: '' }));
+    const rawBody = JSON.stringify(chargeBody({ padding: 'x'.repeat(64 * 1024 - base.length - 10) }));
+    expect(Buffer.byteLength(rawBody)).toBeLessThan(64 * 1024);
+    const reply = await postJson('/v1/pix', rawBody);
+    expect(reply.status).not.toBe(413);
+    expect(reply.status).toBeLessThan(500);
+  });
+
+  it.each([
+    ['__proto__', '{"__proto__": {"x": 1}}'],
+    ['__proto__ inside a charge', JSON.stringify(chargeBody()).replace(/^\{/, '{"__proto__": {"isAdmin": true},')],
+    ['constructor.prototype', '{"constructor": {"prototype": {"x": 1}}}'],
+    ['nested __proto__', '{"customer": {"__proto__": {"name": "x"}}}'],
+  ])('prototype poisoning (%s) → 4xx, not 5xx', async (_label, rawBody) => {
+    const reply = await postJson('/v1/pix', rawBody);
+    expect(reply.status).toBeGreaterThanOrEqual(400);
+    expect(reply.status).toBeLessThan(500);
+    expectErrorShape(reply);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  it('without a key, body problems are not revealed: 401 first', async () => {
+    const reply = await postJson('/v1/pix', '{bad', null);
+    expect(reply.status).toBe(401);
+    expect(reply.body).toEqual({ error: 'API key obrigatória. Use: Authorization: Bearer <key>' });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Property tests: whatever the body, query or path, never a 5xx and always the one error shape.
+// ---------------------------------------------------------------------------------------------
+
+/** Strings of every kind, including control characters and NUL (fast-check's default is printable ASCII). */
+const anyString = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }));
+
+/** A field value: any type, sometimes a sensible one. */
+const wild = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  anyString,
+  fc.constant(null),
+  fc.bigInt().map(String),
+  fc.boolean(),
+  fc.anything(),
+);
+const field = (...plausible: fc.Arbitrary<unknown>[]): fc.Arbitrary<unknown> => fc.oneof(...plausible, wild);
+
+const chargeShaped = fc.record(
+  {
+    amountCents: field(
+      fc.integer({ min: 100, max: 100_000 }),
+      fc.integer(),
+      fc.double(),
+      fc.string(),
+      fc.constant(null),
+      fc.bigInt().map(String),
+      fc.constantFrom(99, 100, 10_000_000, 10_000_001, Number.MAX_SAFE_INTEGER, 2 ** 63, 1e308, -0, 100.5),
+    ),
+    customer: fc.oneof(
+      fc.anything(),
+      fc.record(
+        {
+          name: field(fc.constantFrom('Ana', ' ', 'x'.repeat(100), 'x'.repeat(101)), anyString),
+          email: field(fc.constantFrom('ana@example.com', 'a@b', '@', `${'a'.repeat(250)}@x.io`), fc.emailAddress()),
+          phone: field(fc.constantFrom('11987654321', '1198765432', '119876543210', '(11) 98765-4321'), fc.stringMatching(/^\d{0,12}$/)),
+          document: fc.oneof(
+            wild,
+            fc.record(
+              {
+                number: field(fc.constantFrom('529.982.247-25', '52998224725', '11.222.333/0001-81', '1', ''), fc.stringMatching(/^[\d./-]{0,20}$/)),
+                type: field(fc.constantFrom('cpf', 'cnpj', ' CPF ', 'CNPJ', 'rg', '')),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    externalRef: field(fc.string({ minLength: 1, maxLength: 100 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 100 }), fc.constant('')),
+    expiresInDays: field(fc.integer({ min: 1, max: 30 }), fc.integer({ min: -5, max: 40 }), fc.constant(1.5)),
+  },
+  { requiredKeys: [] },
+);
+
+const partyShaped = fc.record(
+  {
+    name: field(fc.constantFrom('Pagador', 'x'.repeat(120), 'x'.repeat(121)), anyString),
+    document: field(fc.constantFrom('52998224725', '11222333000181', '123'), fc.stringMatching(/^\d{0,15}$/)),
+    documentType: field(fc.constantFrom('cpf', 'cnpj', 'CPF')),
+    bankAccount: fc.oneof(
+      wild,
+      fc.record(
+        {
+          ispb: field(fc.constantFrom('99999999', '0000000A', 'abc'), fc.stringMatching(/^[0-9A-Z]{7,9}$/)),
+          branch: field(fc.constantFrom('0001', '1234567'), fc.stringMatching(/^\d{0,7}$/)),
+          account: field(fc.constantFrom('123456', '98765-4'), fc.stringMatching(/^[0-9A-Za-z-]{0,21}$/)),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+  },
+  { requiredKeys: [] },
+);
+
+const payShaped = fc.record(
+  { payer: fc.oneof(wild, partyShaped), amountCents: field(fc.constantFrom(1000, 999, 1001)) },
+  { requiredKeys: [] },
+);
+
+const cpfField = field(fc.constantFrom('529.982.247-25', '52998224725', '111.111.111-11', '123'), fc.stringMatching(/^[\d.-]{0,16}$/));
+const accountShaped = fc.record(
+  {
+    name: field(fc.constantFrom('Loja', '', 'x'.repeat(121)), anyString),
+    email: field(fc.constantFrom('loja@example.com', 'nope'), fc.emailAddress()),
+    emailVerified: field(fc.boolean()),
+    city: field(fc.constantFrom('Curitiba', ''), anyString),
+    responsible: fc.oneof(wild, fc.record({ name: field(fc.constant('Maria'), anyString), cpf: cpfField }, { requiredKeys: [] })),
+    company: fc.oneof(
+      wild,
+      fc.record(
+        { legalName: field(fc.constant('Loja LTDA'), anyString), cnpj: field(fc.constantFrom('11.222.333/0001-81', '11222333000181', '00000000000000')) },
+        { requiredKeys: [] },
+      ),
+    ),
+    kycStatus: field(fc.constantFrom('approved', 'pending', 'rejected', 'APPROVED')),
+    withdrawalMode: field(fc.constantFrom('automatic', 'manual', 'auto')),
+  },
+  { requiredKeys: [] },
+);
+
+const cents = field(fc.integer({ min: 0, max: 10_000_000 }), fc.constantFrom(-1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, 1.5));
+const limitNames = [
+  'pixPerHour',
+  'withdrawPerSecond',
+  'withdrawPerMinute',
+  'withdrawPerHour',
+  'recipientsPerHour',
+  'chargeMinCents',
+  'chargeMaxCents',
+  'withdrawMinCents',
+  'withdrawMaxCents',
+  'withdrawDailyCents',
+  'withdrawMonthlyCents',
+] as const;
+const feePlanShaped = fc.oneof(
+  wild,
+  fc.record({ fixedCents: cents, bps: field(fc.integer({ min: 0, max: 10_000 }), fc.constant(10_001)), minCents: cents, maxCents: cents }, { requiredKeys: [] }),
+);
+const patchShaped = fc.record(
+  {
+    kycStatus: field(fc.constantFrom('approved', 'pending', 'rejected')),
+    blocked: field(fc.boolean()),
+    emailVerified: field(fc.boolean()),
+    withdrawalMode: field(fc.constantFrom('automatic', 'manual')),
+    ipAllowlist: fc.oneof(
+      wild,
+      fc.array(field(fc.constantFrom('10.0.0.0/8', '127.0.0.1', '::1', '2001:db8::/32', '999.1.1.1', '10.0.0.0/33', ''), fc.ipV4(), fc.ipV6()), { maxLength: 5 }),
+    ),
+    allowedPixKeyTypes: fc.oneof(wild, fc.array(field(fc.constantFrom('cpf', 'cnpj', 'email', 'phone', 'evp', 'CPF')), { maxLength: 6 })),
+    recipientLimit: field(fc.integer({ min: 0, max: 10_000 }), fc.constantFrom(-1, 10_001)),
+    limits: fc.oneof(wild, fc.record(Object.fromEntries(limitNames.map((name) => [name, cents])), { requiredKeys: [] })),
+    fees: fc.oneof(wild, fc.record({ pixIn: feePlanShaped, withdrawal: feePlanShaped }, { requiredKeys: [] })),
+  },
+  { requiredKeys: [] },
+);
+
+/** A request body: any JSON value, any object, a shaped one, or text that is not JSON at all. */
+type Body = { raw: string } | { json: unknown };
+const bodies = (shaped: fc.Arbitrary<unknown>): fc.Arbitrary<Body> =>
+  fc.oneof(
+    { weight: 2, arbitrary: fc.anything().map((json) => ({ json })) },
+    { weight: 2, arbitrary: fc.object().map((json) => ({ json })) },
+    { weight: 5, arbitrary: shaped.map((json) => ({ json })) },
+    { weight: 1, arbitrary: anyString.map((raw) => ({ raw })) },
+  );
+
+/** Sends the body as JSON text; a value JSON cannot encode (undefined) goes as an empty body. */
+function send(method: string, path: string, body: Body, key: string | null): Promise<Reply> {
+  const rawBody = 'raw' in body ? body.raw : (JSON.stringify(body.json) ?? '');
+  return gateway.call(method, path, { key, rawBody, headers: { 'content-type': 'application/json' } });
+}
+
+const describeBody = (body: Body) => ('raw' in body ? `raw ${JSON.stringify(body.raw)}` : `json ${JSON.stringify(body.json)}`);
+
+describe('property: random bodies never cause a 5xx', () => {
+  it('POST /v1/pix', async () => {
+    await fc.assert(
+      fc.asyncProperty(bodies(chargeShaped), async (body) => {
+        expectHandled(await send('POST', '/v1/pix', body, merchant.apiKey), `POST /v1/pix ${describeBody(body)}`);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('POST /sandbox/v1/pix/{id}/pay', async () => {
+    // The id: a fresh pending charge (so valid payers get through to the payment), an unknown
+    // UUID v7, or a random path segment.
+    const target = fc.oneof(
+      { weight: 4, arbitrary: fc.constant({ kind: 'fresh' as const }) },
+      { weight: 1, arbitrary: fc.constant({ kind: 'unknown' as const }) },
+      { weight: 1, arbitrary: fc.oneof(fc.uuid(), fc.string({ minLength: 1 })).map((segment) => ({ kind: 'segment' as const, segment })) },
+    );
+    await fc.assert(
+      fc.asyncProperty(target, bodies(payShaped), async (to, body) => {
+        let id: string;
+        if (to.kind === 'fresh') {
+          const created = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });
+          expect(created.status).toBe(201);
+          id = created.body.transactionId;
+        } else if (to.kind === 'unknown') {
+          id = newId();
+        } else {
+          id = encodeURIComponent(to.segment);
+        }
+        const path = `/sandbox/v1/pix/${id}/pay`;
+        expectHandled(await send('POST', path, body, merchant.apiKey), `POST ${path} ${describeBody(body)}`);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('POST /admin/v1/accounts', async () => {
+    await fc.assert(
+      fc.asyncProperty(bodies(accountShaped), async (body) => {
+        expectHandled(await send('POST', '/admin/v1/accounts', body, ADMIN_TOKEN), `POST /admin/v1/accounts ${describeBody(body)}`);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('PATCH /admin/v1/accounts/{id}', async () => {
+    // A throwaway account: random patches may block it or change its limits.
+    const target = await gateway.createMerchant();
+    const ids = fc.oneof(
+      { weight: 5, arbitrary: fc.constant(target.accountId) },
+      { weight: 1, arbitrary: fc.constant(null).map(() => newId()) },
+      { weight: 1, arbitrary: fc.oneof(fc.uuid(), fc.string({ minLength: 1 })).map((segment) => encodeURIComponent(segment)) },
+    );
+    await fc.assert(
+      fc.asyncProperty(ids, bodies(patchShaped), async (id, body) => {
+        const path = `/admin/v1/accounts/${id}`;
+        expectHandled(await send('PATCH', path, body, ADMIN_TOKEN), `PATCH ${path} ${describeBody(body)}`);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+});
+
+describe('property: random queries and paths never cause a 5xx', () => {
+  /** Characters that matter to query and path parsing, plus anything else. */
+  const urlChar = fc.oneof(
+    fc.constantFrom('%', '&', '=', '[', ']', '+', '.', '/', '?', '#', ';', ',', ' ', '%00', '%zz', '%E0%A4', '%C3%A9', '%25', '\\'),
+    fc.string({ maxLength: 1 }),
+  );
+  const rawUrlPart = fc.array(urlChar, { maxLength: 20 }).map((parts) => parts.join(''));
+  const paramValue = fc.oneof(
+    fc.constantFrom('pix_in', 'withdrawal', '', '1', '50', '100', '101', '0', '-1', '1.5', '1e2', '0x10', ' 5', '5 ', '+5', '007', '9'.repeat(400)),
+    fc.string({ unit: 'grapheme' }),
+    fc.integer().map(String),
+  );
+  const pairs = fc.array(fc.tuple(fc.oneof(fc.constantFrom('type', 'limit', 'type[]', 'limit[0]', '__proto__', 'constructor'), fc.string()), paramValue), {
+    maxLength: 5,
+  });
+  const query = fc.oneof(
+    pairs.map((entries) => new URLSearchParams(entries).toString()),
+    rawUrlPart,
+  );
+
+  it('GET /v1/transactions?<random>', async () => {
+    await fc.assert(
+      fc.asyncProperty(query, async (q) => {
+        const path = `/v1/transactions?${q}`;
+        const reply = await gateway.call('GET', path, { key: merchant.apiKey });
+        expectHandled(reply, `GET ${path}`);
+        expect([200, 400], `GET ${path} → ${reply.status} ${JSON.stringify(reply.body)}`).toContain(reply.status);
+        if (reply.status === 200) expect(reply.body.count).toBe(reply.body.transactions.length);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('GET /v1/transactions/{random}', async () => {
+    const segment = fc.oneof(
+      fc.string({ unit: 'grapheme', minLength: 1 }).map((s) => encodeURIComponent(s)),
+      fc.uuid().map((s) => encodeURIComponent(s)),
+      rawUrlPart.filter((s) => s.length > 0),
+    );
+    await fc.assert(
+      fc.asyncProperty(segment, async (x) => {
+        const path = `/v1/transactions/${x}`;
+        const reply = await gateway.call('GET', path, { key: merchant.apiKey });
+        expectHandled(reply, `GET ${path}`);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+});

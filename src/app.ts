@@ -15,7 +15,11 @@ import { sandboxRoutes } from './sandbox/routes.js';
 import type { Services } from './services.js';
 import { transactionRoutes } from './transactions/routes.js';
 
-export type AppOptions = { adminToken: string; logger?: boolean };
+export type AppOptions = {
+  adminToken: string;
+  /** false = no logs; a stream = logs there (tests read them); default = stdout. */
+  logger?: false | NodeJS.WritableStream;
+};
 
 export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
   const { config } = services;
@@ -23,7 +27,11 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     logger:
       options.logger === false
         ? false
-        : { level: config.logLevel, redact: { paths: ['req.headers.authorization'], censor: '[redacted]' } },
+        : {
+            level: config.logLevel,
+            redact: { paths: ['req.headers.authorization', 'req.headers["x-forwarded-for"]'], censor: '[redacted]' },
+            ...(options.logger ? { stream: options.logger } : {}),
+          },
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     bodyLimit: 64 * 1024,
   }).withTypeProvider<ZodTypeProvider>();

@@ -64,7 +64,7 @@ async function request(url: string, method: string, options: { key?: string | nu
   return { status: response.status, body, headers: response.headers };
 }
 
-export async function startGateway(environment: Record<string, string> = {}): Promise<Gateway> {
+export async function startGateway(environment: Record<string, string> = {}, options: { logs?: NodeJS.WritableStream } = {}): Promise<Gateway> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   if (serverUrl) {
     const bootstrap = await openDatabase({ url: serverUrl, dataDir: '', poolSize: 1 });
@@ -84,7 +84,7 @@ export async function startGateway(environment: Record<string, string> = {}): Pr
   };
   const config = loadConfig(env);
   const services = createServices(config, database, clock);
-  const app = await buildApp(services, { adminToken: ADMIN_TOKEN, logger: false });
+  const app = await buildApp(services, { adminToken: ADMIN_TOKEN, logger: options.logs ?? false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');

@@ -1,0 +1,41 @@
+import { PassThrough } from 'node:stream';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chargeBody, startGateway, type Gateway, type Merchant } from './helpers/gateway.js';
+
+/** Logs at the most verbose level, captured, so the tests can read every line the server wrote. */
+let gateway: Gateway;
+let merchant: Merchant;
+let logs = '';
+beforeAll(async () => {
+  const stream = new PassThrough();
+  stream.on('data', (chunk) => (logs += chunk));
+  gateway = await startGateway({ LOG_LEVEL: 'trace' }, { logs: stream });
+  merchant = await gateway.createMerchant();
+});
+afterAll(() => gateway.close());
+
+describe('logs and unexpected failures', () => {
+  it('never write an API key, the admin token or a full document', async () => {
+    const document = '39053344705';
+    await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ customer: { ...chargeBody().customer, document: { number: document, type: 'cpf' } } }) });
+    await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ amountCents: 1 }) });
+    await gateway.call('GET', '/v1/balance', { key: `${merchant.apiKey.slice(0, -1)}0` });
+    await gateway.call('GET', '/v1/balance', { key: merchant.apiKey, headers: { 'x-forwarded-for': '10.0.0.1' } });
+    expect(logs).toContain('request completed'); // the capture works
+    expect(logs).not.toContain(merchant.apiKey.slice(5));
+    expect(logs).not.toContain(gateway.services.config.adminToken ?? 'test-admin-token');
+    expect(logs).not.toContain(document);
+  });
+
+  it('answer 500 with a generic message and keep the details in the log only', async () => {
+    await sql`DROP TABLE rate_counters`.execute(gateway.database.db);
+    const reply = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });
+    expect(reply.status).toBe(500);
+    expect(reply.body).toEqual({ error: 'Erro interno. Tente novamente.' });
+    expect(logs).toMatch(/rate_counters/);
+    // Nothing half-written: the charge's transaction rolled back.
+    const list = await gateway.call('GET', '/v1/transactions', { key: merchant.apiKey });
+    expect(list.body.count).toBe(1); // only the valid charge of the test above
+  });
+});

@@ -93,11 +93,12 @@ describe('POST /v1/pix validation (one row per rule, in the order of the spec)',
 describe('POST /v1/pix success', () => {
   it('normalizes the document type and strips document formatting', async () => {
     const merchant = await gateway.createMerchant();
-    for (const [number, type] of [
+    const cases: [string, string][] = [
       ['529.982.247-25', ' CPF '],
       ['11.222.333/0001-81', 'Cnpj'],
       ['11222333000181', 'cnpj'],
-    ]) {
+    ];
+    for (const [number, type] of cases) {
       const reply = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ customer: documentWith({ number, type }) }) });
       expect(reply.status).toBe(201);
       const stored = await gateway.database.db.selectFrom('transactions').select('customer').where('id', '=', reply.body.transactionId).executeTakeFirstOrThrow();

@@ -290,13 +290,68 @@ const patchShaped = fc.record(
   { requiredKeys: [] },
 );
 
-/** A request body: any JSON value, any object, a shaped one, or text that is not JSON at all. */
+/** Every path (to objects and leaves) inside a JSON object. */
+function pathsOf(value: unknown, prefix: string[] = []): string[][] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+  return Object.entries(value).flatMap(([key, child]) => [[...prefix, key], ...pathsOf(child, [...prefix, key])]);
+}
+
+const REMOVE = Symbol('remove');
+
+/**
+ * A valid body with one field replaced by a random value (any string included: NUL, lone
+ * surrogates, control characters) or removed: these get past most validation, to the database.
+ */
+function nearValid(valid: Record<string, unknown>): fc.Arbitrary<unknown> {
+  const value = fc.oneof(wild, anyString, fc.string({ unit: 'binary', minLength: 1, maxLength: 5 }), fc.constant(REMOVE));
+  return fc.tuple(fc.constantFrom(...pathsOf(valid)), value).map(([path, replacement]) => {
+    const body = structuredClone(valid);
+    let parent: Record<string, unknown> = body;
+    for (const key of path.slice(0, -1)) parent = parent[key] as Record<string, unknown>;
+    const last = path[path.length - 1] as string;
+    if (replacement === REMOVE) delete parent[last];
+    else parent[last] = replacement;
+    return body;
+  });
+}
+
+const validCharge = { ...chargeBody(), externalRef: 'pedido-1', expiresInDays: 3 };
+const validPayer = {
+  name: 'Pagador Teste',
+  document: '52998224725',
+  documentType: 'cpf',
+  bankAccount: { ispb: '99999999', branch: '0001', account: '123456' },
+};
+const validAccount = {
+  name: 'Loja Fuzz',
+  email: 'fuzz@example.com',
+  emailVerified: true,
+  city: 'Curitiba',
+  responsible: { name: 'Maria Responsável', cpf: '529.982.247-25' },
+  company: { legalName: 'Loja Fuzz LTDA', cnpj: '11.222.333/0001-81' },
+  kycStatus: 'approved',
+  withdrawalMode: 'automatic',
+};
+const validPatch = {
+  kycStatus: 'approved',
+  blocked: false,
+  emailVerified: true,
+  withdrawalMode: 'manual',
+  ipAllowlist: ['10.0.0.0/8', '127.0.0.1', '::1'],
+  allowedPixKeyTypes: ['cpf', 'email'],
+  recipientLimit: 10,
+  limits: { pixPerHour: 500, chargeMinCents: 100, chargeMaxCents: 1_000_000 },
+  fees: { pixIn: { fixedCents: 0, bps: 99, minCents: 50, maxCents: 1000 }, withdrawal: { fixedCents: 100 } },
+};
+
+/** A request body: any JSON value, any object, a shaped one, a near-valid one, or text that is not JSON. */
 type Body = { raw: string } | { json: unknown };
-const bodies = (shaped: fc.Arbitrary<unknown>): fc.Arbitrary<Body> =>
+const bodies = (shaped: fc.Arbitrary<unknown>, valid: Record<string, unknown>): fc.Arbitrary<Body> =>
   fc.oneof(
     { weight: 2, arbitrary: fc.anything().map((json) => ({ json })) },
     { weight: 2, arbitrary: fc.object().map((json) => ({ json })) },
-    { weight: 5, arbitrary: shaped.map((json) => ({ json })) },
+    { weight: 4, arbitrary: shaped.map((json) => ({ json })) },
+    { weight: 4, arbitrary: nearValid(valid).map((json) => ({ json })) },
     { weight: 1, arbitrary: anyString.map((raw) => ({ raw })) },
   );
 
@@ -311,7 +366,7 @@ const describeBody = (body: Body) => ('raw' in body ? `raw ${JSON.stringify(body
 describe('property: random bodies never cause a 5xx', () => {
   it('POST /v1/pix', async () => {
     await fc.assert(
-      fc.asyncProperty(bodies(chargeShaped), async (body) => {
+      fc.asyncProperty(bodies(chargeShaped, validCharge), async (body) => {
         expectHandled(await send('POST', '/v1/pix', body, merchant.apiKey), `POST /v1/pix ${describeBody(body)}`);
       }),
       { numRuns: NUM_RUNS },
@@ -327,7 +382,7 @@ describe('property: random bodies never cause a 5xx', () => {
       { weight: 1, arbitrary: fc.oneof(fc.uuid(), fc.string({ minLength: 1 })).map((segment) => ({ kind: 'segment' as const, segment })) },
     );
     await fc.assert(
-      fc.asyncProperty(target, bodies(payShaped), async (to, body) => {
+      fc.asyncProperty(target, bodies(payShaped, { payer: validPayer, amountCents: 1000 }), async (to, body) => {
         let id: string;
         if (to.kind === 'fresh') {
           const created = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });
@@ -347,7 +402,7 @@ describe('property: random bodies never cause a 5xx', () => {
 
   it('POST /admin/v1/accounts', async () => {
     await fc.assert(
-      fc.asyncProperty(bodies(accountShaped), async (body) => {
+      fc.asyncProperty(bodies(accountShaped, validAccount), async (body) => {
         expectHandled(await send('POST', '/admin/v1/accounts', body, ADMIN_TOKEN), `POST /admin/v1/accounts ${describeBody(body)}`);
       }),
       { numRuns: NUM_RUNS },
@@ -363,7 +418,7 @@ describe('property: random bodies never cause a 5xx', () => {
       { weight: 1, arbitrary: fc.oneof(fc.uuid(), fc.string({ minLength: 1 })).map((segment) => encodeURIComponent(segment)) },
     );
     await fc.assert(
-      fc.asyncProperty(ids, bodies(patchShaped), async (id, body) => {
+      fc.asyncProperty(ids, bodies(patchShaped, validPatch), async (id, body) => {
         const path = `/admin/v1/accounts/${id}`;
         expectHandled(await send('PATCH', path, body, ADMIN_TOKEN), `PATCH ${path} ${describeBody(body)}`);
       }),

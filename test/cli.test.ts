@@ -113,6 +113,20 @@ describe('npm start on a fresh machine', () => {
     expect(second.output()).toMatch(/data folder .* is in use by process \d+/);
   });
 
+  it('migrate applies the migrations once, on its own data folder', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'gateway-migrate-'));
+    try {
+      const first = run(['migrate'], { DATA_DIR: folder });
+      expect(await first.exited).toBe(0);
+      expect(first.output()).toMatch(/Applied: 001_core\.sql/);
+      const second = run(['migrate'], { DATA_DIR: folder });
+      expect(await second.exited).toBe(0);
+      expect(second.output()).toContain('Database is up to date.');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('a restart keeps the data and the admin token and prints no new key', async () => {
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);

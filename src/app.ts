@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { accountAdminRoutes } from './accounts/adminRoutes.js';
@@ -9,7 +9,9 @@ import { chargeRoutes } from './charges/routes.js';
 import { ledgerAdminRoutes } from './ledger/adminRoutes.js';
 import { balanceRoutes } from './ledger/routes.js';
 import { adminAuthentication } from './platform/adminAuth.js';
-import { registerErrorHandling } from './platform/http.js';
+import { ApiError } from './platform/errors.js';
+import { hasOnlyStorableText, registerErrorHandling } from './platform/http.js';
+import { messages } from './messages.js';
 import './platform/validation.js';
 import { sandboxRoutes } from './sandbox/routes.js';
 import type { Services } from './services.js';
@@ -34,17 +36,25 @@ export async function buildApp(services: Services, options: AppOptions): Promise
           },
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     bodyLimit: 64 * 1024,
+    // Malformed URLs (bad percent-encoding) answer in the one error shape too.
+    frameworkErrors: (_error, _request, reply) => void (reply as FastifyReply).code(400).send({ error: messages.urlInvalid }),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
 
-  // An empty JSON body is "no body" (a POST without data), not a parse error.
+  // JSON only (no text/plain parser); an empty JSON body is "no body" (a POST without data),
+  // and text PostgreSQL cannot store (NUL, unpaired surrogates) is refused before it gets there.
   const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') return done(null, undefined);
-    parseJson(request, body as string, done);
+    parseJson(request, body as string, (error, parsed) => {
+      if (error) return done(error);
+      if (!hasOnlyStorableText(parsed)) return done(new ApiError(400, messages.bodyInvalidText));
+      done(null, parsed);
+    });
   });
 
   await app.register(swagger, {

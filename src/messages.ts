@@ -44,6 +44,8 @@ export const messages = {
   bodyEmpty: 'Corpo da requisição vazio. Envie um objeto JSON.',
   bodyNotObject: 'Corpo da requisição deve ser um objeto JSON.',
   bodyTooLarge: 'Corpo da requisição excede o tamanho máximo.',
+  bodyInvalidText: 'Corpo da requisição contém texto inválido (caractere NUL ou UTF-16 malformado).',
+  urlInvalid: 'URL inválida.',
   requestInvalid: 'Requisição inválida.',
   internalError: 'Erro interno. Tente novamente.',
 

@@ -30,6 +30,13 @@ function expectErrorShape(reply: Reply, context = ''): void {
 }
 
 /** Never a 5xx; every non-2xx answer in the one error shape. */
+const INVALID_TEXT = { error: 'Corpo da requisição contém texto inválido (caractere NUL ou UTF-16 malformado).' };
+
+function expectRefusedText(reply: Reply): void {
+  expect(reply.status).toBe(400);
+  expect(reply.body).toEqual(INVALID_TEXT);
+}
+
 function expectHandled(reply: Reply, context: string): void {
   expect(reply.status, `${context} → ${reply.status} ${JSON.stringify(reply.body)}`).toBeLessThan(500);
   if (reply.status < 200 || reply.status >= 300) expectErrorShape(reply, context);
@@ -67,22 +74,26 @@ describe('POST /v1/pix body plumbing', () => {
     expect(reply.body).toEqual({ error: BODY_MALFORMED });
   });
 
-  it('Content-Type: text/plain → 400', async () => {
+  it.each([
+    'text/plain',
+    'text/plain; charset=utf-8',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/xml',
+    'text/json',
+    'application/jsonx',
+  ])('Content-Type: %s → 400 Content-Type deve ser application/json.', async (contentType) => {
     const reply = await gateway.call('POST', '/v1/pix', {
       key: merchant.apiKey,
       rawBody: JSON.stringify(chargeBody()),
-      headers: { 'content-type': 'text/plain' },
+      headers: { 'content-type': contentType },
     });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ error: BODY_NOT_JSON });
   });
 
-  it('Content-Type: application/x-www-form-urlencoded → 400', async () => {
-    const reply = await gateway.call('POST', '/v1/pix', {
-      key: merchant.apiKey,
-      rawBody: 'amountCents=1000',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    });
+  it('a JSON text sent without a Content-Type (fetch labels it text/plain) → 400', async () => {
+    const reply = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, rawBody: JSON.stringify(chargeBody()) });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ error: BODY_NOT_JSON });
   });
@@ -151,6 +162,62 @@ describe('POST /v1/pix body plumbing', () => {
   });
 });
 
+describe('malformed percent-encoding in the path', () => {
+  it.each([
+    ['GET', '/v1/transactions/%', 'merchant'],
+    ['GET', '/v1/transactions/%E0%A4', 'merchant'],
+    ['GET', '/v1/transactions/%zz', 'merchant'],
+    ['GET', '/v1/transactions/%', 'none'],
+    ['POST', '/sandbox/v1/pix/%/pay', 'merchant'],
+    ['PATCH', '/admin/v1/accounts/%', 'admin'],
+    ['GET', '/nope%', 'none'],
+  ] as const)('%s %s (%s key) → 400 URL inválida.', async (method, path, who) => {
+    const key = who === 'merchant' ? merchant.apiKey : who === 'admin' ? ADMIN_TOKEN : null;
+    const reply = await gateway.call(method, path, { key, ...(method === 'GET' ? {} : { body: {} }) });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: 'URL inválida.' });
+  });
+});
+
+describe('text the database cannot store (NUL, lone surrogates) is refused, never a 5xx', () => {
+  const withCustomer = (patch: Record<string, unknown>) => chargeBody({ customer: { ...chargeBody().customer, ...patch } });
+
+  it.each([
+    ['customer.name with NUL', () => withCustomer({ name: 'Ana\u0000' })],
+    ['customer.name with a lone surrogate', () => withCustomer({ name: 'Ana\ud800' })],
+    ['externalRef with NUL', () => chargeBody({ externalRef: 'pedido\u0000' })],
+  ])('POST /v1/pix, %s', async (label, body) => {
+    expectRefusedText(await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: body() }));
+  });
+
+  it.each([
+    ['payer.name with NUL', 'Pagador\u0000'],
+    ['payer.name with a lone surrogate', 'Pagador\udc00'],
+  ])('POST /sandbox/v1/pix/{id}/pay, %s', async (label, name) => {
+    const created = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });
+    expect(created.status).toBe(201);
+    const payer = { name, document: '52998224725', documentType: 'cpf', bankAccount: { ispb: '99999999', branch: '0001', account: '123456' } };
+    const reply = await gateway.call('POST', `/sandbox/v1/pix/${created.body.transactionId}/pay`, { key: merchant.apiKey, body: { payer } });
+    expectRefusedText(reply);
+    const after = await gateway.call('GET', `/v1/transactions/${created.body.transactionId}`, { key: merchant.apiKey });
+    expect(after.body.status).toBe('pending');
+  });
+
+  const account = (patch: Record<string, unknown>) => ({
+    name: 'Loja',
+    email: 'loja@example.com',
+    responsible: { name: 'Maria', cpf: '52998224725' },
+    ...patch,
+  });
+  it.each([
+    ['name with NUL', account({ name: 'Loja\u0000' })],
+    ['city with NUL', account({ city: 'Curitiba\u0000' })],
+    ['responsible.name with NUL', account({ responsible: { name: 'Maria\u0000', cpf: '52998224725' } })],
+  ])('POST /admin/v1/accounts, %s', async (label, body) => {
+    expectRefusedText(await gateway.admin('POST', '/admin/v1/accounts', body));
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // Property tests: whatever the body, query or path, never a 5xx and always the one error shape.
 // ---------------------------------------------------------------------------------------------
@@ -159,8 +226,11 @@ describe('POST /v1/pix body plumbing', () => {
 const nastyString = fc
   .array(
     fc.oneof(
-      fc.constantFrom('\u0000', '\ud800', '\udfff', '\u0001', '\u001f', '\u007f', '\u0085', '\u2028', '\ufeff', '\uffff', '\u{1F600}', 'é', "'", '"', '\\', '%', ' '),
-      fc.string({ maxLength: 3 }),
+      {
+        weight: 3,
+        arbitrary: fc.constantFrom('\u0000', '\ud800', '\udfff', '\u0001', '\u001f', '\u007f', '\u0085', '\u2028', '\ufeff', '\uffff', '\u{1F600}', 'é', "'", '"', '\\', '%', ' '),
+      },
+      { weight: 1, arbitrary: fc.string({ maxLength: 3 }) },
     ),
     { minLength: 1, maxLength: 6 },
   )
@@ -314,7 +384,12 @@ const REMOVE = Symbol('remove');
  * surrogates, control characters) or removed: these get past most validation, to the database.
  */
 function nearValid(valid: Record<string, unknown>): fc.Arbitrary<unknown> {
-  const value = fc.oneof(wild, anyString, fc.string({ unit: 'binary', minLength: 1, maxLength: 5 }), fc.constant(REMOVE));
+  const value = fc.oneof(
+    { weight: 4, arbitrary: nastyString },
+    { weight: 1, arbitrary: wild },
+    { weight: 1, arbitrary: anyString },
+    { weight: 1, arbitrary: fc.constant(REMOVE) },
+  );
   return fc.tuple(fc.constantFrom(...pathsOf(valid)), value).map(([path, replacement]) => {
     const body = structuredClone(valid);
     let parent: Record<string, unknown> = body;
@@ -362,7 +437,7 @@ const bodies = (shaped: fc.Arbitrary<unknown>, valid: Record<string, unknown>): 
     { weight: 2, arbitrary: fc.anything().map((json) => ({ json })) },
     { weight: 2, arbitrary: fc.object().map((json) => ({ json })) },
     { weight: 4, arbitrary: shaped.map((json) => ({ json })) },
-    { weight: 4, arbitrary: nearValid(valid).map((json) => ({ json })) },
+    { weight: 6, arbitrary: nearValid(valid).map((json) => ({ json })) },
     { weight: 1, arbitrary: anyString.map((raw) => ({ raw })) },
   );
 

@@ -58,7 +58,7 @@ export const externalRefSchema = z
 
 /** Amount of a charge or withdrawal: an integer number of cents, at least 100. */
 export const amountCentsSchema = (message: string) =>
-  z.number({ error: message }).refine((value) => Number.isInteger(value) && value >= 100, message).meta({ description: 'Amount in cents (integer, minimum 100).' });
+  z.number({ error: message }).refine((value) => Number.isInteger(value) && value >= 100, message).meta({ type: 'integer', minimum: 100, description: 'Amount in cents (integer, minimum 100).' });
 
 /** Field order follows the order of the spec's 400 table, which is the order errors are reported in. */
 export const createChargeBody = z.object(

@@ -37,3 +37,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return reply.code(500).send({ error: messages.internalError });
   });
 }
+
+/** True when every string (keys included) is well-formed UTF-16 without NUL, which PostgreSQL text and jsonb refuse. */
+export function hasOnlyStorableText(value: unknown): boolean {
+  if (typeof value === 'string') return value.isWellFormed() && !value.includes('\u0000');
+  if (Array.isArray(value)) return value.every(hasOnlyStorableText);
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).every(([key, item]) => hasOnlyStorableText(key) && hasOnlyStorableText(item));
+  }
+  return true;
+}

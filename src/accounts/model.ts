@@ -1,21 +1,7 @@
 import type { FeePlan } from '../config.js';
-import type { AccountRow } from '../platform/schema.js';
+import type { AccountRow, AccountsTable } from '../platform/schema.js';
 
 export type TransactionType = 'pix_in' | 'withdrawal';
-
-export type AccountLimits = {
-  pixPerHour: number;
-  withdrawPerSecond: number;
-  withdrawPerMinute: number;
-  withdrawPerHour: number;
-  recipientsPerHour: number;
-  chargeMinCents: number;
-  chargeMaxCents: number;
-  withdrawMinCents: number;
-  withdrawMaxCents: number;
-  withdrawDailyCents: number;
-  withdrawMonthlyCents: number;
-};
 
 export const LIMIT_NAMES = [
   'pixPerHour',
@@ -29,7 +15,10 @@ export const LIMIT_NAMES = [
   'withdrawMaxCents',
   'withdrawDailyCents',
   'withdrawMonthlyCents',
-] as const satisfies readonly (keyof AccountLimits)[];
+] as const satisfies readonly (keyof AccountsTable)[];
+
+/** Per-account limits (DESIGN.md §5): their columns on the account, named the same. */
+export type AccountLimits = Pick<AccountsTable, (typeof LIMIT_NAMES)[number]>;
 
 export type Account = {
   id: string;

@@ -69,7 +69,8 @@ const call = async (method: string, path: string, body?: unknown, token = apiKey
   return { status: response.status, body: (await response.json()) as any };
 };
 
-describe('npm start on a fresh machine', () => {
+// Child processes start PGlite from disk through tsx: slow on a loaded 2-core machine.
+describe('npm start on a fresh machine', { timeout: 120_000 }, () => {
   it('prints the demo key and admin token once and keeps secrets out of reach of others', () => {
     expect(apiKey).toMatch(/^svck_[0-9a-f]{64}$/);
     expect(adminToken).toMatch(/^adm_/);

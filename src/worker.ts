@@ -6,10 +6,11 @@ import type { Services } from './services.js';
 type Logger = Pick<FastifyBaseLogger, 'error' | 'info'>;
 
 /**
- * Background jobs: charge expiry (every second) and housekeeping (every minute). Safe to run in
+ * Background jobs: charge expiry (every second), the simulator's automatic settlement, the
+ * reconciliation of withdrawals with an unknown outcome, and housekeeping (every minute). Safe to run in
  * any number of processes: each step claims its rows with SKIP LOCKED or is idempotent.
  */
-export function startWorkers(services: Services, logger: Logger, options: { expiryIntervalMs?: number } = {}): () => Promise<void> {
+export function startWorkers(services: Services, logger: Logger, options: { expiryIntervalMs?: number; settlementIntervalMs?: number; reconciliationIntervalMs?: number } = {}): () => Promise<void> {
   let stopped = false;
   const running = new Set<Promise<unknown>>();
 
@@ -30,6 +31,10 @@ export function startWorkers(services: Services, logger: Logger, options: { expi
     // Drain in batches so a backlog clears in one tick without one huge transaction.
     while (!stopped && (await services.charges.expireDueCharges()) > 0);
   });
+  every(options.settlementIntervalMs ?? 500, 'sandbox-settlement', async () => {
+    while (!stopped && (await services.sandbox.settleDue()) > 0);
+  });
+  every(options.reconciliationIntervalMs ?? 5000, 'withdrawal-reconciliation', () => services.withdrawals.reconcileUnknown());
   every(60_000, 'housekeeping', async () => {
     const now = services.clock.now();
     await purgeExpiredRateCounters(services.db, now);

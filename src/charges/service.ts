@@ -109,6 +109,9 @@ export class ChargeService {
         payer: null,
         beneficiary: null,
         refundEndToEndId: null,
+        pixKey: null,
+        pixKeyType: null,
+        recipientId: null,
         createdAt: now,
         updatedAt: now,
       };

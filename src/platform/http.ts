@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { ZodError } from 'zod';
 import { messages } from '../messages.js';
 import { ApiError } from './errors.js';
 
@@ -25,6 +26,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (hasZodFastifySchemaValidationErrors(error)) {
       const first = error.validation[0];
       return reply.code(400).send({ error: first?.message ?? messages.requestInvalid });
+    }
+    if (error instanceof ZodError) {
+      // Bodies a handler checks itself against per-account rules (POST /v1/withdraw).
+      return reply.code(400).send({ error: error.issues[0]?.message ?? messages.requestInvalid });
     }
     const known = error.code ? frameworkClientErrors[error.code] : undefined;
     if (known) return reply.code(known.status).send({ error: known.message });

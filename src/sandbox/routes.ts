@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { messages } from '../messages.js';
 import { ApiError } from '../platform/errors.js';
 import { isId } from '../platform/ids.js';
-import { errorResponses } from '../platform/schemas.js';
+import { errorResponses, partySchema } from '../platform/schemas.js';
+import { normalizePixKey, pixKeyFormatError } from '../pix/pixKeys.js';
 import type { Party } from '../platform/schema.js';
 import { armDirective } from '../provider/sandboxDirectives.js';
 import type { Services } from '../services.js';
@@ -58,8 +59,30 @@ function requireTransactionId(id: string): string {
 }
 
 /** The simulated PIX network (DESIGN.md §6), acting only on the authenticated merchant's transactions. */
+const settleBody = z.object(
+  {
+    outcome: z.enum(['paid', 'failed', 'returned'], { error: "outcome deve ser 'paid', 'failed' ou 'returned'." }),
+    amountCents: z.number({ error: messages.returnAmountInvalid }).optional(),
+  },
+  { error: messages.bodyNotObject },
+);
+
+const nextWithdrawalBody = z.object(
+  { outcome: z.enum(['provider_error', 'unknown', 'interrupted'], { error: "outcome deve ser 'provider_error', 'unknown' ou 'interrupted'." }) },
+  { error: messages.bodyNotObject },
+);
+
+const dictKeyBody = z.object(
+  {
+    key: z.string({ error: messages.pixKeyRequired }).trim().min(1, messages.pixKeyRequired),
+    keyType: z.enum(['email', 'phone', 'evp'], { error: "keyType deve ser 'email', 'phone' ou 'evp'." }),
+    owner: payerSchema,
+  },
+  { error: messages.bodyNotObject },
+);
+
 export const sandboxRoutes =
-  ({ charges, db }: Services): FastifyPluginAsyncZod =>
+  ({ charges, db, sandbox }: Services): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Sandbox'], security: [{ apiKey: [] }] };
 
@@ -108,6 +131,60 @@ export const sandboxRoutes =
       async (request, reply) => {
         await armDirective(db, request.merchant.account.id, 'charge', request.body.outcome);
         return reply.code(201).send({ armed: true as const, outcome: request.body.outcome });
+      },
+    );
+
+    app.post(
+      '/withdrawals/:id/settle',
+      {
+        schema: {
+          ...common,
+          summary: "The provider's answer for a withdrawal: paid, failed, or returned after paid",
+          params: transactionIdParams,
+          body: settleBody,
+          response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
+        },
+      },
+      async (request) => {
+        const settled = await sandbox.settle(request.merchant.account.id, requireTransactionId(request.params.id), request.body.outcome, request.body.amountCents);
+        return presentTransaction(settled);
+      },
+    );
+
+    app.post(
+      '/provider/next-withdrawal',
+      {
+        schema: {
+          ...common,
+          summary: "The next withdrawal's submission fails: 502 with rollback, 202 failed_unknown, or 502 confirmation interrupted",
+          body: nextWithdrawalBody,
+          response: { 201: z.object({ armed: z.literal(true), outcome: z.string() }), ...errorResponses(400, 401, 403) },
+        },
+      },
+      async (request, reply) => {
+        await armDirective(db, request.merchant.account.id, 'withdrawal', request.body.outcome);
+        return reply.code(201).send({ armed: true as const, outcome: request.body.outcome });
+      },
+    );
+
+    app.post(
+      '/dict/keys',
+      {
+        schema: {
+          ...common,
+          summary: 'Register who holds an email/phone/evp key in the simulated DICT',
+          body: dictKeyBody,
+          response: { 201: z.object({ key: z.string(), keyType: z.string(), owner: partySchema }), ...errorResponses(400, 401, 403) },
+        },
+      },
+      async (request, reply) => {
+        const { keyType } = request.body;
+        const key = normalizePixKey(keyType, request.body.key);
+        const formatError = pixKeyFormatError(keyType, key);
+        if (formatError) throw new ApiError(400, formatError);
+        const owner = request.body.owner as Party;
+        await sandbox.registerDictKey(request.merchant.account.id, keyType, key, owner);
+        return reply.code(201).send({ key, keyType, owner });
       },
     );
   };

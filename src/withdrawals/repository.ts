@@ -1,0 +1,66 @@
+import { sql } from 'kysely';
+import type { Executor, Tx } from '../platform/database.js';
+import { newId } from '../platform/ids.js';
+import type { TransactionRow } from '../platform/schema.js';
+
+export const WITHDRAWAL_IDEMPOTENCY_SCOPE = 'withdraw';
+
+/** Locks the account's balance row: withdrawals of one account then run one at a time. */
+export async function lockBalance(tx: Tx, accountId: string): Promise<{ availableCents: number; blockedCents: number }> {
+  const row = await tx
+    .selectFrom('balances')
+    .select((eb) => [
+      'availableCents',
+      eb
+        .selectFrom('blocks')
+        .select(sql<number>`coalesce(sum(amount_cents), 0)`.as('sum'))
+        .where('blocks.accountId', '=', accountId)
+        .where('blocks.status', '=', 'active')
+        .as('blockedCents'),
+    ])
+    .where('accountId', '=', accountId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  return { availableCents: row.availableCents, blockedCents: row.blockedCents ?? 0 };
+}
+
+/** Sum of the account's withdrawals since `since` that hold or moved money (not failed/cancelled). */
+export async function sumWithdrawalsSince(tx: Tx, accountId: string, since: Date): Promise<number> {
+  const row = await tx
+    .selectFrom('transactions')
+    .select(sql<number>`coalesce(sum(amount_cents), 0)`.as('total'))
+    .where('accountId', '=', accountId)
+    .where('type', '=', 'withdrawal')
+    .where('createdAt', '>=', since)
+    .where('status', 'not in', ['failed', 'cancelled'])
+    .executeTakeFirstOrThrow();
+  return row.total;
+}
+
+export function lockWithdrawal(tx: Tx, transactionId: string, accountId?: string) {
+  let query = tx.selectFrom('transactions').selectAll().where('id', '=', transactionId).where('type', '=', 'withdrawal');
+  if (accountId) query = query.where('accountId', '=', accountId);
+  return query.forUpdate().executeTakeFirst();
+}
+
+export function updateWithdrawal(tx: Tx, transactionId: string, changes: Partial<Omit<TransactionRow, 'payer' | 'beneficiary' | 'customer'>> & { beneficiary?: string }) {
+  return tx.updateTable('transactions').set(changes).where('id', '=', transactionId).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function insertAlert(tx: Tx, alert: { accountId: string; kind: string; transactionId: string; details: Record<string, unknown>; at: Date }) {
+  await tx
+    .insertInto('alerts')
+    .values({ id: newId(), accountId: alert.accountId, kind: alert.kind, transactionId: alert.transactionId, details: JSON.stringify(alert.details), createdAt: alert.at })
+    .execute();
+}
+
+export function listAlerts(db: Executor, accountId: string | undefined, limit: number) {
+  let query = db.selectFrom('alerts').selectAll();
+  if (accountId) query = query.where('accountId', '=', accountId);
+  return query.orderBy('createdAt', 'desc').limit(limit).execute();
+}
+
+/** Withdrawals whose provider outcome is unknown, oldest first (reconciliation). */
+export function findUnknownWithdrawals(db: Executor, limit: number) {
+  return db.selectFrom('transactions').select(['id', 'accountId']).where('type', '=', 'withdrawal').where('status', '=', 'failed_unknown').orderBy('updatedAt').limit(limit).execute();
+}

@@ -13,6 +13,10 @@ import { ApiError } from './platform/errors.js';
 import { hasOnlyStorableText, registerErrorHandling } from './platform/http.js';
 import { messages } from './messages.js';
 import './platform/validation.js';
+import { recipientAdminRoutes } from './recipients/adminRoutes.js';
+import { recipientRoutes } from './recipients/routes.js';
+import { withdrawalAdminRoutes } from './withdrawals/adminRoutes.js';
+import { withdrawalRoutes } from './withdrawals/routes.js';
 import { sandboxRoutes } from './sandbox/routes.js';
 import type { Services } from './services.js';
 import { transactionRoutes } from './transactions/routes.js';
@@ -88,6 +92,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       await v1.register(chargeRoutes(services));
       await v1.register(transactionRoutes(services));
       await v1.register(balanceRoutes(services));
+      await v1.register(recipientRoutes(services));
+      await v1.register(withdrawalRoutes(services));
     },
     { prefix: '/v1' },
   );
@@ -103,6 +109,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       admin.addHook('onRequest', adminAuthentication(options.adminToken));
       await admin.register(accountAdminRoutes(services));
       await admin.register(ledgerAdminRoutes(services));
+      await admin.register(recipientAdminRoutes(services));
+      await admin.register(withdrawalAdminRoutes(services));
     },
     { prefix: '/admin/v1' },
   );

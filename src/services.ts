@@ -6,6 +6,9 @@ import type { Clock } from './platform/clock.js';
 import type { Database, Db } from './platform/database.js';
 import type { PixProvider } from './provider/provider.js';
 import { SimulatedPixProvider } from './provider/simulated.js';
+import { RecipientService } from './recipients/service.js';
+import { SandboxService } from './sandbox/service.js';
+import { WithdrawalService } from './withdrawals/service.js';
 
 /** Everything the routes and workers use, wired once per process. */
 export type Services = {
@@ -17,6 +20,9 @@ export type Services = {
   accounts: AccountService;
   charges: ChargeService;
   ledger: LedgerService;
+  recipients: RecipientService;
+  withdrawals: WithdrawalService;
+  sandbox: SandboxService;
 };
 
 /** BR Code field 26.25 holds at most 77 characters: host + `/pix/v2/` + 32 hex. */
@@ -28,8 +34,9 @@ export function createServices(config: Config, database: Database, clock: Clock)
     throw new Error(`PUBLIC_BASE_URL host "${host}" is longer than ${MAX_LOCATION_HOST_LENGTH} characters and does not fit a BR Code location`);
   }
   const db = database.db;
-  const provider = new SimulatedPixProvider(db, host);
+  const provider = new SimulatedPixProvider(db, clock, host, config.sandboxSettleMs);
   const accounts = new AccountService(db, clock);
+  const withdrawals = new WithdrawalService(db, clock, provider);
   return {
     config,
     database,
@@ -39,5 +46,8 @@ export function createServices(config: Config, database: Database, clock: Clock)
     accounts,
     charges: new ChargeService(db, clock, provider),
     ledger: new LedgerService(db, clock, accounts),
+    recipients: new RecipientService(db, clock, config),
+    withdrawals,
+    sandbox: new SandboxService(db, provider, withdrawals),
   };
 }

@@ -86,6 +86,9 @@ export interface TransactionsTable {
   payer: ColumnType<Party | null, string | null, string | null>;
   beneficiary: ColumnType<Party | null, string | null, string | null>;
   refundEndToEndId: string | null;
+  pixKey: string | null;
+  pixKeyType: string | null;
+  recipientId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -153,6 +156,54 @@ export interface SandboxDirectivesTable {
   createdAt: Generated<Date>;
 }
 
+export type RecipientStatus = 'pending_review' | 'active' | 'rejected' | 'removed' | 'deactivated';
+
+export interface RecipientsTable {
+  accountId: string;
+  /** HMAC-derived from the document (DESIGN.md §5): the same document has the same id in every account. */
+  id: string;
+  status: RecipientStatus;
+  legalName: string;
+  document: string;
+  documentType: 'cpf' | 'cnpj';
+  pixKey: string;
+  pixKeyType: 'cpf' | 'cnpj' | 'email' | 'phone' | 'evp';
+  /** As submitted by the merchant. */
+  label: string | null;
+  /** The alias the operator gave at approval: the one the merchant's list shows. */
+  approvedLabel: string | null;
+  approvedAt: Date | null;
+  /** The operator's reason for the last rejection or deactivation. */
+  statusReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface AlertsTable {
+  id: string;
+  accountId: string;
+  kind: string;
+  transactionId: string | null;
+  details: ColumnType<Record<string, unknown>, string, never>;
+  createdAt: Date;
+}
+
+export interface SandboxDictKeysTable {
+  accountId: string;
+  keyType: string;
+  key: string;
+  owner: ColumnType<Party, string, string>;
+}
+
+export interface SandboxWithdrawalsTable {
+  transactionId: string;
+  accountId: string;
+  beneficiary: ColumnType<Party, string, string>;
+  outcome: string | null;
+  settleAt: Date | null;
+  createdAt: Date;
+}
+
 export interface SchemaMigrationsTable {
   version: string;
   appliedAt: Generated<Date>;
@@ -170,9 +221,14 @@ export interface DB {
   blocks: BlocksTable;
   events: EventsTable;
   sandboxDirectives: SandboxDirectivesTable;
+  alerts: AlertsTable;
+  sandboxDictKeys: SandboxDictKeysTable;
+  sandboxWithdrawals: SandboxWithdrawalsTable;
+  recipients: RecipientsTable;
   schemaMigrations: SchemaMigrationsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
 export type TransactionRow = Selectable<TransactionsTable>;
 export type NewTransaction = Insertable<TransactionsTable>;
+export type RecipientRow = Selectable<RecipientsTable>;

@@ -1,0 +1,81 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { requireAccountId } from '../accounts/adminRoutes.js';
+import { messages } from '../messages.js';
+import { ApiError } from '../platform/errors.js';
+import { errorResponses } from '../platform/schemas.js';
+import type { Services } from '../services.js';
+import {
+  approveRecipientBody,
+  operatorRecipientListQuery,
+  operatorRecipientListResponse,
+  operatorRecipientSchema,
+  recipientParams,
+  recipientReasonBody,
+} from './schemas.js';
+import { isRecipientId } from './service.js';
+
+function requireRecipientId(recipientId: string): string {
+  if (!isRecipientId(recipientId)) throw new ApiError(400, messages.recipientIdInvalid);
+  return recipientId;
+}
+
+/** The service team's review of recipients (DESIGN.md §6). */
+export const recipientAdminRoutes =
+  ({ recipients }: Services): FastifyPluginAsyncZod =>
+  async (app) => {
+    const common = { tags: ['Operator: recipients'], security: [{ adminToken: [] }] };
+    const transitionResponses = { 200: operatorRecipientSchema, ...errorResponses(400, 401, 404, 422) };
+
+    app.get(
+      '/recipients',
+      {
+        schema: {
+          ...common,
+          summary: 'Recipients of one status (default pending_review), of every account or of one; oldest change first',
+          querystring: operatorRecipientListQuery,
+          response: { 200: operatorRecipientListResponse, ...errorResponses(400, 401) },
+        },
+      },
+      async (request) => {
+        const { status, accountId } = request.query;
+        return recipients.listForOperator({ status, accountId: accountId === undefined ? undefined : requireAccountId(accountId) });
+      },
+    );
+
+    app.post(
+      '/accounts/:accountId/recipients/:recipientId/approve',
+      {
+        schema: {
+          ...common,
+          summary: 'Approve a recipient under review (status active); label = the alias the merchant will see',
+          params: recipientParams,
+          body: approveRecipientBody,
+          response: transitionResponses,
+        },
+      },
+      async (request) =>
+        recipients.approve(requireAccountId(request.params.accountId), requireRecipientId(request.params.recipientId), request.body?.label ?? null),
+    );
+
+    app.post(
+      '/accounts/:accountId/recipients/:recipientId/reject',
+      { schema: { ...common, summary: 'Reject a recipient under review', params: recipientParams, body: recipientReasonBody, response: transitionResponses } },
+      async (request) =>
+        recipients.reject(requireAccountId(request.params.accountId), requireRecipientId(request.params.recipientId), request.body?.reason || null),
+    );
+
+    app.post(
+      '/accounts/:accountId/recipients/:recipientId/deactivate',
+      {
+        schema: {
+          ...common,
+          summary: 'Deactivate an active recipient (compliance): no longer listed nor usable in withdrawals',
+          params: recipientParams,
+          body: recipientReasonBody,
+          response: transitionResponses,
+        },
+      },
+      async (request) =>
+        recipients.deactivate(requireAccountId(request.params.accountId), requireRecipientId(request.params.recipientId), request.body?.reason || null),
+    );
+  };

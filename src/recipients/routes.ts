@@ -1,0 +1,40 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { errorResponses } from '../platform/schemas.js';
+import type { Services } from '../services.js';
+import { approvedRecipientListResponse, createRecipientBody, recipientRegisteredResponse } from './schemas.js';
+
+export const recipientRoutes =
+  ({ recipients }: Services): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/recipients',
+      {
+        schema: {
+          tags: ['Recipients'],
+          summary: 'Register a third-party withdrawal recipient for review',
+          description:
+            'Idempotent by document: 201 when new (status pending_review); 200 when it already existed (pending_review, or active if already approved; a rejected or deactivated one goes back to review).',
+          security: [{ apiKey: [] }],
+          body: createRecipientBody,
+          response: { 201: recipientRegisteredResponse, 200: recipientRegisteredResponse, ...errorResponses(400, 401, 403, 422, 429) },
+        },
+      },
+      async (request, reply) => {
+        const result = await recipients.register(request.merchant.account.id, request.body);
+        return reply.code(result.statusCode).send(result.body);
+      },
+    );
+
+    app.get(
+      '/recipients',
+      {
+        schema: {
+          tags: ['Recipients'],
+          summary: 'List the approved (active) recipients, newest approval first',
+          security: [{ apiKey: [] }],
+          response: { 200: approvedRecipientListResponse, ...errorResponses(401, 403) },
+        },
+      },
+      async (request) => recipients.listApproved(request.merchant.account.id),
+    );
+  };

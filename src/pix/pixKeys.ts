@@ -1,3 +1,4 @@
+import { messages } from '../messages.js';
 import { isValidCnpj, isValidCpf, stripDocumentFormatting } from './documents.js';
 
 export const PIX_KEY_TYPES = ['cpf', 'cnpj', 'email', 'phone', 'evp'] as const;
@@ -37,21 +38,21 @@ export function normalizePixKey(type: PixKeyType, key: string): string {
 export function pixKeyFormatError(type: PixKeyType, normalizedKey: string): string | null {
   switch (type) {
     case 'cpf':
-      return isValidCpf(normalizedKey) ? null : 'pixKey não é um CPF válido.';
+      return isValidCpf(normalizedKey) ? null : messages.pixKeyNotCpf;
     case 'cnpj':
-      return isValidCnpj(normalizedKey) ? null : 'pixKey não é um CNPJ válido.';
+      return isValidCnpj(normalizedKey) ? null : messages.pixKeyNotCnpj;
     case 'email':
       return normalizedKey.length <= MAX_EMAIL_LENGTH && EMAIL_PATTERN.test(normalizedKey)
         ? null
-        : 'pixKey não é um e-mail válido (máximo 77 caracteres).';
+        : messages.pixKeyNotEmail;
     case 'phone':
       return E164_PATTERN.test(normalizedKey) &&
         (!normalizedKey.startsWith('+55') || BRAZILIAN_PHONE_PATTERN.test(normalizedKey))
         ? null
-        : 'pixKey deve ser um telefone no formato +55DDDNÚMERO.';
+        : messages.pixKeyNotPhone;
     case 'evp':
       return EVP_PATTERN.test(normalizedKey)
         ? null
-        : 'pixKey deve ser uma chave aleatória (UUID) válida.';
+        : messages.pixKeyNotEvp;
   }
 }

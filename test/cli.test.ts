@@ -44,13 +44,16 @@ function run(args: string[], env: Record<string, string>) {
 let base = '';
 let apiKey = '';
 let adminToken = '';
+let demoAccountId = '';
 let server: ReturnType<typeof run>;
 
 beforeAll(async () => {
   const port = await freePort();
   base = `http://localhost:${port}`;
   server = run(['serve'], { PORT: String(port), HOST: '127.0.0.1' });
-  apiKey = (await server.waitFor(/API key \(shown once\): (svck_[0-9a-f]{64})/))[1] ?? '';
+  const demo = await server.waitFor(/Demo merchant ([0-9a-f-]{36}) — API key \(shown once\): (svck_[0-9a-f]{64})/);
+  demoAccountId = demo[1] ?? '';
+  apiKey = demo[2] ?? '';
   adminToken = (await server.waitFor(/Admin token \(shown once; kept in .*secrets\.json\): (adm_[0-9a-f]+)/))[1] ?? '';
 }, 90_000);
 
@@ -77,7 +80,7 @@ describe('npm start on a fresh machine', { timeout: 120_000 }, () => {
     expect(statSync(join(dataDir, 'secrets.json')).mode & 0o077).toBe(0);
   });
 
-  it('runs the README walk-through: charge, sandbox payment, transaction, balance', async () => {
+  it('runs the README walk-through: charge, payment, balance, withdrawals to the holder and to a recipient', async () => {
     const created = await call('POST', '/v1/pix', {
       amountCents: 1500,
       externalRef: 'pedido-1001',
@@ -94,6 +97,33 @@ describe('npm start on a fresh machine', { timeout: 120_000 }, () => {
     expect(balance.body).toMatchObject({ available: 1450, pending: 0, currency: 'BRL' });
     const list = await call('GET', '/v1/transactions?type=pix_in&limit=10');
     expect(list.body.count).toBe(1);
+
+    const toHolder = await call('POST', '/v1/withdraw', { amountCents: 500, pixKey: '529.982.247-25', pixKeyType: 'cpf', externalRef: 'saque-1' });
+    expect(toHolder.body).toMatchObject({ status: 'processing', amountCents: 500, feeCents: 100, totalDeducted: 600 });
+    const recipient = await call('POST', '/v1/recipients', {
+      legalName: 'Fornecedor Ltda',
+      document: '390.533.447-05',
+      documentType: 'cpf',
+      pixKey: '390.533.447-05',
+      pixKeyType: 'cpf',
+    });
+    expect(recipient.body.status).toBe('pending_review');
+    const approved = await call('POST', `/admin/v1/accounts/${demoAccountId}/recipients/${recipient.body.recipientId}/approve`, { label: 'Fornecedor' }, adminToken);
+    expect(approved.status).toBe(200);
+    expect((await call('GET', '/v1/recipients')).body.count).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // one withdrawal per second
+    const toRecipient = await call('POST', '/v1/withdraw', { amountCents: 300, pixKey: '39053344705', pixKeyType: 'cpf', recipientId: recipient.body.recipientId });
+    expect(toRecipient.body.status).toBe('processing');
+    // The simulator settles both after SANDBOX_SETTLE_MS (1.5 s by default), through the in-process worker.
+    const deadline = Date.now() + 20_000;
+    let statuses: string[] = [];
+    while (Date.now() < deadline) {
+      statuses = await Promise.all([toHolder, toRecipient].map(async (reply) => (await call('GET', `/v1/transactions/${reply.body.transactionId}`)).body.status));
+      if (statuses.every((status) => status === 'paid')) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(statuses).toEqual(['paid', 'paid']);
+    expect((await call('GET', '/v1/balance')).body.available).toBe(1450 - 600 - 400);
     const account = await call('POST', '/admin/v1/accounts', {
       name: 'Minha Loja',
       email: 'loja@example.com',
@@ -136,7 +166,7 @@ describe('npm start on a fresh machine', { timeout: 120_000 }, () => {
     await restarted.waitFor(/listening on/);
     expect(restarted.output()).not.toMatch(/svck_|adm_/);
     const balance = await call('GET', '/v1/balance');
-    expect(balance.body.available).toBe(1450);
+    expect(balance.body.available).toBe(450);
     const doctor = run(['doctor'], {});
     // The data folder is locked by the running server: doctor refuses rather than corrupting it.
     expect(await doctor.exited).toBe(1);

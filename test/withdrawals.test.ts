@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REFUND_END_TO_END_ID_PATTERN, END_TO_END_ID_PATTERN } from '../src/pix/endToEndId.js';
 import { startGateway, type Gateway, type Merchant } from './helpers/gateway.js';
 
@@ -7,6 +7,10 @@ beforeAll(async () => {
   gateway = await startGateway({ SANDBOX_SETTLE_MS: 'manual' });
 });
 afterAll(() => gateway.close());
+// Ledger invariants after every scenario: entries sum to zero, balance rows equal their entries.
+afterEach(async () => {
+  expect(await gateway.ledgerProblems()).toEqual([]);
+});
 
 const HOLDER_CPF = '52998224725';
 const HOLDER_CNPJ = '11222333000181';
@@ -237,6 +241,14 @@ describe('lifecycle', () => {
     expect(await balanceOf(merchant)).toBe(8_900);
     expect(await eventNames(created.body.transactionId)).toEqual(['transfer.created', 'transfer.pending_approval', 'transfer.approved', 'transfer.processing']);
     expect((await gateway.admin('POST', `/admin/v1/transactions/${created.body.transactionId}/approve`)).status).toBe(422);
+
+    gateway.clock.advance(1_000);
+    const tooBig = await withdraw(merchant, toHolder({ amountCents: 9_000 })); // 9100 > 8900 left
+    expect(tooBig.body.status).toBe('pending_approval');
+    const refused = await gateway.admin('POST', `/admin/v1/transactions/${tooBig.body.transactionId}/approve`);
+    expect(refused).toMatchObject({ status: 422, body: { error: 'Saldo insuficiente para realizar o saque.' } });
+    expect((await read(merchant, tooBig.body.transactionId)).status).toBe('pending_approval');
+    expect(await balanceOf(merchant)).toBe(8_900);
 
     const second = await withdraw(merchant, toHolder({ externalRef: 'to-reject' }));
     const rejected = await gateway.admin('POST', `/admin/v1/transactions/${second.body.transactionId}/reject`);

@@ -50,8 +50,9 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
   return { movementId, availableCents: balance.availableCents };
 }
 
-export async function findBalance(db: Executor, accountId: string): Promise<{ availableCents: number; blockedCents: number }> {
-  const row = await db
+/** The balance row with its active blocks; `lock` holds the row (FOR UPDATE) for a check-then-debit. */
+export async function findBalance(db: Executor, accountId: string, options: { lock?: boolean } = {}): Promise<{ availableCents: number; blockedCents: number }> {
+  let query = db
     .selectFrom('balances')
     .select((eb) => [
       'availableCents',
@@ -62,8 +63,9 @@ export async function findBalance(db: Executor, accountId: string): Promise<{ av
         .where('blocks.status', '=', 'active')
         .as('blockedCents'),
     ])
-    .where('accountId', '=', accountId)
-    .executeTakeFirstOrThrow();
+    .where('accountId', '=', accountId);
+  if (options.lock) query = query.forUpdate();
+  const row = await query.executeTakeFirstOrThrow();
   return { availableCents: row.availableCents, blockedCents: row.blockedCents ?? 0 };
 }
 

@@ -5,25 +5,6 @@ import type { TransactionRow } from '../platform/schema.js';
 
 export const WITHDRAWAL_IDEMPOTENCY_SCOPE = 'withdraw';
 
-/** Locks the account's balance row: withdrawals of one account then run one at a time. */
-export async function lockBalance(tx: Tx, accountId: string): Promise<{ availableCents: number; blockedCents: number }> {
-  const row = await tx
-    .selectFrom('balances')
-    .select((eb) => [
-      'availableCents',
-      eb
-        .selectFrom('blocks')
-        .select(sql<number>`coalesce(sum(amount_cents), 0)`.as('sum'))
-        .where('blocks.accountId', '=', accountId)
-        .where('blocks.status', '=', 'active')
-        .as('blockedCents'),
-    ])
-    .where('accountId', '=', accountId)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
-  return { availableCents: row.availableCents, blockedCents: row.blockedCents ?? 0 };
-}
-
 /** Sum of the account's withdrawals since `since` that hold or moved money (not failed/cancelled). */
 export async function sumWithdrawalsSince(tx: Tx, accountId: string, since: Date): Promise<number> {
   const row = await tx

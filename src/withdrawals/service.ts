@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/model.js';
 import { SIMULATED_ISPB } from '../config.js';
 import { computeFee } from '../ledger/fees.js';
-import { postMovement } from '../ledger/repository.js';
+import { findBalance, postMovement } from '../ledger/repository.js';
 import { messages } from '../messages.js';
 import { generateEndToEndId } from '../pix/endToEndId.js';
 import type { Clock } from '../platform/clock.js';
@@ -74,7 +74,7 @@ export class WithdrawalService {
         }
       }
       // One withdrawal of an account at a time from here: the checks below and the debit are one step.
-      const balance = await repository.lockBalance(tx, account.id);
+      const balance = await findBalance(tx, account.id, { lock: true });
       await this.consumeWithdrawalLimits(tx, account, now);
       await this.checkCaps(tx, account, input.amountCents, now);
       const totalCents = input.amountCents + feeCents;
@@ -113,7 +113,7 @@ export class WithdrawalService {
       if (manual) {
         await recordTransactionEvent(tx, 'transfer.pending_approval', row, now);
       } else {
-        await this.debit(tx, row, now);
+        await this.moveWithdrawalMoney(tx, row, now, 1);
         await recordTransactionEvent(tx, 'transfer.processing', row, now);
       }
       if (destination.thirdParty) {
@@ -192,30 +192,17 @@ export class WithdrawalService {
     if (thisMonth + amountCents > account.limits.withdrawMonthlyCents) throw new ApiError(422, messages.withdrawalMonthlyCap(account.limits.withdrawMonthlyCents));
   }
 
-  private async debit(tx: Tx, row: TransactionRow, at: Date): Promise<void> {
+  /** Debit (direction 1) or its exact reversal (-1): amount to settlement, fee to the platform. */
+  private async moveWithdrawalMoney(tx: Tx, row: TransactionRow, at: Date, direction: 1 | -1): Promise<void> {
     await postMovement(tx, {
       accountId: row.accountId,
-      kind: 'withdrawal_debit',
+      kind: direction === 1 ? 'withdrawal_debit' : 'withdrawal_reversal',
       transactionId: row.id,
       at,
       entries: [
-        { book: 'merchant', amountCents: -(row.amountCents + row.feeCents) },
-        { book: 'settlement', amountCents: row.amountCents },
-        { book: 'fees', amountCents: row.feeCents },
-      ],
-    });
-  }
-
-  private async reverseDebit(tx: Tx, row: TransactionRow, at: Date): Promise<void> {
-    await postMovement(tx, {
-      accountId: row.accountId,
-      kind: 'withdrawal_reversal',
-      transactionId: row.id,
-      at,
-      entries: [
-        { book: 'merchant', amountCents: row.amountCents + row.feeCents },
-        { book: 'settlement', amountCents: -row.amountCents },
-        { book: 'fees', amountCents: -row.feeCents },
+        { book: 'merchant', amountCents: -direction * (row.amountCents + row.feeCents) },
+        { book: 'settlement', amountCents: direction * row.amountCents },
+        { book: 'fees', amountCents: direction * row.feeCents },
       ],
     });
   }
@@ -251,7 +238,7 @@ export class WithdrawalService {
       'failed',
       ['processing', 'failed_unknown'],
       async (tx, row, at) => {
-        await this.reverseDebit(tx, row, at);
+        await this.moveWithdrawalMoney(tx, row, at, -1);
         if (options.releaseExternalRef && row.externalRef) {
           await tx
             .deleteFrom('idempotencyKeys')
@@ -316,9 +303,9 @@ export class WithdrawalService {
       'processing',
       ['pending_approval'],
       async (tx, row, at) => {
-        const balance = await repository.lockBalance(tx, row.accountId);
+        const balance = await findBalance(tx, row.accountId, { lock: true });
         if (balance.availableCents - balance.blockedCents < row.amountCents + row.feeCents) throw new ApiError(422, messages.insufficientBalance);
-        await this.debit(tx, row, at);
+        await this.moveWithdrawalMoney(tx, row, at, 1);
         return {};
       },
       ['transfer.approved', 'transfer.processing'],

@@ -325,10 +325,14 @@ export class WithdrawalService {
     let resolved = 0;
     for (const { id } of await repository.findUnknownWithdrawals(this.db, batch)) {
       const outcome = await this.provider.withdrawalOutcome(id);
-      if (outcome.status === 'paid') await this.markPaid(id, outcome.beneficiary);
-      else if (outcome.status === 'failed') await this.fail(id, { releaseExternalRef: false });
-      else continue;
-      resolved++;
+      if (outcome.status === 'unknown') continue;
+      try {
+        if (outcome.status === 'paid') await this.markPaid(id, outcome.beneficiary);
+        else await this.fail(id, { releaseExternalRef: false });
+        resolved++;
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error; // another worker resolved it first
+      }
     }
     return resolved;
   }

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { purgeExpiredIdempotencyKeys } from './charges/repository.js';
+import { purgeExpiredIdempotencyKeys } from './transactions/idempotency.js';
 import { purgeExpiredRateCounters } from './platform/rateLimit.js';
 import type { Services } from './services.js';
 

@@ -12,7 +12,8 @@ import { newId } from '../platform/ids.js';
 import { consumeRateLimit } from '../platform/rateLimit.js';
 import type { Party, TransactionRow } from '../platform/schema.js';
 import { ProviderError, type PixProvider } from '../provider/provider.js';
-import { findTransaction } from '../transactions/repository.js';
+import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE } from '../transactions/idempotency.js';
+import { insertTransaction } from '../transactions/repository.js';
 import { recordTransactionEvent } from '../webhooks/events.js';
 import * as repository from './repository.js';
 import type { CreateChargeBody } from './schemas.js';
@@ -20,8 +21,6 @@ import type { CreateChargeBody } from './schemas.js';
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 const DEFAULT_EXPIRES_IN_DAYS = 2;
-/** Spec: the externalRef of a charge is retained 7 days from creation. */
-const IDEMPOTENCY_RETENTION_MS = 7 * DAY_MS;
 
 type ChargeSummary = { transactionId: string; status: string; pixPayload: string; expiresAt: number; amountCents: number };
 export type ChargeCreated =
@@ -57,7 +56,7 @@ export class ChargeService {
     const now = this.clock.now();
     if (externalRef) {
       // Retries of a known charge answer without calling the provider or counting the rate limit.
-      const existing = await this.findByExternalRef(account.id, externalRef, now);
+      const existing = await findTransactionByExternalRef(this.db, { accountId: account.id, scope: IDEMPOTENCY_SCOPE.charge, externalRef }, now);
       if (existing) return replayed(existing);
     }
 
@@ -75,14 +74,10 @@ export class ChargeService {
 
     return this.db.transaction().execute(async (tx) => {
       if (externalRef) {
-        const claimed = await repository.claimIdempotencyKey(
-          tx,
-          { accountId: account.id, scope: repository.CHARGE_IDEMPOTENCY_SCOPE, externalRef, transactionId, expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS) },
-          now,
-        );
-        if (!claimed) {
+        const key = { accountId: account.id, scope: IDEMPOTENCY_SCOPE.charge, externalRef };
+        if (!(await claimIdempotencyKey(tx, { ...key, transactionId }, now))) {
           // A concurrent request with the same externalRef won; answer with its charge.
-          const winner = await this.findByExternalRef(account.id, externalRef, now, tx);
+          const winner = await findTransactionByExternalRef(tx, key, now);
           if (!winner) throw new Error('idempotency key held without its transaction');
           return replayed(winner);
         }
@@ -90,7 +85,7 @@ export class ChargeService {
       const allowed = await consumeRateLimit(tx, account.id, { bucket: 'pix:hour', windowMs: HOUR_MS, limit: account.limits.pixPerHour }, now);
       if (!allowed) throw new ApiError(429, messages.pixRateLimited);
 
-      const charge: TransactionRow = {
+      const charge = await insertTransaction(tx, {
         id: transactionId,
         accountId: account.id,
         type: 'pix_in',
@@ -100,7 +95,7 @@ export class ChargeService {
         netCents: input.amountCents - feeCents,
         externalRef,
         description: null,
-        customer: input.customer,
+        customer: JSON.stringify(input.customer),
         pixPayload,
         location,
         expiresAt,
@@ -114,15 +109,9 @@ export class ChargeService {
         recipientId: null,
         createdAt: now,
         updatedAt: now,
-      };
-      await repository.insertTransaction(tx, { ...charge, customer: JSON.stringify(input.customer), payer: null, beneficiary: null });
+      });
       return created(charge);
     });
-  }
-
-  private async findByExternalRef(accountId: string, externalRef: string, at: Date, db: Db | Tx = this.db) {
-    const transactionId = await repository.findIdempotentTransactionId(db, accountId, repository.CHARGE_IDEMPOTENCY_SCOPE, externalRef, at);
-    return transactionId ? findTransaction(db, accountId, transactionId) : undefined;
   }
 
   /** A payer pays a pending charge: net credited, fee to the platform, `transaction.paid` recorded. */

@@ -1,4 +1,5 @@
-import type { Executor } from '../platform/database.js';
+import type { Executor, Tx } from '../platform/database.js';
+import type { NewTransaction } from '../platform/schema.js';
 
 export function findTransaction(db: Executor, accountId: string, transactionId: string) {
   return db.selectFrom('transactions').selectAll().where('id', '=', transactionId).where('accountId', '=', accountId).executeTakeFirst();
@@ -9,4 +10,8 @@ export function listTransactions(db: Executor, accountId: string, options: { typ
   let query = db.selectFrom('transactions').selectAll().where('accountId', '=', accountId);
   if (options.type) query = query.where('type', '=', options.type);
   return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(options.limit).execute();
+}
+
+export function insertTransaction(tx: Tx, transaction: NewTransaction) {
+  return tx.insertInto('transactions').values(transaction).returningAll().executeTakeFirstOrThrow();
 }

@@ -3,8 +3,6 @@ import type { Executor, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import type { TransactionRow } from '../platform/schema.js';
 
-export const WITHDRAWAL_IDEMPOTENCY_SCOPE = 'withdraw';
-
 /** Sum of the account's withdrawals since `since` that hold or moved money (not failed/cancelled). */
 export async function sumWithdrawalsSince(tx: Tx, accountId: string, since: Date): Promise<number> {
   const row = await tx

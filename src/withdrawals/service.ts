@@ -10,9 +10,9 @@ import { ApiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { consumeRateLimit } from '../platform/rateLimit.js';
 import type { Party, TransactionRow } from '../platform/schema.js';
-import { claimIdempotencyKey, findIdempotentTransactionId } from '../charges/repository.js';
 import { ProviderError, ProviderOutcomeUnknownError, type PixProvider, type WithdrawalSubmission } from '../provider/provider.js';
-import { findTransaction } from '../transactions/repository.js';
+import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '../transactions/idempotency.js';
+import { findTransaction, insertTransaction } from '../transactions/repository.js';
 import { recordTransactionEvent, type EventName } from '../webhooks/events.js';
 import * as repository from './repository.js';
 import type { CreateWithdrawalBody } from './schemas.js';
@@ -20,8 +20,6 @@ import type { CreateWithdrawalBody } from './schemas.js';
 const SECOND_MS = 1000;
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
-/** externalRef of a withdrawal is kept as long as the charges' (7 days). */
-const IDEMPOTENCY_RETENTION_MS = 7 * 86_400_000;
 
 /** Where a withdrawal may go: the holder (Mode 1) or an approved recipient (Mode 2). */
 export type Destination = { holder: Party; recipientId: string | null; thirdParty: boolean };
@@ -52,7 +50,7 @@ export class WithdrawalService {
     const externalRef = input.externalRef ?? null;
     if (externalRef) {
       // Idempotent retries answer at once and consume no rate limit.
-      const existing = await this.findByExternalRef(account.id, externalRef, this.db);
+      const existing = await findTransactionByExternalRef(this.db, { accountId: account.id, scope: IDEMPOTENCY_SCOPE.withdrawal, externalRef }, this.clock.now());
       if (existing) return { statusCode: 200, body: { ...summary(existing), idempotent: true } };
     }
     const feeCents = computeFee(account.fees.withdrawal, input.amountCents, { capAtAmount: false });
@@ -62,13 +60,9 @@ export class WithdrawalService {
       const now = this.clock.now();
       const transactionId = newId();
       if (externalRef) {
-        const claimed = await claimIdempotencyKey(
-          tx,
-          { accountId: account.id, scope: repository.WITHDRAWAL_IDEMPOTENCY_SCOPE, externalRef, transactionId, expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS) },
-          now,
-        );
-        if (!claimed) {
-          const winner = await this.findByExternalRef(account.id, externalRef, tx);
+        const key = { accountId: account.id, scope: IDEMPOTENCY_SCOPE.withdrawal, externalRef };
+        if (!(await claimIdempotencyKey(tx, { ...key, transactionId }, now))) {
+          const winner = await findTransactionByExternalRef(tx, key, now);
           if (!winner) throw new Error('idempotency key held without its transaction');
           return { replay: winner };
         }
@@ -80,9 +74,7 @@ export class WithdrawalService {
       const totalCents = input.amountCents + feeCents;
       if (!manual && balance.availableCents - balance.blockedCents < totalCents) throw new ApiError(422, messages.insufficientBalance);
 
-      const row = await tx
-        .insertInto('transactions')
-        .values({
+      const row = await insertTransaction(tx, {
           id: transactionId,
           accountId: account.id,
           type: 'withdrawal',
@@ -106,9 +98,7 @@ export class WithdrawalService {
           recipientId: destination.recipientId,
           createdAt: now,
           updatedAt: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+        });
       await recordTransactionEvent(tx, 'transfer.created', row, now);
       if (manual) {
         await recordTransactionEvent(tx, 'transfer.pending_approval', row, now);
@@ -164,11 +154,6 @@ export class WithdrawalService {
     }
     if (submission.confirmationInterrupted) throw new ApiError(502, messages.withdrawalConfirmationInterrupted(row.id));
     return { statusCode: 201, body: summary(row) };
-  }
-
-  private async findByExternalRef(accountId: string, externalRef: string, db: Db | Tx) {
-    const transactionId = await findIdempotentTransactionId(db, accountId, repository.WITHDRAWAL_IDEMPOTENCY_SCOPE, externalRef, this.clock.now());
-    return transactionId ? findTransaction(db, accountId, transactionId) : undefined;
   }
 
   /** 1/s, 2/min, 10/UTC hour by default, per account: the spec's three messages, in that order. */
@@ -240,12 +225,7 @@ export class WithdrawalService {
       async (tx, row, at) => {
         await this.moveWithdrawalMoney(tx, row, at, -1);
         if (options.releaseExternalRef && row.externalRef) {
-          await tx
-            .deleteFrom('idempotencyKeys')
-            .where('accountId', '=', row.accountId)
-            .where('scope', '=', repository.WITHDRAWAL_IDEMPOTENCY_SCOPE)
-            .where('externalRef', '=', row.externalRef)
-            .execute();
+          await releaseIdempotencyKey(tx, { accountId: row.accountId, scope: IDEMPOTENCY_SCOPE.withdrawal, externalRef: row.externalRef });
         }
         return {};
       },

@@ -1,0 +1,60 @@
+import type { Executor, Tx } from '../platform/database.js';
+
+/** Spec: an externalRef is retained 7 days from creation (withdrawals keep it as long as charges). */
+export const IDEMPOTENCY_RETENTION_MS = 7 * 86_400_000;
+
+/** externalRef namespaces: a charge and a withdrawal may share a reference. */
+export const IDEMPOTENCY_SCOPE = { charge: 'pix', withdrawal: 'withdraw' } as const;
+export type IdempotencyScope = (typeof IDEMPOTENCY_SCOPE)[keyof typeof IDEMPOTENCY_SCOPE];
+
+type KeyReference = { accountId: string; scope: IdempotencyScope; externalRef: string };
+
+/** The transaction a still-valid externalRef of the account points to, if any (one query). */
+export function findTransactionByExternalRef(db: Executor, key: KeyReference, at: Date) {
+  return db
+    .selectFrom('idempotencyKeys as k')
+    .innerJoin('transactions as t', 't.id', 'k.transactionId')
+    .selectAll('t')
+    .where('k.accountId', '=', key.accountId)
+    .where('k.scope', '=', key.scope)
+    .where('k.externalRef', '=', key.externalRef)
+    .where('k.expiresAt', '>', at)
+    .where('t.accountId', '=', key.accountId)
+    .executeTakeFirst();
+}
+
+/**
+ * Claims externalRef for a new transaction, for the retention period from `at`. Returns true when
+ * claimed; false when a still-valid key holds it. On the server a concurrent claim waits for the
+ * first to commit or roll back; an expired key is taken over.
+ */
+export async function claimIdempotencyKey(tx: Tx, key: KeyReference & { transactionId: string }, at: Date): Promise<boolean> {
+  const expiresAt = new Date(at.getTime() + IDEMPOTENCY_RETENTION_MS);
+  const claimed = await tx
+    .insertInto('idempotencyKeys')
+    .values({ ...key, expiresAt })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['accountId', 'scope', 'externalRef'])
+        .doUpdateSet({ transactionId: key.transactionId, expiresAt })
+        .where('idempotencyKeys.expiresAt', '<=', at),
+    )
+    .returning('transactionId')
+    .executeTakeFirst();
+  return claimed !== undefined;
+}
+
+/** Frees an externalRef (its transaction did not go through), so a retry creates a new one. */
+export async function releaseIdempotencyKey(tx: Tx, key: KeyReference): Promise<void> {
+  await tx
+    .deleteFrom('idempotencyKeys')
+    .where('accountId', '=', key.accountId)
+    .where('scope', '=', key.scope)
+    .where('externalRef', '=', key.externalRef)
+    .execute();
+}
+
+export async function purgeExpiredIdempotencyKeys(db: Executor, before: Date): Promise<number> {
+  const result = await db.deleteFrom('idempotencyKeys').where('expiresAt', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

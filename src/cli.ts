@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
+import { anyAccountExists } from './accounts/repository.js';
 import { buildApp } from './app.js';
 import { loadConfig, type Config } from './config.js';
 import { findLedgerProblems } from './ledger/repository.js';
@@ -41,8 +42,7 @@ function resolveSecrets(config: Config): Secrets {
 
 /** First start of an empty database: a demo merchant with approved KYC and one API key. */
 async function bootstrapDemoMerchant(services: Services): Promise<{ accountId: string; apiKey: string } | null> {
-  const existing = await services.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
-  if (existing) return null;
+  if (await anyAccountExists(services.db)) return null;
   const account = await services.accounts.createAccount({
     name: 'Loja Demo',
     email: 'demo@example.com',

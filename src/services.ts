@@ -17,6 +17,8 @@ export type Services = {
   db: Db;
   clock: Clock;
   provider: PixProvider;
+  /** The built-in simulator behind `provider`, for the sandbox's own calls. */
+  simulator: SimulatedPixProvider;
   accounts: AccountService;
   charges: ChargeService;
   ledger: LedgerService;
@@ -43,6 +45,7 @@ export function createServices(config: Config, database: Database, clock: Clock)
     db,
     clock,
     provider,
+    simulator: provider,
     accounts,
     charges: new ChargeService(db, clock, provider),
     ledger: new LedgerService(db, clock, accounts),

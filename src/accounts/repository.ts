@@ -10,6 +10,10 @@ export function findAccount(db: Executor, accountId: string) {
   return db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
 }
 
+export async function anyAccountExists(db: Executor): Promise<boolean> {
+  return (await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
+}
+
 export async function updateAccount(db: Executor, accountId: string, changes: Updateable<AccountsTable>): Promise<void> {
   await db.updateTable('accounts').set(changes).where('id', '=', accountId).execute();
 }

@@ -10,6 +10,7 @@ import { newId } from '../platform/ids.js';
 import { constantTimeEqual, sha256 } from '../platform/secrets.js';
 import { compileAllowlist, findInvalidAllowlistEntry } from '../platform/ipAllowlist.js';
 import { LIMIT_NAMES, toAccount, type Account, type AccountLimits } from './model.js';
+import { createBalance } from '../ledger/repository.js';
 import * as repository from './repository.js';
 
 export const API_KEY_PREFIX = 'svck_';
@@ -88,7 +89,7 @@ export class AccountService {
       });
       await repository.upsertFeePlan(tx, { accountId: id, transactionType: 'pix_in', ...DEFAULT_FEES.pixIn });
       await repository.upsertFeePlan(tx, { accountId: id, transactionType: 'withdrawal', ...DEFAULT_FEES.withdrawal });
-      await tx.insertInto('balances').values({ accountId: id, availableCents: 0 }).execute();
+      await createBalance(tx, id);
     });
     return this.getAccount(id);
   }

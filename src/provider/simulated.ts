@@ -93,4 +93,19 @@ export class SimulatedPixProvider implements PixProvider {
       .limit(limit)
       .execute();
   }
+
+  /** Who the network pays for this withdrawal (resolved at submission). */
+  async beneficiaryOf(transactionId: string): Promise<Party> {
+    const row = await this.db.selectFrom('sandboxWithdrawals').select('beneficiary').where('transactionId', '=', transactionId).executeTakeFirstOrThrow();
+    return row.beneficiary;
+  }
+
+  /** Sandbox DICT: registers (or replaces) who holds an email/phone/evp key for this merchant. */
+  async registerDictKey(accountId: string, keyType: string, key: string, owner: Party): Promise<void> {
+    await this.db
+      .insertInto('sandboxDictKeys')
+      .values({ accountId, keyType, key, owner: JSON.stringify(owner) })
+      .onConflict((conflict) => conflict.columns(['accountId', 'keyType', 'key']).doUpdateSet({ owner: JSON.stringify(owner) }))
+      .execute();
+  }
 }

@@ -82,7 +82,7 @@ const dictKeyBody = z.object(
 );
 
 export const sandboxRoutes =
-  ({ charges, db, sandbox }: Services): FastifyPluginAsyncZod =>
+  ({ charges, db, sandbox, simulator }: Services): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Sandbox'], security: [{ apiKey: [] }] };
 
@@ -183,7 +183,7 @@ export const sandboxRoutes =
         const formatError = pixKeyFormatError(keyType, key);
         if (formatError) throw new ApiError(400, formatError);
         const owner = request.body.owner as Party;
-        await sandbox.registerDictKey(request.merchant.account.id, keyType, key, owner);
+        await simulator.registerDictKey(request.merchant.account.id, keyType, key, owner);
         return reply.code(201).send({ key, keyType, owner });
       },
     );

@@ -1,7 +1,7 @@
 import { messages } from '../messages.js';
 import type { Db } from '../platform/database.js';
 import { ApiError } from '../platform/errors.js';
-import type { Party, TransactionRow } from '../platform/schema.js';
+import type { TransactionRow } from '../platform/schema.js';
 import type { SimulatedPixProvider } from '../provider/simulated.js';
 import { findTransaction } from '../transactions/repository.js';
 import type { WithdrawalService } from '../withdrawals/service.js';
@@ -31,7 +31,7 @@ export class SandboxService {
     await this.simulator.recordOutcome(transactionId, outcome);
     if (withdrawal.status === 'failed_unknown') return withdrawal;
     if (outcome === 'failed') return this.withdrawals.fail(transactionId, { releaseExternalRef: false }, accountId);
-    return this.withdrawals.markPaid(transactionId, await this.beneficiaryOf(transactionId), accountId);
+    return this.withdrawals.markPaid(transactionId, await this.simulator.beneficiaryOf(transactionId), accountId);
   }
 
   /** Worker step: processing withdrawals whose SANDBOX_SETTLE_MS elapsed are paid. */
@@ -42,25 +42,12 @@ export class SandboxService {
       await this.simulator.recordOutcome(due.transactionId, 'paid');
       if (withdrawal?.status !== 'processing') continue; // settled by hand meanwhile
       try {
-        await this.withdrawals.markPaid(due.transactionId, await this.beneficiaryOf(due.transactionId));
+        await this.withdrawals.markPaid(due.transactionId, await this.simulator.beneficiaryOf(due.transactionId));
         settled++;
       } catch (error) {
         if (!(error instanceof ApiError)) throw error; // a concurrent settle won the race
       }
     }
     return settled;
-  }
-
-  async registerDictKey(accountId: string, keyType: string, key: string, owner: Party): Promise<void> {
-    await this.db
-      .insertInto('sandboxDictKeys')
-      .values({ accountId, keyType, key, owner: JSON.stringify(owner) })
-      .onConflict((conflict) => conflict.columns(['accountId', 'keyType', 'key']).doUpdateSet({ owner: JSON.stringify(owner) }))
-      .execute();
-  }
-
-  private async beneficiaryOf(transactionId: string): Promise<Party> {
-    const row = await this.db.selectFrom('sandboxWithdrawals').select('beneficiary').where('transactionId', '=', transactionId).executeTakeFirstOrThrow();
-    return row.beneficiary;
   }
 }

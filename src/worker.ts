@@ -13,6 +13,7 @@ type Logger = Pick<FastifyBaseLogger, 'error' | 'info'>;
 export function startWorkers(services: Services, logger: Logger, options: { expiryIntervalMs?: number; settlementIntervalMs?: number; reconciliationIntervalMs?: number } = {}): () => Promise<void> {
   let stopped = false;
   const running = new Set<Promise<unknown>>();
+  const timers = new Set<NodeJS.Timeout>();
 
   const every = (intervalMs: number, name: string, step: () => Promise<unknown>) => {
     const tick = async () => {
@@ -25,7 +26,6 @@ export function startWorkers(services: Services, logger: Logger, options: { expi
     };
     timers.add(setTimeout(tick, 0));
   };
-  const timers = new Set<NodeJS.Timeout>();
 
   every(options.expiryIntervalMs ?? 1000, 'charge-expiry', async () => {
     // Drain in batches so a backlog clears in one tick without one huge transaction.

@@ -15,6 +15,8 @@ import { messages } from './messages.js';
 import './platform/validation.js';
 import { recipientAdminRoutes } from './recipients/adminRoutes.js';
 import { recipientRoutes } from './recipients/routes.js';
+import { webhookAdminRoutes } from './webhooks/adminRoutes.js';
+import { openApiWebhooks } from './webhooks/schemas.js';
 import { withdrawalAdminRoutes } from './withdrawals/adminRoutes.js';
 import { withdrawalRoutes } from './withdrawals/routes.js';
 import { sandboxRoutes } from './sandbox/routes.js';
@@ -70,6 +72,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
         description: 'Merchant API (/v1), operator API (/admin/v1) and sandbox (/sandbox/v1). Errors are `{ "error": "<mensagem>" }`.',
       },
       servers: [{ url: config.publicBaseUrl }],
+      webhooks: openApiWebhooks(),
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'Merchant API key: `Authorization: Bearer svck_…`' },
@@ -111,6 +114,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       await admin.register(ledgerAdminRoutes(services));
       await admin.register(recipientAdminRoutes(services));
       await admin.register(withdrawalAdminRoutes(services));
+      await admin.register(webhookAdminRoutes(services));
     },
     { prefix: '/admin/v1' },
   );

@@ -88,6 +88,21 @@ export const messages = {
   recipientNotPendingReview: 'Destinatário não está em análise.',
   recipientNotActive: 'Destinatário não está ativo.',
 
+  // Webhooks (operator API)
+  webhookUrlInvalid: 'url deve ser uma URL HTTPS válida (máximo 2048 caracteres).',
+  webhookUrlNotPublic: 'url deve apontar para um endereço público.',
+  webhookEventsNotList: 'events deve ser uma lista (até 50) de nomes de eventos ou categorias.',
+  webhookEventsInvalid: (entry: string) => `events contém um evento ou categoria desconhecido: '${entry}'.`,
+  webhookEndpointLimit: (limit: number) => `Limite de ${limit} URLs de webhook atingido.`,
+  webhookEndpointIdInvalid: 'endpointId inválido.',
+  webhookEndpointNotFound: 'Endpoint de webhook não encontrado.',
+  webhookOverlapInvalid: 'overlapSeconds deve ser um inteiro entre 0 e 604800 (7 dias).',
+  webhookDeliveryIdInvalid: 'deliveryId inválido.',
+  webhookDeliveryNotFound: 'Entrega de webhook não encontrada.',
+  webhookEventIdInvalid: 'eventId inválido.',
+  webhookResendEndpointRemoved: 'Endpoint de webhook removido; não é possível reenviar.',
+  webhookResendRateLimited: 'Limite de 10 reenvios por hora atingido.',
+
   // HTTP plumbing
   routeNotFound: 'Rota não encontrada.',
   bodyNotJson: 'Content-Type deve ser application/json.',

@@ -8,6 +8,9 @@ import type { PixProvider } from './provider/provider.js';
 import { SimulatedPixProvider } from './provider/simulated.js';
 import { RecipientService } from './recipients/service.js';
 import { SandboxService } from './sandbox/service.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { WebhookClient } from './webhooks/outbound.js';
+import { WebhookService } from './webhooks/service.js';
 import { WithdrawalService } from './withdrawals/service.js';
 
 /** Everything the routes and workers use, wired once per process. */
@@ -25,6 +28,9 @@ export type Services = {
   recipients: RecipientService;
   withdrawals: WithdrawalService;
   sandbox: SandboxService;
+  webhooks: WebhookService;
+  /** Delivers queued webhooks; started by the worker (in `serve` itself on the embedded database). */
+  webhookDispatcher: WebhookDispatcher;
 };
 
 /** BR Code field 26.25 holds at most 77 characters: host + `/pix/v2/` + 32 hex. */
@@ -52,5 +58,12 @@ export function createServices(config: Config, database: Database, clock: Clock)
     recipients: new RecipientService(db, clock, config),
     withdrawals,
     sandbox: new SandboxService(db, provider, withdrawals),
+    webhooks: new WebhookService(db, clock, config),
+    webhookDispatcher: new WebhookDispatcher(
+      db,
+      clock,
+      config,
+      new WebhookClient({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate }),
+    ),
   };
 }

@@ -3,10 +3,10 @@ import { purgeExpiredIdempotencyKeys } from './transactions/idempotency.js';
 import { purgeExpiredRateCounters } from './platform/rateLimit.js';
 import type { Services } from './services.js';
 
-type Logger = Pick<FastifyBaseLogger, 'error' | 'info'>;
+type Logger = Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'>;
 
 /**
- * Background jobs: charge expiry (every second), the simulator's automatic settlement, the
+ * Background jobs: webhook delivery, charge expiry (every second), the simulator's automatic settlement, the
  * reconciliation of withdrawals with an unknown outcome, and housekeeping (every minute). Safe to run in
  * any number of processes: each step claims its rows with SKIP LOCKED or is idempotent.
  */
@@ -39,11 +39,13 @@ export function startWorkers(services: Services, logger: Logger, options: { expi
     const now = services.clock.now();
     await purgeExpiredRateCounters(services.db, now);
     await purgeExpiredIdempotencyKeys(services.db, now);
+    await services.webhooks.purgeHistory();
   });
+  services.webhookDispatcher.start(logger);
 
   return async () => {
     stopped = true;
     for (const timer of timers) clearTimeout(timer);
-    await Promise.all(running);
+    await Promise.all([...running, services.webhookDispatcher.stop()]);
   };
 }

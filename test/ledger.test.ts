@@ -21,8 +21,10 @@ const balanceOf = async (merchant: Merchant) => (await gateway.call('GET', '/v1/
 const entriesOf = (transactionId: string) =>
   gateway.database.db.selectFrom('ledgerEntries').select(['book', 'amountCents', 'kind']).where('transactionId', '=', transactionId).orderBy('book').execute();
 
-const eventsOf = (transactionId: string) =>
-  gateway.database.db.selectFrom('events').select(['name', 'payload']).where('transactionId', '=', transactionId).orderBy('createdAt').execute();
+const eventsOf = async (transactionId: string) =>
+  (await gateway.database.db.selectFrom('events').select(['name', 'payload']).where('transactionId', '=', transactionId).orderBy('createdAt').execute()).map(
+    (row) => ({ name: row.name, payload: JSON.parse(row.payload) as Record<string, unknown> }),
+  );
 
 describe('charge paid', () => {
   it('credits the net to the merchant, the fee to the platform, against PIX settlement', async () => {

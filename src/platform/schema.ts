@@ -144,8 +144,51 @@ export interface EventsTable {
   accountId: string;
   transactionId: string | null;
   name: string;
-  payload: ColumnType<Record<string, unknown>, string, never>;
+  /** The exact JSON body sent to webhook endpoints. */
+  payload: ColumnType<string, string, never>;
   createdAt: Generated<Date>;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  accountId: string;
+  url: string;
+  filters: string[];
+  eventNames: string[];
+  secretEncrypted: string;
+  previousSecretEncrypted: string | null;
+  previousSecretExpiresAt: Date | null;
+  createdAt: Date;
+  deletedAt: Date | null;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  accountId: string;
+  endpointId: string;
+  eventId: string;
+  transactionId: string | null;
+  resendOf: string | null;
+  status: WebhookDeliveryStatus;
+  attemptCount: Generated<number>;
+  nextAttemptAt: Date;
+  leaseId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  accountId: string;
+  deliveryId: string;
+  attemptNumber: number;
+  url: string;
+  attemptedAt: Date;
+  durationMs: number;
+  httpStatus: number | null;
+  error: string | null;
 }
 
 export interface SandboxDirectivesTable {
@@ -220,6 +263,9 @@ export interface DB {
   balances: BalancesTable;
   blocks: BlocksTable;
   events: EventsTable;
+  webhookEndpoints: WebhookEndpointsTable;
+  webhookDeliveries: WebhookDeliveriesTable;
+  webhookAttempts: WebhookAttemptsTable;
   sandboxDirectives: SandboxDirectivesTable;
   alerts: AlertsTable;
   sandboxDictKeys: SandboxDictKeysTable;
@@ -232,3 +278,4 @@ export type AccountRow = Selectable<AccountsTable>;
 export type TransactionRow = Selectable<TransactionsTable>;
 export type NewTransaction = Insertable<TransactionsTable>;
 export type RecipientRow = Selectable<RecipientsTable>;
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;

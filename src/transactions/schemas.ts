@@ -27,6 +27,14 @@ export const transactionIdParams = z.object({
   id: z.string().meta({ description: 'transactionId (UUID v7).' }),
 });
 
+/** `?limit=`: an integer from 1 to 100, default 50 (every list of the API). */
+export const listLimitQuery = z
+  .string({ error: messages.listLimitInvalid })
+  .optional()
+  .refine((value) => value === undefined || (/^\d{1,3}$/.test(value) && Number(value) >= 1 && Number(value) <= 100), messages.listLimitInvalid)
+  .transform((value) => (value === undefined ? 50 : Number(value)))
+  .meta({ description: 'Integer 1 to 100, default 50.' });
+
 export const listTransactionsQuery = z.object({
   type: z
     .string({ error: (issue) => messages.transactionTypeInvalid(String(issue.input)) })
@@ -36,12 +44,7 @@ export const listTransactionsQuery = z.object({
     })
     .transform((value) => value as 'pix_in' | 'withdrawal' | undefined)
     .meta({ description: "'pix_in' or 'withdrawal'; both when absent." }),
-  limit: z
-    .string({ error: messages.listLimitInvalid })
-    .optional()
-    .refine((value) => value === undefined || (/^\d{1,3}$/.test(value) && Number(value) >= 1 && Number(value) <= 100), messages.listLimitInvalid)
-    .transform((value) => (value === undefined ? 50 : Number(value)))
-    .meta({ description: 'Integer 1 to 100, default 50.' }),
+  limit: listLimitQuery,
 });
 
 export const transactionListResponse = z.object({ transactions: z.array(transactionSchema), count: z.int() });

@@ -1,5 +1,6 @@
 import type { Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
+import { insertEventWithDeliveries } from './repository.js';
 import type { TransactionRow } from '../platform/schema.js';
 import { presentTransaction } from '../transactions/presenter.js';
 
@@ -29,18 +30,88 @@ export const CANONICAL_EVENTS = [
 ] as const;
 export type EventName = (typeof CANONICAL_EVENTS)[number];
 
+type SettlementField = 'endToEndId' | 'payer' | 'beneficiary' | 'refundEndToEndId';
+const NO_SETTLEMENT: readonly SettlementField[] = [];
+
+/** The PIX fields each event carries (spec: Canonical events); every other event omits them. */
+export const SETTLEMENT_FIELDS: Record<EventName, readonly SettlementField[]> = {
+  ...(Object.fromEntries(CANONICAL_EVENTS.map((name) => [name, NO_SETTLEMENT])) as Record<EventName, readonly SettlementField[]>),
+  'transaction.paid': ['endToEndId', 'payer'],
+  'transaction.refunded': ['endToEndId', 'payer'],
+  'transaction.partially_refunded': ['endToEndId', 'payer'],
+  'transfer.paid': ['endToEndId', 'beneficiary'],
+  'transfer.refunded': ['endToEndId', 'beneficiary', 'refundEndToEndId'],
+  'transfer.partially_refunded': ['endToEndId', 'beneficiary', 'refundEndToEndId'],
+};
+
+/** Semantic categories an endpoint can filter on (DESIGN.md §5). */
+export const EVENT_CATEGORIES = {
+  cashin: ['transaction.paid', 'transaction.expired', 'transaction.failed', 'transaction.cancelled'],
+  cashout: [
+    'transfer.created',
+    'transfer.processing',
+    'transfer.pending_approval',
+    'transfer.approved',
+    'transfer.rejected',
+    'transfer.failed',
+    'transfer.cancelled',
+    'transfer.paid',
+  ],
+  refund: ['transaction.refunded', 'transaction.partially_refunded', 'transfer.refunded', 'transfer.partially_refunded'],
+  dispute: ['transaction.infraction', 'transaction.dispute', 'transaction.protest', 'transaction.blocked'],
+  chargeback: ['transaction.chargeback'],
+} as const satisfies Record<string, readonly EventName[]>;
+export type EventCategory = keyof typeof EVENT_CATEGORIES;
+
+/** Names used before the canonical catalog (spec: Events), still accepted in filters. */
+export const FORMER_EVENT_NAMES: Record<string, EventName> = {
+  TRANSFER_PAID: 'transfer.paid',
+  'transaction.refunded.partial': 'transaction.partially_refunded',
+  'transfer.refunded.partial': 'transfer.partially_refunded',
+  'chargeback.applied': 'transaction.chargeback',
+  'med.opened': 'transaction.infraction',
+  'dispute.opened': 'transaction.dispute',
+  'funds.blocked': 'transaction.blocked',
+  'protest.opened': 'transaction.protest',
+};
+
+const canonicalNames = new Set<string>(CANONICAL_EVENTS);
+
+/**
+ * An endpoint filter as the service keeps it: each entry a canonical name or a category (former
+ * names mapped), deduplicated, plus the canonical names it selects; or the first unknown entry.
+ */
+export function normalizeEventFilter(entries: readonly string[]): { filters: string[]; eventNames: EventName[] } | { unknown: string } {
+  const filters = new Set<string>();
+  const eventNames = new Set<EventName>();
+  for (const entry of entries) {
+    const name = FORMER_EVENT_NAMES[entry] ?? entry;
+    if (canonicalNames.has(name)) {
+      filters.add(name);
+      eventNames.add(name as EventName);
+    } else if (Object.hasOwn(EVENT_CATEGORIES, name)) {
+      filters.add(name);
+      for (const member of EVENT_CATEGORIES[name as EventCategory]) eventNames.add(member);
+    } else {
+      return { unknown: entry };
+    }
+  }
+  return { filters: [...filters], eventNames: CANONICAL_EVENTS.filter((name) => eventNames.has(name)) };
+}
+
 /**
  * Writes the event of a status change, in the transaction that made the change (outbox): no
- * change without its event, no event without its change. The body is the transaction as the
- * API shows it (settlement fields omitted until settled), without the charge payload.
+ * change without its event, no event without its change. In the same statement it queues one
+ * delivery per endpoint of the account whose filter selects the event. The body is the
+ * transaction as the API shows it, without the charge payload, with only the PIX fields the
+ * event carries; it is stored as the exact text every delivery sends.
  */
 export async function recordTransactionEvent(tx: Tx, name: EventName, transaction: TransactionRow, at: Date): Promise<string> {
   const eventId = newId();
-  const { pixPayload: _payload, ...view } = presentTransaction(transaction);
-  const payload = { eventId, event: name, ...view, occurredAt: at.getTime() };
-  await tx
-    .insertInto('events')
-    .values({ id: eventId, accountId: transaction.accountId, transactionId: transaction.id, name, payload: JSON.stringify(payload), createdAt: at })
-    .execute();
+  const { pixPayload: _payload, endToEndId, payer, beneficiary, refundEndToEndId, ...view } = presentTransaction(transaction);
+  const settlement: Partial<Record<SettlementField, unknown>> = { endToEndId, payer, beneficiary, refundEndToEndId };
+  const fields = Object.fromEntries(SETTLEMENT_FIELDS[name].filter((field) => settlement[field] !== undefined).map((field) => [field, settlement[field]]));
+  const payload = JSON.stringify({ eventId, event: name, ...view, ...fields, occurredAt: at.getTime() });
+  await insertEventWithDeliveries(tx, { id: eventId, accountId: transaction.accountId, transactionId: transaction.id, name, payload, createdAt: at });
   return eventId;
 }

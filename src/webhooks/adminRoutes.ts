@@ -1,0 +1,133 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { requireAccountId } from '../accounts/adminRoutes.js';
+import { accountIdParams } from '../accounts/adminSchemas.js';
+import { messages } from '../messages.js';
+import { ApiError } from '../platform/errors.js';
+import { isId } from '../platform/ids.js';
+import { errorResponses } from '../platform/schemas.js';
+import type { Services } from '../services.js';
+import {
+  accountEndpointParams,
+  attemptListResponse,
+  createdEndpointSchema,
+  deliveriesQuery,
+  deliveryParams,
+  endpointBody,
+  endpointListResponse,
+  endpointParams,
+  endpointSchema,
+  resendResponse,
+  rotateSecretBody,
+  rotateSecretResponse,
+} from './schemas.js';
+
+const requireId = (value: string, message: string): string => {
+  if (!isId(value)) throw new ApiError(400, message);
+  return value;
+};
+
+/** Webhook endpoints and delivery history (DESIGN.md §6); the dashboard will call the same service. */
+export const webhookAdminRoutes =
+  ({ accounts, webhooks }: Services): FastifyPluginAsyncZod =>
+  async (app) => {
+    const common = { tags: ['Operator: webhooks'], security: [{ adminToken: [] }] };
+
+    app.post(
+      '/accounts/:accountId/webhook-endpoints',
+      {
+        schema: {
+          ...common,
+          summary: 'Register a webhook URL (at most 6 per account); the signing secret is shown once',
+          params: accountIdParams,
+          body: endpointBody,
+          response: { 201: createdEndpointSchema, ...errorResponses(400, 401, 404, 422) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await webhooks.registerEndpoint(requireAccountId(request.params.accountId), request.body)),
+    );
+
+    app.get(
+      '/accounts/:accountId/webhook-endpoints',
+      { schema: { ...common, summary: "The account's webhook URLs", params: accountIdParams, response: { 200: endpointListResponse, ...errorResponses(400, 401, 404) } } },
+      async (request) => {
+        const accountId = requireAccountId(request.params.accountId);
+        await accounts.getAccount(accountId);
+        return webhooks.listEndpoints(accountId);
+      },
+    );
+
+    app.get(
+      '/accounts/:accountId/webhook-endpoints/:endpointId',
+      { schema: { ...common, summary: 'One webhook URL', params: accountEndpointParams, response: { 200: endpointSchema, ...errorResponses(400, 401, 404) } } },
+      async (request) =>
+        webhooks.getEndpoint(requireAccountId(request.params.accountId), requireId(request.params.endpointId, messages.webhookEndpointIdInvalid)),
+    );
+
+    app.delete(
+      '/accounts/:accountId/webhook-endpoints/:endpointId',
+      {
+        schema: {
+          ...common,
+          summary: 'Remove a webhook URL: its pending deliveries stop; its history stays',
+          params: accountEndpointParams,
+          response: { 204: z.null(), ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request, reply) => {
+        await webhooks.deleteEndpoint(requireAccountId(request.params.accountId), requireId(request.params.endpointId, messages.webhookEndpointIdInvalid));
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/webhook-endpoints/:endpointId/rotate-secret',
+      {
+        schema: {
+          ...common,
+          summary: 'New signing secret; the old one also signs (second signature) until the overlap ends',
+          params: endpointParams,
+          body: rotateSecretBody,
+          response: { 201: rotateSecretResponse, ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request, reply) =>
+        reply
+          .code(201)
+          .send(await webhooks.rotateSecret(requireId(request.params.endpointId, messages.webhookEndpointIdInvalid), request.body?.overlapSeconds)),
+    );
+
+    app.get(
+      '/accounts/:accountId/webhook-deliveries',
+      {
+        schema: {
+          ...common,
+          summary: "Delivery attempts of the account's webhooks (60 days), newest first",
+          params: accountIdParams,
+          querystring: deliveriesQuery,
+          response: { 200: attemptListResponse, ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const accountId = requireAccountId(request.params.accountId);
+        const { eventId, transactionId, limit } = request.query;
+        if (eventId !== undefined) requireId(eventId, messages.webhookEventIdInvalid);
+        if (transactionId !== undefined) requireId(transactionId, messages.transactionIdInvalid);
+        await accounts.getAccount(accountId);
+        return webhooks.listAttempts(accountId, { eventId, transactionId, limit });
+      },
+    );
+
+    app.post(
+      '/webhook-deliveries/:deliveryId/resend',
+      {
+        schema: {
+          ...common,
+          summary: 'Re-fire a past delivery: same event id and body, new timestamp and signature (10 per hour per account)',
+          params: deliveryParams,
+          response: { 202: resendResponse, ...errorResponses(400, 401, 404, 422, 429) },
+        },
+      },
+      async (request, reply) => reply.code(202).send(await webhooks.resend(requireId(request.params.deliveryId, messages.webhookDeliveryIdInvalid))),
+    );
+  };

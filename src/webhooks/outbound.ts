@@ -1,0 +1,121 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import ipaddr from 'ipaddr.js';
+import { Agent, buildConnector, request } from 'undici';
+
+/**
+ * Outbound webhook HTTP, safe against SSRF: only public unicast addresses are dialled, checked
+ * when the socket connects (after DNS, on every attempt, so a name that changes its answer —
+ * DNS rebinding — is caught), unless private receivers are allowed for development. Redirects
+ * are not followed and at most a few KB of a response are read.
+ */
+
+/** Public unicast only: no loopback, private, link-local (cloud metadata), CGNAT, reserved, multicast, NAT64… */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.process(address).range() === 'unicast';
+}
+
+export class BlockedAddressError extends Error {
+  readonly code = 'BLOCKED_ADDRESS';
+  constructor(host: string, address: string) {
+    super(host === address ? `address ${address} is not public` : `${host} resolves to ${address}, which is not public`);
+  }
+}
+
+export type Lookup = (hostname: string, options: LookupOptions & { all: true }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
+const systemLookup: Lookup = (hostname, options, callback) => dnsLookup(hostname, options, callback);
+
+/** A `lookup` for net/tls.connect that refuses names resolving to any non-public address. */
+function guardedLookup(resolve: Lookup) {
+  return (hostname: string, options: LookupOptions, callback: (...args: any[]) => void) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error);
+      const blocked = addresses.find((entry) => !isPublicAddress(entry.address));
+      if (blocked) return callback(new BlockedAddressError(hostname, blocked.address));
+      if (options.all) return callback(null, addresses);
+      const [first] = addresses;
+      return first ? callback(null, first.address, first.family) : callback(new Error(`${hostname} has no address`));
+    });
+  };
+}
+
+export type WebhookResponse = { status: number | null; error: string | null; durationMs: number };
+
+export type WebhookClientOptions = {
+  timeoutMs: number;
+  allowPrivate: boolean;
+  /** DNS resolution, replaceable in tests to play a rebinding name server. */
+  lookup?: Lookup;
+};
+
+/** How much of a receiver's answer is read: only the status matters. */
+const RESPONSE_BODY_LIMIT = 4096;
+
+export class WebhookClient {
+  private readonly agent: Agent;
+
+  constructor(private readonly options: WebhookClientOptions) {
+    const connectOptions = { timeout: options.timeoutMs, ...(options.allowPrivate ? {} : { lookup: guardedLookup(options.lookup ?? systemLookup) }) };
+    const connect = buildConnector(connectOptions);
+    this.agent = new Agent({
+      connections: 64,
+      keepAliveTimeout: 10_000,
+      connect: (connectionOptions, callback) => {
+        // Literal IPs never reach `lookup`: check them here.
+        const host = connectionOptions.hostname.replace(/^\[|\]$/g, '');
+        if (!options.allowPrivate && ipaddr.isValid(host) && !isPublicAddress(host)) {
+          return callback(new BlockedAddressError(host, host), null);
+        }
+        return connect(connectionOptions, callback);
+      },
+    });
+  }
+
+  /** POSTs one delivery; never throws: the outcome is a status or an error text. */
+  async post(url: string, headers: Record<string, string>, body: string): Promise<WebhookResponse> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const refusal = this.refusal(url);
+    if (refusal) return { status: null, error: refusal, durationMs: 0 };
+    try {
+      const response = await request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'pix-gateway-webhooks/1', ...headers },
+        body,
+        dispatcher: this.agent,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+        headersTimeout: this.options.timeoutMs,
+        bodyTimeout: this.options.timeoutMs,
+      });
+      await response.body.dump({ limit: RESPONSE_BODY_LIMIT }).catch(() => undefined);
+      return { status: response.statusCode, error: null, durationMs: elapsed() };
+    } catch (error) {
+      return { status: null, error: describeFailure(error, this.options.timeoutMs), durationMs: elapsed() };
+    }
+  }
+
+  /** Why a URL is never dialled (scheme), or null. */
+  refusal(url: string): string | null {
+    const protocol = URL.canParse(url) ? new URL(url).protocol : null;
+    if (protocol === 'https:' || (protocol === 'http:' && this.options.allowPrivate)) return null;
+    return 'only https:// URLs are delivered';
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+function describeFailure(error: unknown, timeoutMs: number): string {
+  const causes: unknown[] = [];
+  for (let current: unknown = error; current instanceof Error && causes.length < 5; current = current.cause) causes.push(current);
+  const blocked = causes.find((cause) => cause instanceof BlockedAddressError);
+  if (blocked) return `blocked: ${(blocked as Error).message}`;
+  const names = causes.map((cause) => (cause as Error).name);
+  if (names.includes('TimeoutError') || names.includes('HeadersTimeoutError') || names.includes('BodyTimeoutError') || names.includes('ConnectTimeoutError')) {
+    return `timeout after ${timeoutMs} ms`;
+  }
+  const last = causes.at(-1) as (Error & { code?: string }) | undefined;
+  return `network error: ${last?.code ?? last?.message ?? String(error)}`;
+}

@@ -1,0 +1,239 @@
+import { sql } from 'kysely';
+import type { Db, Executor, Tx } from '../platform/database.js';
+import type { WebhookDeliveryStatus, WebhookEndpointRow } from '../platform/schema.js';
+
+export type NewEvent = { id: string; accountId: string; transactionId: string; name: string; payload: string; createdAt: Date };
+
+/**
+ * Inserts an event and, in the same statement, one pending delivery per live endpoint of the
+ * account whose filter selects it (an empty filter selects every event).
+ */
+export async function insertEventWithDeliveries(tx: Tx, event: NewEvent): Promise<void> {
+  await sql`
+    WITH event AS (
+      INSERT INTO events (id, account_id, transaction_id, name, payload, created_at)
+      VALUES (${event.id}, ${event.accountId}, ${event.transactionId}, ${event.name}, ${event.payload}, ${event.createdAt})
+    )
+    INSERT INTO webhook_deliveries (id, account_id, endpoint_id, event_id, transaction_id, status, next_attempt_at, created_at, updated_at)
+    SELECT uuid_v7(), ${event.accountId}, endpoint.id, ${event.id}, ${event.transactionId}, 'pending', ${event.createdAt}, ${event.createdAt}, ${event.createdAt}
+    FROM webhook_endpoints endpoint
+    WHERE endpoint.account_id = ${event.accountId} AND endpoint.deleted_at IS NULL
+      AND (cardinality(endpoint.filters) = 0 OR ${event.name} = ANY (endpoint.event_names))
+  `.execute(tx);
+}
+
+// Endpoints
+
+export type NewEndpoint = Pick<WebhookEndpointRow, 'id' | 'accountId' | 'url' | 'filters' | 'eventNames' | 'secretEncrypted' | 'createdAt'>;
+
+export async function insertEndpoint(tx: Tx, endpoint: NewEndpoint): Promise<WebhookEndpointRow> {
+  return tx
+    .insertInto('webhookEndpoints')
+    .values({ ...endpoint, previousSecretEncrypted: null, previousSecretExpiresAt: null, deletedAt: null })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Live endpoints of an account, oldest first. */
+export async function listEndpoints(db: Executor, accountId: string): Promise<WebhookEndpointRow[]> {
+  return db.selectFrom('webhookEndpoints').selectAll().where('accountId', '=', accountId).where('deletedAt', 'is', null).orderBy('createdAt').orderBy('id').execute();
+}
+
+export async function findEndpoint(db: Executor, endpointId: string, options: { lock?: boolean } = {}): Promise<WebhookEndpointRow | undefined> {
+  let query = db.selectFrom('webhookEndpoints').selectAll().where('id', '=', endpointId).where('deletedAt', 'is', null);
+  if (options.lock) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/** Soft delete (its deliveries stay in the history); pending deliveries to it are dropped. */
+export async function deleteEndpoint(tx: Tx, accountId: string, endpointId: string, at: Date): Promise<boolean> {
+  const result = await tx
+    .updateTable('webhookEndpoints')
+    .set({ deletedAt: at })
+    .where('id', '=', endpointId)
+    .where('accountId', '=', accountId)
+    .where('deletedAt', 'is', null)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
+  await tx
+    .updateTable('webhookDeliveries')
+    .set({ status: 'failed', leaseId: null, updatedAt: at })
+    .where('accountId', '=', accountId)
+    .where('endpointId', '=', endpointId)
+    .where('status', '=', 'pending')
+    .execute();
+  return true;
+}
+
+export async function rotateEndpointSecret(tx: Tx, endpointId: string, secretEncrypted: string, previous: { secretEncrypted: string; expiresAt: Date } | null): Promise<void> {
+  await tx
+    .updateTable('webhookEndpoints')
+    .set({ secretEncrypted, previousSecretEncrypted: previous?.secretEncrypted ?? null, previousSecretExpiresAt: previous?.expiresAt ?? null })
+    .where('id', '=', endpointId)
+    .execute();
+}
+
+// Dispatch
+
+export type ClaimedDelivery = {
+  id: string;
+  accountId: string;
+  eventId: string;
+  eventName: string;
+  payload: string;
+  attemptCount: number;
+  url: string;
+  secretEncrypted: string;
+  previousSecretEncrypted: string | null;
+  previousSecretExpiresAt: Date | null;
+};
+
+/**
+ * Claims due deliveries for one worker: rows locked with SKIP LOCKED (other workers take other
+ * rows) and leased by pushing `next_attempt_at` to the lease's end, so a worker that dies
+ * mid-attempt gives its deliveries back when the lease runs out. One round trip.
+ */
+export async function claimDueDeliveries(db: Db, leaseId: string, now: Date, leaseEnd: Date, limit: number): Promise<ClaimedDelivery[]> {
+  const result = await sql<ClaimedDelivery>`
+    WITH claimed AS (
+      UPDATE webhook_deliveries delivery SET lease_id = ${leaseId}, next_attempt_at = ${leaseEnd}
+      FROM (
+        SELECT id FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at <= ${now}
+        ORDER BY next_attempt_at
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED
+      ) due
+      WHERE delivery.id = due.id
+      RETURNING delivery.id, delivery.account_id, delivery.event_id, delivery.endpoint_id, delivery.attempt_count
+    )
+    SELECT claimed.id, claimed.account_id, claimed.event_id, event.name AS event_name, event.payload, claimed.attempt_count,
+      endpoint.url, endpoint.secret_encrypted, endpoint.previous_secret_encrypted, endpoint.previous_secret_expires_at
+    FROM claimed
+    JOIN events event ON event.id = claimed.event_id
+    JOIN webhook_endpoints endpoint ON endpoint.id = claimed.endpoint_id
+  `.execute(db);
+  return result.rows;
+}
+
+export type AttemptOutcome = {
+  attemptId: string;
+  url: string;
+  attemptedAt: Date;
+  durationMs: number;
+  httpStatus: number | null;
+  error: string | null;
+  /** The delivery's state after this attempt, and when the next attempt is due if still pending. */
+  status: WebhookDeliveryStatus;
+  nextAttemptAt: Date;
+};
+
+/**
+ * Records an attempt and moves its delivery on, only if this worker still holds the lease (a
+ * worker whose lease ran out and was taken over writes nothing). One round trip.
+ */
+export async function recordAttempt(db: Db, deliveryId: string, leaseId: string, outcome: AttemptOutcome, now: Date): Promise<boolean> {
+  const result = await sql<{ id: string }>`
+    WITH delivery AS (
+      UPDATE webhook_deliveries
+      SET status = ${outcome.status}, attempt_count = attempt_count + 1, next_attempt_at = ${outcome.nextAttemptAt}, lease_id = NULL, updated_at = ${now}
+      WHERE id = ${deliveryId} AND lease_id = ${leaseId}
+      RETURNING id, account_id, attempt_count
+    )
+    INSERT INTO webhook_attempts (id, account_id, delivery_id, attempt_number, url, attempted_at, duration_ms, http_status, error)
+    SELECT ${outcome.attemptId}, account_id, id, attempt_count, ${outcome.url}, ${outcome.attemptedAt}, ${outcome.durationMs}, ${outcome.httpStatus}, ${outcome.error}
+    FROM delivery
+    RETURNING id
+  `.execute(db);
+  return result.rows.length === 1;
+}
+
+// History
+
+export type AttemptRecord = {
+  attemptId: string;
+  deliveryId: string;
+  endpointId: string;
+  eventId: string;
+  eventName: string;
+  transactionId: string | null;
+  resendOf: string | null;
+  deliveryStatus: WebhookDeliveryStatus;
+  attemptNumber: number;
+  url: string;
+  attemptedAt: Date;
+  durationMs: number;
+  httpStatus: number | null;
+  error: string | null;
+  payload: string;
+};
+
+export async function listAttempts(db: Db, accountId: string, filter: { eventId?: string; transactionId?: string; limit: number }): Promise<AttemptRecord[]> {
+  let query = db
+    .selectFrom('webhookAttempts as attempt')
+    .innerJoin('webhookDeliveries as delivery', 'delivery.id', 'attempt.deliveryId')
+    .innerJoin('events as event', 'event.id', 'delivery.eventId')
+    .select([
+      'attempt.id as attemptId',
+      'delivery.id as deliveryId',
+      'delivery.endpointId',
+      'delivery.eventId',
+      'event.name as eventName',
+      'delivery.transactionId',
+      'delivery.resendOf',
+      'delivery.status as deliveryStatus',
+      'attempt.attemptNumber',
+      'attempt.url',
+      'attempt.attemptedAt',
+      'attempt.durationMs',
+      'attempt.httpStatus',
+      'attempt.error',
+      'event.payload',
+    ])
+    .where('attempt.accountId', '=', accountId)
+    .where('delivery.accountId', '=', accountId);
+  if (filter.eventId) query = query.where('delivery.eventId', '=', filter.eventId);
+  if (filter.transactionId) query = query.where('delivery.transactionId', '=', filter.transactionId);
+  return query.orderBy('attempt.attemptedAt', 'desc').orderBy('attempt.id', 'desc').limit(filter.limit).execute();
+}
+
+export async function findDelivery(db: Executor, deliveryId: string) {
+  return db.selectFrom('webhookDeliveries').selectAll().where('id', '=', deliveryId).executeTakeFirst();
+}
+
+/** A new delivery of the same event to the same endpoint, due now. */
+export async function insertResend(tx: Tx, original: { id: string; accountId: string; endpointId: string; eventId: string; transactionId: string | null }, id: string, at: Date): Promise<void> {
+  await tx
+    .insertInto('webhookDeliveries')
+    .values({
+      id,
+      accountId: original.accountId,
+      endpointId: original.endpointId,
+      eventId: original.eventId,
+      transactionId: original.transactionId,
+      resendOf: original.id,
+      status: 'pending',
+      nextAttemptAt: at,
+      leaseId: null,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .execute();
+}
+
+/** Drops history older than the retention: finished deliveries (their attempts cascade), then events nothing refers to. */
+export async function purgeHistory(db: Db, before: Date): Promise<number> {
+  const deliveries = await db.deleteFrom('webhookDeliveries').where('createdAt', '<', before).where('status', '!=', 'pending').executeTakeFirst();
+  await db
+    .deleteFrom('events')
+    .where('createdAt', '<', before)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhookDeliveries').select('id').whereRef('webhookDeliveries.eventId', '=', 'events.id'))))
+    .execute();
+  return Number(deliveries.numDeletedRows);
+}
+
+/** Locks the account row so concurrent registrations count its endpoints one at a time; false if there is no such account. */
+export async function lockAccountForEndpoints(tx: Tx, accountId: string): Promise<boolean> {
+  const row = await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().executeTakeFirst();
+  return row !== undefined;
+}

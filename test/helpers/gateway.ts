@@ -28,6 +28,8 @@ export type Gateway = {
   admin<T = any>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
   /** A merchant with approved KYC and a key; `patch` goes through PATCH /admin/v1/accounts. */
   createMerchant(patch?: Record<string, unknown>, account?: Record<string, unknown>): Promise<Merchant>;
+  /** The services of another process on the same database (own pool on the server): a second worker. */
+  startWorkerServices(environment?: Record<string, string>): Promise<{ services: Services; close(): Promise<void> }>;
   /** A second server (own caches) on the same database, as another process would be. */
   startPeer(environment?: Record<string, string>): Promise<{ url: string; close(): Promise<void> }>;
   ledgerProblems(): Promise<string[]>;
@@ -90,6 +92,7 @@ export async function startGateway(environment: Record<string, string> = {}, opt
   if (!address || typeof address === 'string') throw new Error('no address');
   const url = `http://127.0.0.1:${address.port}`;
   const peers: FastifyInstance[] = [];
+  const closers: (() => Promise<void>)[] = [];
 
   const gateway: Gateway = {
     url,
@@ -120,6 +123,16 @@ export async function startGateway(environment: Record<string, string> = {}, opt
       }
       return { accountId, apiKey: key.body.apiKey, keyId: key.body.keyId };
     },
+    async startWorkerServices(workerEnvironment = {}) {
+      const workerDatabase = serverUrl ? await openDatabase({ url: serverUrl, dataDir: '', searchPath: schema }) : database;
+      const workerServices = createServices(loadConfig({ ...env, ...workerEnvironment }), workerDatabase, clock);
+      const close = async () => {
+        await workerServices.webhookDispatcher.stop();
+        if (workerDatabase !== database) await workerDatabase.close();
+      };
+      closers.push(close);
+      return { services: workerServices, close };
+    },
     async startPeer(peerEnvironment = {}) {
       // On the server the peer has its own connection pool, as another process would.
       const peerDatabase = serverUrl ? await openDatabase({ url: serverUrl, dataDir: '', searchPath: schema }) : database;
@@ -140,7 +153,7 @@ export async function startGateway(environment: Record<string, string> = {}, opt
     },
     ledgerProblems: () => findLedgerProblems(database.db),
     async close() {
-      await Promise.all(peers.map((peer) => peer.close()));
+      await Promise.all([...peers.map((peer) => peer.close()), ...closers.map((close) => close()), services.webhookDispatcher.stop()]);
       await app.close();
       if (serverUrl) await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(database.db);
       await database.close();

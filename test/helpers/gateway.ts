@@ -19,6 +19,10 @@ export type Reply<T = any> = { status: number; body: T; headers: Headers };
 
 export type Gateway = {
   url: string;
+  /** The environment the gateway was configured with (for a child process on the same database). */
+  environment: Record<string, string>;
+  /** On the server, the PostgreSQL schema holding this gateway's tables. */
+  schema: string | undefined;
   app: FastifyInstance;
   services: Services;
   database: Database;
@@ -96,6 +100,8 @@ export async function startGateway(environment: Record<string, string> = {}, opt
 
   const gateway: Gateway = {
     url,
+    environment: env,
+    schema: serverUrl ? schema : undefined,
     app,
     services,
     database,

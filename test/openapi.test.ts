@@ -107,3 +107,33 @@ describe('API reference page', () => {
     expect(html).toMatch(/<html/i);
   });
 });
+
+describe('webhooks section (OpenAPI 3.1)', () => {
+  it('documents the 21 canonical events with their headers', () => {
+    const names = Object.keys(document.webhooks ?? {});
+    expect(names).toHaveLength(21);
+    expect(names).toContain('transaction.paid');
+    expect(names).toContain('transfer.partially_refunded');
+    const headers = document.webhooks['transfer.paid'].post.parameters.map((parameter: JsonObject) => parameter.name);
+    expect(headers).toEqual(['X-Svc-Event', 'X-Svc-Event-Id', 'X-Svc-Signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature']);
+  });
+
+  const bodyOf = (name: string) => resolve(document.webhooks[name].post.requestBody.content['application/json'].schema)!;
+
+  it('lists the settlement fields each event carries, and no others', () => {
+    const paid = bodyOf('transaction.paid');
+    expect(paid.required).toEqual(expect.arrayContaining(['eventId', 'event', 'transactionId', 'type', 'status', 'amountCents', 'externalRef', 'endToEndId', 'payer', 'occurredAt']));
+    expect(paid.properties.event.const).toBe('transaction.paid');
+    expect(paid.properties).not.toHaveProperty('beneficiary');
+    expect(paid.properties).not.toHaveProperty('pixPayload');
+    expect(resolve(paid.properties.payer)?.properties).toHaveProperty('bankAccount');
+
+    const refunded = bodyOf('transfer.refunded');
+    expect(refunded.required).toEqual(expect.arrayContaining(['endToEndId', 'beneficiary', 'refundEndToEndId']));
+    expect(refunded.properties).not.toHaveProperty('payer');
+    expect(refunded.properties.type.const).toBe('withdrawal');
+
+    const expired = bodyOf('transaction.expired');
+    for (const field of ['endToEndId', 'payer', 'beneficiary', 'refundEndToEndId']) expect(expired.properties).not.toHaveProperty(field);
+  });
+});

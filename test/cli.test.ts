@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Webhook } from 'standardwebhooks';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver, type Receiver } from './helpers/receiver.js';
 
 /** The README's quickstart and walk-through, on a real `serve` process with a fresh data folder. */
 const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
@@ -46,11 +48,14 @@ let apiKey = '';
 let adminToken = '';
 let demoAccountId = '';
 let server: ReturnType<typeof run>;
+let receiver: Receiver;
 
 beforeAll(async () => {
   const port = await freePort();
   base = `http://localhost:${port}`;
-  server = run(['serve'], { PORT: String(port), HOST: '127.0.0.1' });
+  // Private receivers allowed, as the README's development walk-through says, for the local receiver.
+  server = run(['serve'], { PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE: 'true' });
+  receiver = await startReceiver();
   const demo = await server.waitFor(/Demo merchant ([0-9a-f-]{36}) — API key \(shown once\): (svck_[0-9a-f]{64})/);
   demoAccountId = demo[1] ?? '';
   apiKey = demo[2] ?? '';
@@ -61,6 +66,7 @@ afterAll(async () => {
   for (const child of children) child.kill('SIGTERM');
   await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on('exit', resolve)))));
   rmSync(dataDir, { recursive: true, force: true });
+  await receiver.close();
 });
 
 const call = async (method: string, path: string, body?: unknown, token = apiKey) => {
@@ -80,7 +86,9 @@ describe('npm start on a fresh machine', { timeout: 120_000 }, () => {
     expect(statSync(join(dataDir, 'secrets.json')).mode & 0o077).toBe(0);
   });
 
-  it('runs the README walk-through: charge, payment, balance, withdrawals to the holder and to a recipient', async () => {
+  it('runs the README walk-through: webhook, charge, payment, balance, withdrawals to the holder and to a recipient', async () => {
+    const endpoint = await call('POST', `/admin/v1/accounts/${demoAccountId}/webhook-endpoints`, { url: receiver.url('/pix') }, adminToken);
+    expect(endpoint.status).toBe(201);
     const created = await call('POST', '/v1/pix', {
       amountCents: 1500,
       externalRef: 'pedido-1001',
@@ -136,6 +144,15 @@ describe('npm start on a fresh machine', { timeout: 120_000 }, () => {
     expect((await call('POST', `/admin/v1/accounts/${account.body.accountId}/api-keys`, undefined, adminToken)).status).toBe(201);
     const docs = await fetch(`${base}/openapi.json`);
     expect(docs.status).toBe(200);
+
+    // The in-process worker delivered the events, signed for the endpoint's secret.
+    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(5);
+    const paidEvent = receiver.received.find((request) => request.headers['x-svc-event'] === 'transaction.paid')!;
+    const body = new Webhook(endpoint.body.secret).verify(paidEvent.body, paidEvent.headers as Record<string, string>);
+    expect(body).toMatchObject({ event: 'transaction.paid', transactionId: created.body.transactionId, status: 'paid' });
+    expect(receiver.received.map((request) => request.headers['x-svc-event']).sort()).toEqual(
+      ['transaction.paid', 'transfer.created', 'transfer.created', 'transfer.paid', 'transfer.paid', 'transfer.processing', 'transfer.processing'].sort(),
+    );
   });
 
   it('refuses a second process on the same data folder with a clear message', async () => {

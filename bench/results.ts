@@ -1,0 +1,86 @@
+import type { ProfileSummary } from './cpuProfile.js';
+import type { LoadResult } from './load.js';
+import type { PgbenchResult } from './postgres.js';
+
+/** What a scenario aims at (issue 5); absent fields are not checked. */
+export type Target = {
+  minRequestsPerSecond?: number;
+  maxP99Ms?: number;
+  /** Share of the same run's pgbench -N TPS, in percent. */
+  minPgbenchPercent?: number;
+};
+
+/** A yes/no property checked after the load (e.g. the balance is exact). */
+export type Check = { name: string; ok: boolean; detail: string };
+
+export type ScenarioResult = {
+  id: string;
+  title: string;
+  database: 'postgres' | 'pglite';
+  /** null when the scenario could not run (the reason is in `unavailable`). */
+  requestsPerSecond: number | null;
+  /** What requestsPerSecond counts, when not HTTP requests (e.g. deliveries/s). */
+  unit?: string;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  non2xx: number;
+  errors: number;
+  statusCodes: Record<string, number>;
+  peakRssBytes: number | null;
+  /** CPU milliseconds per request (per delivery in the webhook scenario) by process group. */
+  cpuMsPerRequest: Record<string, number | null>;
+  /** CPU other processes used during the measurement, in % of one core (noise on a shared machine). */
+  othersPercentOfCore: number | null;
+  target: Target | null;
+  /** Which baseline the figure is compared with. */
+  baseline: 'pgbench+hello' | 'hello' | null;
+  checks: Check[];
+  notes: string[];
+  unavailable?: string;
+  load?: LoadResult;
+  profile?: ProfileSummary;
+};
+
+export type Baselines = {
+  helloWorld: (LoadResult & { peakRssBytes: number | null }) | null;
+  pgbench: PgbenchResult | null;
+};
+
+export type Verdict = { met: boolean | null; misses: string[] };
+
+const round = (value: number) => Math.round(value).toLocaleString('en-US');
+
+export const percentOf = (value: number | null, baseline: number | null | undefined): number | null =>
+  value === null || !baseline ? null : (100 * value) / baseline;
+
+/** Met when every target and check holds; the misses say by how much. null = figure only. */
+export function verdict(result: ScenarioResult, baselines: Baselines): Verdict {
+  if (result.unavailable) return { met: null, misses: [] };
+  const misses: string[] = [];
+  const target = result.target;
+  const rps = result.requestsPerSecond ?? 0;
+  if (target?.minRequestsPerSecond !== undefined && rps < target.minRequestsPerSecond) {
+    misses.push(`${round(rps)} req/s < ${round(target.minRequestsPerSecond)} (${((100 * rps) / target.minRequestsPerSecond).toFixed(0)}% of target)`);
+  }
+  if (target?.maxP99Ms !== undefined && (result.p99Ms ?? Infinity) >= target.maxP99Ms) {
+    misses.push(`p99 ${result.p99Ms} ms ≥ ${target.maxP99Ms} ms`);
+  }
+  if (target?.minPgbenchPercent !== undefined) {
+    const share = percentOf(rps, baselines.pgbench?.tps);
+    if (share === null) misses.push('no pgbench baseline');
+    else if (share < target.minPgbenchPercent) misses.push(`${share.toFixed(0)}% of pgbench TPS < ${target.minPgbenchPercent}%`);
+  }
+  for (const check of result.checks) if (!check.ok) misses.push(`${check.name}: ${check.detail}`);
+  if (!target && result.checks.length === 0) return { met: null, misses };
+  return { met: misses.length === 0, misses };
+}
+
+export function describeTarget(result: ScenarioResult): string {
+  const target = result.target;
+  const parts: string[] = [];
+  if (target?.minRequestsPerSecond !== undefined) parts.push(`≥ ${round(target.minRequestsPerSecond)}/s`);
+  if (target?.minPgbenchPercent !== undefined) parts.push(`≥ ${target.minPgbenchPercent}% pgbench`);
+  if (target?.maxP99Ms !== undefined) parts.push(`p99 < ${target.maxP99Ms} ms`);
+  for (const check of result.checks) parts.push(check.name);
+  return parts.length ? parts.join(', ') : 'figure only';
+}

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses } from '../platform/schemas.js';
+import { compiledSerializer } from '../platform/serialization.js';
 import type { Services } from '../services.js';
-import { findBalance } from './repository.js';
+import { findAvailable } from './repository.js';
 
 const balanceResponse = z
   .object({
@@ -19,6 +20,7 @@ export const balanceRoutes =
     app.get(
       '/balance',
       {
+        serializerCompiler: compiledSerializer,
         schema: {
           tags: ['Balance'],
           summary: 'Read the account balance',
@@ -27,8 +29,8 @@ export const balanceRoutes =
         },
       },
       async (request) => {
-        const { availableCents } = await findBalance(db, request.merchant.account.id);
-        return { available: availableCents, pending: 0 as const, currency: 'BRL' as const, updatedAt: clock.now().getTime() };
+        const available = await findAvailable(db, request.merchant.account.id);
+        return { available, pending: 0 as const, currency: 'BRL' as const, updatedAt: clock.now().getTime() };
       },
     );
   };

@@ -29,6 +29,31 @@ function parseExactInteger(text: string): number {
   return value;
 }
 
+/**
+ * CamelCasePlugin with its name conversions memoized: the same few dozen column names are
+ * converted for every row of every result (measured: ~10% of a 50-row list's CPU).
+ */
+class CachedCamelCasePlugin extends CamelCasePlugin {
+  private readonly toCamel = new Map<string, string>();
+  private readonly toSnake = new Map<string, string>();
+  protected override camelCase(name: string): string {
+    let converted = this.toCamel.get(name);
+    if (converted === undefined) {
+      converted = super.camelCase(name);
+      if (this.toCamel.size < 10_000) this.toCamel.set(name, converted);
+    }
+    return converted;
+  }
+  protected override snakeCase(name: string): string {
+    let converted = this.toSnake.get(name);
+    if (converted === undefined) {
+      converted = super.snakeCase(name);
+      if (this.toSnake.size < 10_000) this.toSnake.set(name, converted);
+    }
+    return converted;
+  }
+}
+
 const typeParsers = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8_OID || oid === NUMERIC_OID) return parseExactInteger;
@@ -53,7 +78,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       types: typeParsers,
       ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
     });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CachedCamelCasePlugin()] });
     return { db, backend: 'postgres', close: () => db.destroy() };
   }
 
@@ -66,7 +91,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const pglite = new PGlite(inMemory ? 'memory://' : join(options.dataDir, 'pglite'));
   // PGlite is one connection: a pool of one, never closed while idle.
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0, types: typeParsers });
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CachedCamelCasePlugin()] });
   return {
     db,
     backend: 'pglite',

@@ -9,20 +9,26 @@ export type RateWindow = { bucket: string; windowMs: number; limit: number };
  * does the count; the row lock makes concurrent requests of one account count exactly.
  */
 export async function consumeRateLimit(tx: Tx, accountId: string, window: RateWindow, at: Date): Promise<boolean> {
-  const windowStart = Math.floor(at.getTime() / window.windowMs) * window.windowMs;
-  const row = await tx
+  return (await consumeRateLimits(tx, accountId, [window], at)) === undefined;
+}
+
+/**
+ * Counts one use in several windows at once (one statement) and returns the first window, in the
+ * given order, that the use does not fit; undefined when it fits them all.
+ */
+export async function consumeRateLimits<W extends RateWindow>(tx: Tx, accountId: string, windows: readonly W[], at: Date): Promise<W | undefined> {
+  const rows = windows.map((window) => {
+    const windowStart = Math.floor(at.getTime() / window.windowMs) * window.windowMs;
+    return { accountId, bucket: window.bucket, windowStart: new Date(windowStart), count: 1, expiresAt: new Date(windowStart + window.windowMs) };
+  });
+  const counted = await tx
     .insertInto('rateCounters')
-    .values({
-      accountId,
-      bucket: window.bucket,
-      windowStart: new Date(windowStart),
-      count: 1,
-      expiresAt: new Date(windowStart + window.windowMs),
-    })
+    .values(rows)
     .onConflict((conflict) => conflict.columns(['accountId', 'bucket', 'windowStart']).doUpdateSet({ count: sql`rate_counters.count + 1` }))
-    .returning('count')
-    .executeTakeFirstOrThrow();
-  return row.count <= window.limit;
+    .returning(['bucket', 'count'])
+    .execute();
+  const countByBucket = new Map(counted.map((row) => [row.bucket, row.count]));
+  return windows.find((window) => (countByBucket.get(window.bucket) ?? 0) > window.limit);
 }
 
 export async function purgeExpiredRateCounters(db: Executor, before: Date): Promise<number> {

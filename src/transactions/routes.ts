@@ -3,6 +3,7 @@ import { messages } from '../messages.js';
 import { ApiError } from '../platform/errors.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
+import { compiledSerializer } from '../platform/serialization.js';
 import type { Services } from '../services.js';
 import { presentTransaction } from './presenter.js';
 import * as repository from './repository.js';
@@ -14,6 +15,7 @@ export const transactionRoutes =
     app.get(
       '/transactions',
       {
+        serializerCompiler: compiledSerializer,
         schema: {
           tags: ['Transactions'],
           summary: 'List transactions, most recent first',
@@ -31,6 +33,7 @@ export const transactionRoutes =
     app.get(
       '/transactions/:id',
       {
+        serializerCompiler: compiledSerializer,
         schema: {
           tags: ['Transactions'],
           summary: 'Read one transaction (real-time status)',

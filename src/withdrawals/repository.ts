@@ -3,17 +3,19 @@ import type { Executor, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import type { TransactionRow } from '../platform/schema.js';
 
-/** Sum of the account's withdrawals since `since` that hold or moved money (not failed/cancelled). */
-export async function sumWithdrawalsSince(tx: Tx, accountId: string, since: Date): Promise<number> {
-  const row = await tx
+/** The account's withdrawals of the UTC day and month that hold or moved money (not failed/cancelled), in one scan. */
+export async function sumWithdrawalsForCaps(tx: Tx, accountId: string, since: { dayStart: Date; monthStart: Date }): Promise<{ today: number; thisMonth: number }> {
+  return tx
     .selectFrom('transactions')
-    .select(sql<number>`coalesce(sum(amount_cents), 0)`.as('total'))
+    .select([
+      sql<number>`coalesce(sum(amount_cents) FILTER (WHERE created_at >= ${since.dayStart}), 0)`.as('today'),
+      sql<number>`coalesce(sum(amount_cents), 0)`.as('thisMonth'),
+    ])
     .where('accountId', '=', accountId)
     .where('type', '=', 'withdrawal')
-    .where('createdAt', '>=', since)
+    .where('createdAt', '>=', since.monthStart)
     .where('status', 'not in', ['failed', 'cancelled'])
     .executeTakeFirstOrThrow();
-  return row.total;
 }
 
 export function lockWithdrawal(tx: Tx, transactionId: string, accountId?: string) {

@@ -8,7 +8,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { ApiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { consumeRateLimit } from '../platform/rateLimit.js';
+import { consumeRateLimits } from '../platform/rateLimit.js';
 import type { Party, TransactionRow } from '../platform/schema.js';
 import { ProviderError, ProviderOutcomeUnknownError, type PixProvider, type WithdrawalSubmission } from '../provider/provider.js';
 import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '../transactions/idempotency.js';
@@ -163,16 +163,15 @@ export class WithdrawalService {
       { bucket: 'withdraw:minute', windowMs: MINUTE_MS, limit: account.limits.withdrawPerMinute, message: messages.withdrawalPerMinute },
       { bucket: 'withdraw:hour', windowMs: HOUR_MS, limit: account.limits.withdrawPerHour, message: messages.withdrawalPerHour },
     ];
-    for (const window of windows) {
-      if (!(await consumeRateLimit(tx, account.id, window, now))) throw new ApiError(429, window.message);
-    }
+    const exceeded = await consumeRateLimits(tx, account.id, windows, now);
+    if (exceeded) throw new ApiError(429, exceeded.message);
   }
 
   /** Daily and monthly caps (UTC day and month) over withdrawals that hold or moved money. */
   private async checkCaps(tx: Tx, account: Account, amountCents: number, now: Date): Promise<void> {
     const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
     const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-    const [today, thisMonth] = [await repository.sumWithdrawalsSince(tx, account.id, dayStart), await repository.sumWithdrawalsSince(tx, account.id, monthStart)];
+    const { today, thisMonth } = await repository.sumWithdrawalsForCaps(tx, account.id, { dayStart, monthStart });
     if (today + amountCents > account.limits.withdrawDailyCents) throw new ApiError(422, messages.withdrawalDailyCap(account.limits.withdrawDailyCents));
     if (thisMonth + amountCents > account.limits.withdrawMonthlyCents) throw new ApiError(422, messages.withdrawalMonthlyCap(account.limits.withdrawMonthlyCents));
   }

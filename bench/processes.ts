@@ -143,7 +143,8 @@ export async function startGateway(options: GatewayOptions): Promise<HttpProcess
 
 /** `src/cli.ts worker` on the same database (background jobs, webhook dispatch). */
 export function startWorker(name: string, databaseUrl: string, env: Record<string, string> = {}): NodeProcess {
-  return startNode(name, 'src/cli.ts', ['worker'], gatewayEnv(databaseUrl, 0, env));
+  const profile = process.env.BENCH_PROFILE_WORKERS ? [`--cpu-prof`, `--cpu-prof-dir=${join(ROOT, PROFILE_DIR, 'workers')}`] : [];
+  return startNode(name, 'src/cli.ts', ['worker'], gatewayEnv(databaseUrl, 0, env), profile);
 }
 
 /** The HTTP baseline: a Fastify hello-world in its own process. */

@@ -18,7 +18,7 @@ import {
   withdrawalScenario,
   type Fleet,
 } from './scenarios.js';
-import { webhookScenario } from './webhookScenario.js';
+import { webhookDrainScenario, webhookScenario } from './webhookScenario.js';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -40,6 +40,12 @@ function steps(config: BenchConfig): Step[] {
       title: 'sandbox pay → webhook delivered',
       database: 'postgres',
       run: async () => webhookScenario(config, { databaseUrl: await recreateDatabase(config, 'bench_webhooks'), backend: 'postgres', merchants: null }),
+    },
+    {
+      id: '5b',
+      title: 'webhook backlog drained by 2 workers',
+      database: 'postgres',
+      run: async () => webhookDrainScenario(config, { databaseUrl: await recreateDatabase(config, 'bench_webhooks'), backend: 'postgres', merchants: null }),
     },
     { id: '6', title: 'POST /v1/pix, PGlite memory://', database: 'pglite', run: () => chargeScenario(config, { databaseUrl: 'memory://', backend: 'pglite', merchants: null }, '6') },
   ];

@@ -131,3 +131,66 @@ export async function webhookScenario(config: BenchConfig, fleet: Fleet): Promis
     await receiver.close();
   }
 }
+
+const DRAIN_ID = '5b';
+const DRAIN_TITLE = 'webhook backlog drained by 2 workers';
+
+/**
+ * Scenario 5b: delivery throughput alone. Charges are paid while no worker runs, so their
+ * `transaction.paid` deliveries wait in the outbox; then two worker processes start and drain
+ * it. The rate is deliveries over the time from the first to the last one received (worker
+ * start-up excluded), i.e. what dispatching sustains, not what paying does.
+ */
+export async function webhookDrainScenario(config: BenchConfig, fleet: Fleet): Promise<ScenarioResult> {
+  const receiver = await startWebhookReceiver();
+  const workers: NodeProcess[] = [];
+  try {
+    return await onGateway(
+      config,
+      DRAIN_ID,
+      fleet,
+      async (gateway, merchants) => {
+        await registerEndpoints(gateway, merchants, receiver);
+        const charges = await mapConcurrently(Array.from({ length: config.webhookPayments }, (_, index) => index), config.connections, async (index) => {
+          const merchant = merchants[index % merchants.length] as Merchant;
+          const charge = await expectJson<{ transactionId: string }>(201, gateway.url, 'POST', '/v1/pix', { token: merchant.apiKey, body: JSON.parse(chargeBody) });
+          await expectJson(200, gateway.url, 'POST', `/sandbox/v1/pix/${charge.transactionId}/pay`, { token: merchant.apiKey });
+          return charge.transactionId;
+        });
+
+        for (let index = 0; index < WORKERS; index++) workers.push(startWorker(`worker ${index + 1}`, fleet.databaseUrl, { WEBHOOK_ALLOW_PRIVATE: 'true' }));
+        const endCpuWindow = startCpuWindow([...scenarioMeters(gateway, fleet.backend), ...workers.map((worker) => processCpu('workers', worker.pid))]);
+        await awaitDeliveries(receiver, charges.length);
+        const cpu = endCpuWindow();
+
+        const received = [...receiver.deliveries.values()].filter((delivery) => delivery.event === PAID_EVENT).map((delivery) => delivery.receivedAt).sort((a, b) => a - b);
+        const seconds = received.length > 1 ? ((received.at(-1) as number) - (received[0] as number)) / 1000 : 0;
+        return {
+          id: DRAIN_ID,
+          title: DRAIN_TITLE,
+          database: fleet.backend,
+          requestsPerSecond: seconds > 0 ? (received.length - 1) / seconds : null,
+          unit: 'deliveries/s',
+          p50Ms: null,
+          p99Ms: null,
+          non2xx: 0,
+          errors: charges.length - received.length,
+          statusCodes: {},
+          cpuMsPerRequest: millisecondsPer(cpu, received.length),
+          othersPercentOfCore: cpu.othersPercentOfCore,
+          target: null,
+          baseline: null,
+          checks: [],
+          notes: [
+            `${received.length.toLocaleString('en-US')} of ${charges.length.toLocaleString('en-US')} queued deliveries received in ${seconds.toFixed(2)} s by ${WORKERS} worker processes (target ≥ 1,000/s)`,
+            ...(receiver.duplicates() ? [`${receiver.duplicates()} duplicate deliveries`] : []),
+          ],
+        };
+      },
+      { WEBHOOK_ALLOW_PRIVATE: 'true' },
+    );
+  } finally {
+    await Promise.all(workers.map((worker) => worker.stop()));
+    await receiver.close();
+  }
+}

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/platform/ids.js';
-import { claimDueDeliveries, recordAttempt } from '../src/webhooks/repository.js';
+import { claimDueDeliveries, recordAttempts } from '../src/webhooks/repository.js';
 import { backend, chargeBody, serverUrl, startGateway, type Gateway, type Merchant } from './helpers/gateway.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
 
@@ -93,14 +93,12 @@ describe(`several workers (${backend})`, () => {
     expect(deliveries.every((delivery) => delivery.status === 'succeeded' && delivery.attemptCount === 1)).toBe(true);
 
     // The dead worker comes back with an answer: its lease is gone, nothing is written.
-    const late = await recordAttempt(
+    const late = await recordAttempts(
       gateway.database.db,
-      claimed[0]!.id,
-      deadLease,
-      { attemptId: newId(), url: 'x', attemptedAt: now, durationMs: 1, httpStatus: 500, error: null, status: 'pending', nextAttemptAt: now },
+      [{ deliveryId: claimed[0]!.id, leaseId: deadLease, attemptId: newId(), url: 'x', attemptedAt: now, durationMs: 1, httpStatus: 500, error: null, status: 'pending', nextAttemptAt: now }],
       now,
     );
-    expect(late).toBe(false);
+    expect(late.size).toBe(0);
     expect(await attemptCount(merchant.accountId)).toBe(3);
   });
 });

@@ -7,7 +7,7 @@ import { newId } from '../platform/ids.js';
 import { decryptSecret } from '../platform/secrets.js';
 import type { WebhookDeliveryStatus } from '../platform/schema.js';
 import type { WebhookClient } from './outbound.js';
-import { claimDueDeliveries, recordAttempt, type ClaimedDelivery } from './repository.js';
+import { claimDueDeliveries, recordAttempts, type AttemptOutcome, type ClaimedDelivery } from './repository.js';
 import { secretKeyBytes, signatureHeaders } from './signature.js';
 
 type Logger = Pick<FastifyBaseLogger, 'error' | 'warn'>;
@@ -39,6 +39,8 @@ export class WebhookDispatcher {
   private loop: Promise<void> | null = null;
   private stopped = true;
   private wake: (() => void) | null = null;
+  private readonly unrecorded: { outcome: AttemptOutcome; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private flushing: Promise<void> | null = null;
 
   constructor(
     private readonly db: Db,
@@ -119,6 +121,31 @@ export class WebhookDispatcher {
     });
   }
 
+  /**
+   * Queues a finished attempt for the next batch write: attempts that finish together are
+   * recorded in one statement and one commit (one write per attempt measured as the bottleneck).
+   */
+  private record(outcome: AttemptOutcome): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.unrecorded.push({ outcome, resolve, reject });
+      if (!this.flushing) this.flushing = this.flushRecords();
+    });
+  }
+
+  private async flushRecords(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.unrecorded.length > 0) {
+      const batch = this.unrecorded.splice(0, 500);
+      try {
+        await recordAttempts(this.db, batch.map((entry) => entry.outcome), this.clock.now());
+        for (const entry of batch) entry.resolve();
+      } catch (error) {
+        for (const entry of batch) entry.reject(error);
+      }
+    }
+    this.flushing = null;
+  }
+
   private signingKeys(delivery: ClaimedDelivery, at: Date): Buffer[] {
     const keys = [this.key(delivery.secretEncrypted)];
     if (delivery.previousSecretEncrypted && delivery.previousSecretExpiresAt && delivery.previousSecretExpiresAt > at) {
@@ -152,21 +179,17 @@ export class WebhookDispatcher {
     // The schedule holds the waits between attempts: 5 waits, 6 attempts in all.
     const wait = this.config.webhookRetryScheduleSeconds[delivery.attemptCount];
     const status: WebhookDeliveryStatus = verdict === 'delivered' ? 'succeeded' : verdict === 'retry' && wait !== undefined ? 'pending' : 'failed';
-    await recordAttempt(
-      this.db,
-      delivery.id,
+    await this.record({
+      deliveryId: delivery.id,
       leaseId,
-      {
-        attemptId: newId(),
-        url: delivery.url,
-        attemptedAt,
-        durationMs: response.durationMs,
-        httpStatus: response.status,
-        error: response.error,
-        status,
-        nextAttemptAt: status === 'pending' ? new Date(finishedAt.getTime() + (wait ?? 0) * 1000) : finishedAt,
-      },
-      finishedAt,
-    );
+      attemptId: newId(),
+      url: delivery.url,
+      attemptedAt,
+      durationMs: response.durationMs,
+      httpStatus: response.status,
+      error: response.error,
+      status,
+      nextAttemptAt: status === 'pending' ? new Date(finishedAt.getTime() + (wait ?? 0) * 1000) : finishedAt,
+    });
   }
 }

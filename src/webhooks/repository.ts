@@ -117,6 +117,9 @@ export async function claimDueDeliveries(db: Db, leaseId: string, now: Date, lea
 }
 
 export type AttemptOutcome = {
+  deliveryId: string;
+  /** The lease under which the attempt was made. */
+  leaseId: string;
   attemptId: string;
   url: string;
   attemptedAt: Date;
@@ -129,23 +132,33 @@ export type AttemptOutcome = {
 };
 
 /**
- * Records an attempt and moves its delivery on, only if this worker still holds the lease (a
- * worker whose lease ran out and was taken over writes nothing). One round trip.
+ * Records attempts and moves their deliveries on, in one statement (one commit for a batch of
+ * finished attempts), each only if its worker still holds the lease: a worker whose lease ran
+ * out and was taken over writes nothing. Returns the deliveries recorded.
  */
-export async function recordAttempt(db: Db, deliveryId: string, leaseId: string, outcome: AttemptOutcome, now: Date): Promise<boolean> {
-  const result = await sql<{ id: string }>`
-    WITH delivery AS (
+export async function recordAttempts(db: Db, outcomes: readonly AttemptOutcome[], now: Date): Promise<Set<string>> {
+  const column = <K extends keyof AttemptOutcome>(key: K) => outcomes.map((outcome) => outcome[key]);
+  const result = await sql<{ deliveryId: string }>`
+    WITH input AS (
+      SELECT * FROM unnest(
+        ${column('deliveryId')}::uuid[], ${column('leaseId')}::uuid[], ${column('attemptId')}::uuid[], ${column('status')}::text[],
+        ${column('nextAttemptAt')}::timestamptz[], ${column('url')}::text[], ${column('attemptedAt')}::timestamptz[],
+        ${column('durationMs')}::integer[], ${column('httpStatus')}::integer[], ${column('error')}::text[]
+      ) AS attempt (delivery_id, lease_id, attempt_id, status, next_attempt_at, url, attempted_at, duration_ms, http_status, error)
+    ),
+    delivery AS (
       UPDATE webhook_deliveries
-      SET status = ${outcome.status}, attempt_count = attempt_count + 1, next_attempt_at = ${outcome.nextAttemptAt}, lease_id = NULL, updated_at = ${now}
-      WHERE id = ${deliveryId} AND lease_id = ${leaseId}
-      RETURNING id, account_id, attempt_count
+      SET status = input.status, attempt_count = webhook_deliveries.attempt_count + 1, next_attempt_at = input.next_attempt_at, lease_id = NULL, updated_at = ${now}
+      FROM input
+      WHERE webhook_deliveries.id = input.delivery_id AND webhook_deliveries.lease_id = input.lease_id
+      RETURNING webhook_deliveries.id, webhook_deliveries.account_id, webhook_deliveries.attempt_count
     )
     INSERT INTO webhook_attempts (id, account_id, delivery_id, attempt_number, url, attempted_at, duration_ms, http_status, error)
-    SELECT ${outcome.attemptId}, account_id, id, attempt_count, ${outcome.url}, ${outcome.attemptedAt}, ${outcome.durationMs}, ${outcome.httpStatus}, ${outcome.error}
-    FROM delivery
-    RETURNING id
+    SELECT input.attempt_id, delivery.account_id, delivery.id, delivery.attempt_count, input.url, input.attempted_at, input.duration_ms, input.http_status, input.error
+    FROM delivery JOIN input ON input.delivery_id = delivery.id
+    RETURNING delivery_id
   `.execute(db);
-  return result.rows.length === 1;
+  return new Set(result.rows.map((row) => row.deliveryId));
 }
 
 // History

@@ -383,3 +383,28 @@ describe('secret rotation', () => {
     });
   });
 });
+
+describe('deliveries that cannot go out', () => {
+  it('a delivery to an endpoint deleted after the fan-out is never sent', async () => {
+    const merchant = await gateway.createMerchant();
+    const path = freshPath();
+    const endpoint = await registerEndpoint(merchant, { url: receiver.url(path) });
+    await paidCharge(merchant);
+    // The race: the endpoint is soft-deleted while its delivery is still pending (the delete's own
+    // sweep has not seen it yet).
+    await gateway.database.db.updateTable('webhookEndpoints').set({ deletedAt: gateway.clock.now() }).where('id', '=', endpoint.endpointId).execute();
+    await dispatcher().deliverDue();
+    expect(receivedOn(path)).toEqual([]);
+  });
+
+  it('a secret that no longer decrypts fails the delivery visibly instead of retrying forever', async () => {
+    const merchant = await gateway.createMerchant();
+    const path = freshPath();
+    const endpoint = await registerEndpoint(merchant, { url: receiver.url(path) });
+    await gateway.database.db.updateTable('webhookEndpoints').set({ secretEncrypted: 'v1:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA==:AAAA' }).where('id', '=', endpoint.endpointId).execute();
+    await paidCharge(merchant);
+    await dispatcher().deliverDue();
+    expect(receivedOn(path)).toEqual([]);
+    expect(await attemptsOf(merchant)).toMatchObject([{ attemptNumber: 1, httpStatus: null, error: 'signing failed: the endpoint secret cannot be read', deliveryStatus: 'failed' }]);
+  });
+});

@@ -49,6 +49,9 @@ CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHER
 CREATE INDEX webhook_deliveries_account_event ON webhook_deliveries (account_id, event_id);
 CREATE INDEX webhook_deliveries_account_transaction ON webhook_deliveries (account_id, transaction_id);
 CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at);
+-- The purge deletes events and deliveries: their references must be found by index.
+CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
+CREATE INDEX webhook_deliveries_resend_of ON webhook_deliveries (resend_of) WHERE resend_of IS NOT NULL;
 
 CREATE TABLE webhook_attempts (
   id uuid PRIMARY KEY,

@@ -22,7 +22,7 @@ export function encryptSecret(plaintext: string, serverSecret: string): string {
 export function decryptSecret(stored: string, serverSecret: string): string {
   const [version, iv, tag, ciphertext] = stored.split(':');
   if (version !== 'v1' || !iv || !tag || !ciphertext) throw new Error('unknown stored secret format');
-  const decipher = createDecipheriv('aes-256-gcm', encryptionKey(serverSecret), Buffer.from(iv, 'base64'));
+  const decipher = createDecipheriv('aes-256-gcm', encryptionKey(serverSecret), Buffer.from(iv, 'base64'), { authTagLength: 16 });
   decipher.setAuthTag(Buffer.from(tag, 'base64'));
   return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64')), decipher.final()]).toString('utf8');
 }

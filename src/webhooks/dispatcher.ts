@@ -6,7 +6,7 @@ import type { Db } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import { decryptSecret } from '../platform/secrets.js';
 import type { WebhookDeliveryStatus } from '../platform/schema.js';
-import type { WebhookClient } from './outbound.js';
+import type { WebhookClient, WebhookResponse } from './outbound.js';
 import { claimDueDeliveries, recordAttempts, type AttemptOutcome, type ClaimedDelivery } from './repository.js';
 import { secretKeyBytes, signatureHeaders } from './signature.js';
 
@@ -19,8 +19,13 @@ export type DispatcherOptions = {
   idleMs?: number;
 };
 
-/** Timeout, network error, 5xx, 408 and 429 are retried; 2xx is delivered; anything else (other 4xx, 3xx) is final. */
-export function attemptVerdict(httpStatus: number | null): 'delivered' | 'retry' | 'final' {
+/**
+ * Timeout, network error, 5xx, 408 and 429 are retried; 2xx is delivered; anything else (other
+ * 4xx, 3xx, a URL never dialled because the rules forbid it) is final.
+ */
+export function attemptVerdict(response: WebhookResponse): 'delivered' | 'retry' | 'final' {
+  if (response.refused) return 'final';
+  const httpStatus = response.status;
   if (httpStatus === null || httpStatus >= 500 || httpStatus === 408 || httpStatus === 429) return 'retry';
   return httpStatus >= 200 && httpStatus < 300 ? 'delivered' : 'final';
 }
@@ -167,15 +172,21 @@ export class WebhookDispatcher {
   private async attempt(delivery: ClaimedDelivery, leaseId: string): Promise<void> {
     const attemptedAt = this.clock.now();
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
-    const headers = {
-      'x-svc-event': delivery.eventName,
-      'x-svc-event-id': delivery.eventId,
-      ...signatureHeaders(this.signingKeys(delivery, attemptedAt), delivery.eventId, timestamp, delivery.payload),
-    };
-    const response = await this.client.post(delivery.url, headers, delivery.payload);
+    let response: WebhookResponse;
+    try {
+      const headers = {
+        'x-svc-event': delivery.eventName,
+        'x-svc-event-id': delivery.eventId,
+        ...signatureHeaders(this.signingKeys(delivery, attemptedAt), delivery.eventId, timestamp, delivery.payload),
+      };
+      response = await this.client.post(delivery.url, headers, delivery.payload);
+    } catch {
+      // A secret that no longer decrypts (SECRET_KEY changed): final, visible in the history.
+      response = { status: null, error: 'signing failed: the endpoint secret cannot be read', durationMs: 0, refused: true };
+    }
 
     const finishedAt = this.clock.now();
-    const verdict = attemptVerdict(response.status);
+    const verdict = attemptVerdict(response);
     // The schedule holds the waits between attempts: 5 waits, 6 attempts in all.
     const wait = this.config.webhookRetryScheduleSeconds[delivery.attemptCount];
     const status: WebhookDeliveryStatus = verdict === 'delivered' ? 'succeeded' : verdict === 'retry' && wait !== undefined ? 'pending' : 'failed';

@@ -15,10 +15,11 @@ export function isPublicAddress(address: string): boolean {
   return ipaddr.process(address).range() === 'unicast';
 }
 
+/** The attempt's recorded error does not say which internal address a name resolved to (tenants read it). */
 export class BlockedAddressError extends Error {
   readonly code = 'BLOCKED_ADDRESS';
-  constructor(host: string, address: string) {
-    super(host === address ? `address ${address} is not public` : `${host} resolves to ${address}, which is not public`);
+  constructor() {
+    super('destination address not allowed');
   }
 }
 
@@ -32,7 +33,7 @@ function guardedLookup(resolve: Lookup) {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error);
       const blocked = addresses.find((entry) => !isPublicAddress(entry.address));
-      if (blocked) return callback(new BlockedAddressError(hostname, blocked.address));
+      if (blocked) return callback(new BlockedAddressError());
       if (options.all) return callback(null, addresses);
       const [first] = addresses;
       return first ? callback(null, first.address, first.family) : callback(new Error(`${hostname} has no address`));
@@ -40,7 +41,8 @@ function guardedLookup(resolve: Lookup) {
   };
 }
 
-export type WebhookResponse = { status: number | null; error: string | null; durationMs: number };
+/** `refused`: never dialled (a URL the rules forbid), so retrying cannot help. */
+export type WebhookResponse = { status: number | null; error: string | null; durationMs: number; refused?: true };
 
 export type WebhookClientOptions = {
   timeoutMs: number;
@@ -59,13 +61,14 @@ export class WebhookClient {
     const connectOptions = { timeout: options.timeoutMs, ...(options.allowPrivate ? {} : { lookup: guardedLookup(options.lookup ?? systemLookup) }) };
     const connect = buildConnector(connectOptions);
     this.agent = new Agent({
-      connections: 64,
+      // No per-origin cap (the dispatcher's concurrency bounds the sockets): an attempt never
+      // spends its timeout queued for a connection.
       keepAliveTimeout: 10_000,
       connect: (connectionOptions, callback) => {
         // Literal IPs never reach `lookup`: check them here.
         const host = connectionOptions.hostname.replace(/^\[|\]$/g, '');
         if (!options.allowPrivate && ipaddr.isValid(host) && !isPublicAddress(host)) {
-          return callback(new BlockedAddressError(host, host), null);
+          return callback(new BlockedAddressError(), null);
         }
         return connect(connectionOptions, callback);
       },
@@ -77,7 +80,7 @@ export class WebhookClient {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const refusal = this.refusal(url);
-    if (refusal) return { status: null, error: refusal, durationMs: 0 };
+    if (refusal) return { status: null, error: refusal, durationMs: 0, refused: true };
     try {
       const response = await request(url, {
         method: 'POST',

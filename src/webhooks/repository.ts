@@ -45,7 +45,7 @@ export async function findEndpoint(db: Executor, endpointId: string, options: { 
   return query.executeTakeFirst();
 }
 
-/** Soft delete (its deliveries stay in the history); pending deliveries to it are dropped. */
+/** Soft delete (its deliveries stay in the history); pending deliveries to it stop (the claim skips deleted endpoints). */
 export async function deleteEndpoint(tx: Tx, accountId: string, endpointId: string, at: Date): Promise<boolean> {
   const result = await tx
     .updateTable('webhookEndpoints')
@@ -61,6 +61,8 @@ export async function deleteEndpoint(tx: Tx, accountId: string, endpointId: stri
     .where('accountId', '=', accountId)
     .where('endpointId', '=', endpointId)
     .where('status', '=', 'pending')
+    // An attempt in flight is recorded by its worker; the claim never picks this endpoint again.
+    .where('leaseId', 'is', null)
     .execute();
   return true;
 }
@@ -98,11 +100,12 @@ export async function claimDueDeliveries(db: Db, leaseId: string, now: Date, lea
     WITH claimed AS (
       UPDATE webhook_deliveries delivery SET lease_id = ${leaseId}, next_attempt_at = ${leaseEnd}
       FROM (
-        SELECT id FROM webhook_deliveries
-        WHERE status = 'pending' AND next_attempt_at <= ${now}
-        ORDER BY next_attempt_at
+        SELECT due.id FROM webhook_deliveries due
+        JOIN webhook_endpoints live ON live.id = due.endpoint_id AND live.deleted_at IS NULL
+        WHERE due.status = 'pending' AND due.next_attempt_at <= ${now}
+        ORDER BY due.next_attempt_at
         LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED
+        FOR UPDATE OF due SKIP LOCKED
       ) due
       WHERE delivery.id = due.id
       RETURNING delivery.id, delivery.account_id, delivery.event_id, delivery.endpoint_id, delivery.attempt_count

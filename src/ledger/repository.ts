@@ -55,13 +55,13 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
   return { movementId, availableCents: balance.availableCents };
 }
 
-/** The balance row with its active blocks; `lock` holds the row (FOR UPDATE) for a check-then-debit. */
 /** The merchant's gross balance alone (the API's `available`): one primary-key read. */
 export async function findAvailable(db: Executor, accountId: string): Promise<number> {
   const row = await db.selectFrom('balances').select('availableCents').where('accountId', '=', accountId).executeTakeFirstOrThrow();
   return row.availableCents;
 }
 
+/** The balance row with its active blocks; `lock` holds the row (FOR UPDATE) for a check-then-debit. */
 export async function findBalance(db: Executor, accountId: string, options: { lock?: boolean } = {}): Promise<{ availableCents: number; blockedCents: number }> {
   let query = db
     .selectFrom('balances')

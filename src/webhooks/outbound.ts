@@ -15,6 +15,15 @@ export function isPublicAddress(address: string): boolean {
   return ipaddr.process(address).range() === 'unicast';
 }
 
+/** A literal IP host (brackets of IPv6 allowed) that is not public; names are checked when resolved. */
+export function isNonPublicLiteral(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return ipaddr.isValid(host) && !isPublicAddress(host);
+}
+
+/** Schemes a webhook may use: https only, http too when private receivers are allowed (development). */
+export const allowsProtocol = (protocol: string, allowPrivate: boolean): boolean => protocol === 'https:' || (allowPrivate && protocol === 'http:');
+
 /** The attempt's recorded error does not say which internal address a name resolved to (tenants read it). */
 export class BlockedAddressError extends Error {
   readonly code = 'BLOCKED_ADDRESS';
@@ -66,8 +75,7 @@ export class WebhookClient {
       keepAliveTimeout: 10_000,
       connect: (connectionOptions, callback) => {
         // Literal IPs never reach `lookup`: check them here.
-        const host = connectionOptions.hostname.replace(/^\[|\]$/g, '');
-        if (!options.allowPrivate && ipaddr.isValid(host) && !isPublicAddress(host)) {
+        if (!options.allowPrivate && isNonPublicLiteral(connectionOptions.hostname)) {
           return callback(new BlockedAddressError(), null);
         }
         return connect(connectionOptions, callback);
@@ -100,8 +108,7 @@ export class WebhookClient {
 
   /** Why a URL is never dialled (scheme), or null. */
   refusal(url: string): string | null {
-    const protocol = URL.canParse(url) ? new URL(url).protocol : null;
-    if (protocol === 'https:' || (protocol === 'http:' && this.options.allowPrivate)) return null;
+    if (URL.canParse(url) && allowsProtocol(new URL(url).protocol, this.options.allowPrivate)) return null;
     return 'only https:// URLs are delivered';
   }
 

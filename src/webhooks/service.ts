@@ -1,4 +1,3 @@
-import ipaddr from 'ipaddr.js';
 import type { Config } from '../config.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
@@ -9,7 +8,7 @@ import { consumeRateLimit } from '../platform/rateLimit.js';
 import type { WebhookEndpointRow } from '../platform/schema.js';
 import { encryptSecret } from '../platform/secrets.js';
 import { normalizeEventFilter } from './events.js';
-import { isPublicAddress } from './outbound.js';
+import { allowsProtocol, isNonPublicLiteral } from './outbound.js';
 import * as repository from './repository.js';
 import { generateWebhookSecret } from './signature.js';
 
@@ -67,11 +66,9 @@ export class WebhookService {
   /** HTTPS (http too when private receivers are allowed); a literal address must be public. */
   private checkUrl(url: string): void {
     if (url.length > MAX_URL_LENGTH || !URL.canParse(url)) throw new ApiError(400, messages.webhookUrlInvalid);
-    const parsed = new URL(url);
-    const allowedProtocols = this.config.webhookAllowPrivate ? ['https:', 'http:'] : ['https:'];
-    if (!allowedProtocols.includes(parsed.protocol) || parsed.username || parsed.password) throw new ApiError(400, messages.webhookUrlInvalid);
-    const host = parsed.hostname.replace(/^\[|\]$/g, '');
-    if (!this.config.webhookAllowPrivate && ((ipaddr.isValid(host) && !isPublicAddress(host)) || host === 'localhost' || host.endsWith('.localhost'))) {
+    const { protocol, username, password, hostname } = new URL(url);
+    if (!allowsProtocol(protocol, this.config.webhookAllowPrivate) || username || password) throw new ApiError(400, messages.webhookUrlInvalid);
+    if (!this.config.webhookAllowPrivate && (isNonPublicLiteral(hostname) || hostname === 'localhost' || hostname.endsWith('.localhost'))) {
       throw new ApiError(400, messages.webhookUrlNotPublic);
     }
   }

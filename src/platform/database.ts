@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { CamelCasePlugin, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
+import { PreparingPool } from './preparedStatements.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -78,7 +79,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       types: typeParsers,
       ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
     });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CachedCamelCasePlugin()] });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new PreparingPool(pool) }), plugins: [new CachedCamelCasePlugin()] });
     return { db, backend: 'postgres', close: () => db.destroy() };
   }
 

@@ -90,9 +90,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     releaseLock = lockDataDir(options.dataDir);
   }
   const pglite = new PGlite(inMemory ? 'memory://' : join(options.dataDir, 'pglite'));
-  // PGlite is one connection: a pool of one, never closed while idle.
+  // PGlite is one connection: a pool of one, never closed while idle. Prepared statements save
+  // its planning as well (measured: 734 → 855 charges/s).
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0, types: typeParsers });
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CachedCamelCasePlugin()] });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new PreparingPool(pool) }), plugins: [new CachedCamelCasePlugin()] });
   return {
     db,
     backend: 'pglite',

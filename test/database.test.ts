@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/platform/database.js';
-import { StatementNames } from '../src/platform/preparedStatements.js';
+import { StatementNames } from '../src/platform/postgresPool.js';
+import { parseTimestamptz, TIMESTAMPTZ_OID } from '../src/platform/timestamps.js';
+import pg from 'pg';
 import { serverUrl } from './helpers/gateway.js';
 
 let database: Database;
@@ -43,5 +45,41 @@ describe('StatementNames', () => {
     expect(second).not.toBe(first);
     expect(names.nameFor('select $1, $2, $3')).toBeUndefined();
     expect(names.nameFor('select $1')).toBe(first);
+  });
+});
+
+describe('timestamptz parsing', () => {
+  const reference = pg.types.getTypeParser(TIMESTAMPTZ_OID) as (text: string) => Date;
+
+  it('reads what the database prints exactly as pg does, to the millisecond', async () => {
+    const { rows } = await sql<{ text: string; epochMs: string }>`
+      SELECT moment::text AS text, floor(extract(epoch FROM moment) * 1000)::int8::text AS "epochMs"
+      FROM (VALUES
+        (timestamptz '2026-11-22 03:44:11.123456+00'), (timestamptz '2026-11-22 03:44:11.1+00'),
+        (timestamptz '2026-11-22 03:44:11.12+00'), (timestamptz '2026-11-22 03:44:11+00'),
+        (timestamptz '2024-02-29 23:59:59.999999+00'), (timestamptz '1970-01-01 00:00:00.001+00'),
+        (timestamptz '2026-11-22 00:00:00-03'), (timestamptz '9999-12-31 23:59:59.5+00')
+      ) AS moments(moment)`.execute(database.db);
+    expect(rows).toHaveLength(8);
+    for (const row of rows) {
+      expect(row.text).toMatch(/\+00$/);
+      expect(parseTimestamptz(row.text).getTime()).toBe(Number(row.epochMs));
+      expect(parseTimestamptz(row.text).getTime()).toBe(reference(row.text).getTime());
+    }
+  });
+
+  it('rows come back as Dates through the driver', async () => {
+    const { rows } = await sql<{ at: Date }>`SELECT ${'2026-11-22T03:44:11.123Z'}::timestamptz AS at`.execute(database.db);
+    expect(rows[0]?.at).toBeInstanceOf(Date);
+    expect(rows[0]?.at.toISOString()).toBe('2026-11-22T03:44:11.123Z');
+  });
+
+  it('hands every other form to pg', () => {
+    for (const text of ['2026-11-22 00:44:11.5-03', '2026-11-22 03:44:11+05:30', '0050-01-01 00:00:00+00', '2026-11-22 03:44:11+00 BC', 'infinity', '-infinity', '12026-01-01 00:00:00+00']) {
+      const expected = reference(text);
+      const actual = parseTimestamptz(text);
+      if (expected instanceof Date) expect(actual.getTime()).toBe(expected.getTime());
+      else expect(actual).toBe(expected);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
-import type pg from 'pg';
+import pg from 'pg';
 
 /**
  * Names every parameterized statement after its text so that each connection parses and plans
@@ -23,11 +23,36 @@ export class StatementNames {
   }
 }
 
-/** The pool Kysely's PostgresDialect uses, handing out clients that run statements prepared. */
-export class PreparingPool implements PostgresPool {
+/** How result columns are named on the rows (snake_case column → camelCase property). */
+export type ColumnNaming = (column: string) => string;
+
+/**
+ * A query whose rows carry their final property names from the start: the column names are
+ * renamed once per result, where a mapping after the fact copied every row into a new object
+ * (measured: ~20% of a 50-row list's CPU).
+ */
+class RenamingQuery extends pg.Query {
+  constructor(
+    config: pg.QueryConfig,
+    callback: (error: Error | undefined, result: pg.QueryResult) => void,
+    private readonly naming: ColumnNaming,
+  ) {
+    super(config, undefined, callback);
+  }
+
+  handleRowDescription(message: { fields: { name: string }[] }): void {
+    for (const field of message.fields) field.name = this.naming(field.name);
+    // @ts-expect-error pg's Submittable handler, not in its type definitions
+    super.handleRowDescription(message);
+  }
+}
+
+/** The pool Kysely's PostgresDialect uses: statements run prepared, rows come back with camelCase properties. */
+export class GatewayPool implements PostgresPool {
   private readonly clients = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   constructor(
     private readonly pool: pg.Pool,
+    private readonly naming: ColumnNaming,
     private readonly statements = new StatementNames(),
   ) {}
 
@@ -36,7 +61,7 @@ export class PreparingPool implements PostgresPool {
     // One wrapper per connection: Kysely keys its connection objects on the client's identity.
     let wrapped = this.clients.get(client);
     if (!wrapped) {
-      wrapped = this.wrap(client);
+      wrapped = new GatewayClient(client, this.naming, this.statements);
       this.clients.set(client, wrapped);
     }
     return wrapped;
@@ -45,15 +70,12 @@ export class PreparingPool implements PostgresPool {
   end(): Promise<void> {
     return this.pool.end();
   }
-
-  private wrap(client: pg.PoolClient): PostgresPoolClient {
-    return new PreparingClient(client, this.statements);
-  }
 }
 
-class PreparingClient implements PostgresPoolClient {
+class GatewayClient implements PostgresPoolClient {
   constructor(
     private readonly client: pg.PoolClient,
+    private readonly naming: ColumnNaming,
     private readonly statements: StatementNames,
   ) {}
 
@@ -63,8 +85,12 @@ class PreparingClient implements PostgresPoolClient {
     if (typeof textOrCursor !== 'string') return this.client.query(textOrCursor as never) as PostgresCursor<R>;
     const values = parameters as unknown[];
     const name = values.length > 0 ? this.statements.nameFor(textOrCursor) : undefined;
-    const result = name ? this.client.query({ name, text: textOrCursor, values }) : this.client.query(textOrCursor, values);
-    return result as unknown as Promise<PostgresQueryResult<R>>;
+    // An empty values array keeps pg on the simple protocol; named ones go prepared.
+    const config: pg.QueryConfig = name ? { name, text: textOrCursor, values } : { text: textOrCursor, values };
+    return new Promise((resolve, reject) => {
+      const query = new RenamingQuery(config, (error, result) => (error ? reject(error) : resolve(result as unknown as PostgresQueryResult<R>)), this.naming);
+      this.client.query(query);
+    });
   }
 
   release(): void {

@@ -279,6 +279,22 @@ describe('POST /v1/pix hourly rate limit', () => {
     // A retry of a known charge still answers while the limit is reached.
     expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ externalRef: 'r1' }) })).status).toBe(200);
   });
+
+  it('a new externalRef refused by the limit is not kept: next hour it creates the charge', async () => {
+    const merchant = await gateway.createMerchant({ limits: { pixPerHour: 1 } });
+    const now = gateway.clock.now().getTime();
+    gateway.clock.advance(HOUR - (now % HOUR) + 1000);
+    expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() })).status).toBe(201);
+    const refused = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ externalRef: 'late' }) });
+    expect(refused).toMatchObject({ status: 429, body: { error: 'Limite de requisições atingido. Tente em 1 hora.' } });
+
+    gateway.clock.advance(HOUR);
+    const created = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ externalRef: 'late' }) });
+    expect(created.status).toBe(201);
+    expect(created.body.idempotent).toBeUndefined();
+    const stored = await gateway.database.db.selectFrom('transactions').select('externalRef').where('accountId', '=', merchant.accountId).orderBy('createdAt').execute();
+    expect(stored.map((row) => row.externalRef)).toEqual([null, 'late']);
+  });
 });
 
 describe('POST /v1/pix provider failure', () => {

@@ -9,13 +9,12 @@ import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { ApiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { consumeRateLimit } from '../platform/rateLimit.js';
 import type { Party, TransactionRow } from '../platform/schema.js';
 import { ProviderError, type PixProvider } from '../provider/provider.js';
 import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE } from '../transactions/idempotency.js';
-import { insertTransaction } from '../transactions/repository.js';
 import { recordTransactionEvent } from '../webhooks/events.js';
 import * as repository from './repository.js';
+import type { NewCharge } from './repository.js';
 import type { CreateChargeBody } from './schemas.js';
 
 const DAY_MS = 86_400_000;
@@ -27,18 +26,20 @@ export type ChargeCreated =
   | { statusCode: 201; body: ChargeSummary & { status: 'pending' } }
   | { statusCode: 200; body: ChargeSummary & { idempotent: true } };
 
-function chargeSummary(charge: TransactionRow): ChargeSummary {
+/** A retry of a known externalRef: the stored charge, flagged idempotent. */
+function replayed(charge: TransactionRow): ChargeCreated {
   return {
-    transactionId: charge.id,
-    status: charge.status,
-    pixPayload: charge.pixPayload ?? '',
-    expiresAt: Math.floor((charge.expiresAt?.getTime() ?? 0) / 1000),
-    amountCents: charge.amountCents,
+    statusCode: 200,
+    body: {
+      transactionId: charge.id,
+      status: charge.status,
+      pixPayload: charge.pixPayload ?? '',
+      expiresAt: Math.floor((charge.expiresAt?.getTime() ?? 0) / 1000),
+      amountCents: charge.amountCents,
+      idempotent: true,
+    },
   };
 }
-
-const created = (charge: TransactionRow): ChargeCreated => ({ statusCode: 201, body: { ...chargeSummary(charge), status: 'pending' } });
-const replayed = (charge: TransactionRow): ChargeCreated => ({ statusCode: 200, body: { ...chargeSummary(charge), idempotent: true } });
 
 export class ChargeService {
   constructor(
@@ -70,47 +71,39 @@ export class ChargeService {
       throw error;
     }
     const feeCents = computeFee(account.fees.pixIn, input.amountCents, { capAtAmount: true });
-    const pixPayload = buildDynamicBrCode({ locationUrl: location, merchantName: account.name, merchantCity: account.city });
+    const charge: NewCharge = {
+      id: transactionId,
+      accountId: account.id,
+      amountCents: input.amountCents,
+      feeCents,
+      externalRef,
+      customer: input.customer,
+      pixPayload: buildDynamicBrCode({ locationUrl: location, merchantName: account.name, merchantCity: account.city }),
+      location,
+      expiresAt,
+      createdAt: now,
+    };
+    const hourly = { bucket: 'pix:hour', windowMs: HOUR_MS, limit: account.limits.pixPerHour };
+    const created: ChargeCreated = {
+      statusCode: 201,
+      body: { transactionId, status: 'pending', pixPayload: charge.pixPayload, expiresAt: Math.floor(expiresAt.getTime() / 1000), amountCents: input.amountCents },
+    };
 
+    if (!externalRef) {
+      // Nothing else to write atomically with it: one statement, no transaction.
+      if (!(await repository.insertChargeWithinRateLimit(this.db, charge, hourly))) throw new ApiError(429, messages.pixRateLimited);
+      return created;
+    }
     return this.db.transaction().execute(async (tx) => {
-      if (externalRef) {
-        const key = { accountId: account.id, scope: IDEMPOTENCY_SCOPE.charge, externalRef };
-        if (!(await claimIdempotencyKey(tx, { ...key, transactionId }, now))) {
-          // A concurrent request with the same externalRef won; answer with its charge.
-          const winner = await findTransactionByExternalRef(tx, key, now);
-          if (!winner) throw new Error('idempotency key held without its transaction');
-          return replayed(winner);
-        }
+      const key = { accountId: account.id, scope: IDEMPOTENCY_SCOPE.charge, externalRef };
+      if (!(await claimIdempotencyKey(tx, { ...key, transactionId }, now))) {
+        // A concurrent request with the same externalRef won; answer with its charge.
+        const winner = await findTransactionByExternalRef(tx, key, now);
+        if (!winner) throw new Error('idempotency key held without its transaction');
+        return replayed(winner);
       }
-      const allowed = await consumeRateLimit(tx, account.id, { bucket: 'pix:hour', windowMs: HOUR_MS, limit: account.limits.pixPerHour }, now);
-      if (!allowed) throw new ApiError(429, messages.pixRateLimited);
-
-      const charge = await insertTransaction(tx, {
-        id: transactionId,
-        accountId: account.id,
-        type: 'pix_in',
-        status: 'pending',
-        amountCents: input.amountCents,
-        feeCents,
-        netCents: input.amountCents - feeCents,
-        externalRef,
-        description: null,
-        customer: JSON.stringify(input.customer),
-        pixPayload,
-        location,
-        expiresAt,
-        paidAt: null,
-        endToEndId: null,
-        payer: null,
-        beneficiary: null,
-        refundEndToEndId: null,
-        pixKey: null,
-        pixKeyType: null,
-        recipientId: null,
-        createdAt: now,
-        updatedAt: now,
-      });
-      return created(charge);
+      if (!(await repository.insertChargeWithinRateLimit(tx, charge, hourly))) throw new ApiError(429, messages.pixRateLimited);
+      return created;
     });
   }
 

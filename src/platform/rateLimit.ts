@@ -3,6 +3,12 @@ import type { Executor, Tx } from './database.js';
 
 export type RateWindow = { bucket: string; windowMs: number; limit: number };
 
+/** The fixed window `at` falls in, aligned to the epoch (hourly windows are UTC hours); its row expires when it ends. */
+export function windowBounds(window: RateWindow, at: Date): { windowStart: Date; expiresAt: Date } {
+  const windowStart = Math.floor(at.getTime() / window.windowMs) * window.windowMs;
+  return { windowStart: new Date(windowStart), expiresAt: new Date(windowStart + window.windowMs) };
+}
+
 /**
  * Counts one use in a fixed window aligned to the epoch (so hourly windows are UTC hours) and
  * says whether it fits. Runs in the caller's transaction: if the guarded write rolls back, so
@@ -17,10 +23,7 @@ export async function consumeRateLimit(tx: Tx, accountId: string, window: RateWi
  * given order, that the use does not fit; undefined when it fits them all.
  */
 export async function consumeRateLimits<W extends RateWindow>(tx: Tx, accountId: string, windows: readonly W[], at: Date): Promise<W | undefined> {
-  const rows = windows.map((window) => {
-    const windowStart = Math.floor(at.getTime() / window.windowMs) * window.windowMs;
-    return { accountId, bucket: window.bucket, windowStart: new Date(windowStart), count: 1, expiresAt: new Date(windowStart + window.windowMs) };
-  });
+  const rows = windows.map((window) => ({ accountId, bucket: window.bucket, count: 1, ...windowBounds(window, at) }));
   const counted = await tx
     .insertInto('rateCounters')
     .values(rows)

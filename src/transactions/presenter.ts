@@ -22,11 +22,32 @@ export type TransactionView = {
   refundEndToEndId?: string;
 };
 
+/** The columns the Transaction object is made of: the reads fetch only these (no customer document, no keys). */
+export const PRESENTED_COLUMNS = [
+  'id',
+  'type',
+  'amountCents',
+  'feeCents',
+  'netCents',
+  'status',
+  'externalRef',
+  'pixPayload',
+  'expiresAt',
+  'paidAt',
+  'createdAt',
+  'updatedAt',
+  'endToEndId',
+  'payer',
+  'beneficiary',
+  'refundEndToEndId',
+] as const satisfies readonly (keyof TransactionRow)[];
+export type PresentedRow = Pick<TransactionRow, (typeof PRESENTED_COLUMNS)[number]>;
+
 /**
  * The spec's Transaction object: expiresAt in seconds, other times in milliseconds; PIX
  * settlement fields omitted (not null) until settled.
  */
-export function presentTransaction(row: TransactionRow): TransactionView {
+export function presentTransaction(row: PresentedRow): TransactionView {
   const view: TransactionView = {
     transactionId: row.id,
     type: row.type,

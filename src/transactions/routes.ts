@@ -45,7 +45,7 @@ export const transactionRoutes =
       async (request) => {
         if (!isId(request.params.id)) throw new ApiError(400, messages.transactionIdInvalid);
         // Another merchant's transaction is simply not found (spec: 404, not 403).
-        const row = await repository.findTransaction(db, request.merchant.account.id, request.params.id);
+        const row = await repository.findPresentedTransaction(db, request.merchant.account.id, request.params.id);
         if (!row) throw new ApiError(404, messages.transactionNotFound);
         return presentTransaction(row);
       },

@@ -12,7 +12,7 @@ import { newId } from '../platform/ids.js';
 import type { Party, TransactionRow } from '../platform/schema.js';
 import { ProviderError, type PixProvider } from '../provider/provider.js';
 import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE } from '../transactions/idempotency.js';
-import { recordTransactionEvent } from '../webhooks/events.js';
+import { recordTransactionEvent, recordTransactionEvents } from '../webhooks/events.js';
 import * as repository from './repository.js';
 import type { NewCharge } from './repository.js';
 import type { CreateChargeBody } from './schemas.js';
@@ -147,7 +147,7 @@ export class ChargeService {
     return this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();
       const expired = await repository.expireDueCharges(tx, now, batch);
-      for (const charge of expired) await recordTransactionEvent(tx, 'transaction.expired', charge, now);
+      await recordTransactionEvents(tx, expired.map((charge) => ({ name: 'transaction.expired' as const, transaction: charge })), now);
       return expired.length;
     });
   }

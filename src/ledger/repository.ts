@@ -28,31 +28,24 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
   if (total !== 0) throw new Error(`unbalanced movement ${movement.kind}: entries sum to ${total}`);
   const merchantDelta = movement.entries.filter((entry) => entry.book === 'merchant').reduce((sum, entry) => sum + entry.amountCents, 0);
 
-  let update = tx
-    .updateTable('balances')
-    .set({ availableCents: sql`available_cents + ${merchantDelta}`, updatedAt: movement.at })
-    .where('accountId', '=', movement.accountId);
-  if (movement.forbidNegativeBalance) update = update.where(sql<boolean>`available_cents + ${merchantDelta} >= 0`);
-  const balance = await update.returning('availableCents').executeTakeFirst();
-  if (!balance) return null;
-
   const movementId = newId();
-  await tx
-    .insertInto('ledgerEntries')
-    .values(
-      movement.entries.map((entry) => ({
-        accountId: movement.accountId,
-        movementId,
-        book: entry.book,
-        kind: movement.kind,
-        transactionId: movement.transactionId ?? null,
-        amountCents: entry.amountCents,
-        memo: movement.memo ?? null,
-        createdAt: movement.at,
-      })),
+  // One statement (one round trip): the balance row moves, and the entries are written only if it did.
+  const { rows } = await sql<{ availableCents: number }>`
+    WITH balance AS (
+      UPDATE balances SET available_cents = available_cents + ${merchantDelta}, updated_at = ${movement.at}
+      WHERE account_id = ${movement.accountId} AND (NOT ${movement.forbidNegativeBalance ?? false}::boolean OR available_cents + ${merchantDelta} >= 0)
+      RETURNING available_cents
+    ), entries AS (
+      INSERT INTO ledger_entries (account_id, movement_id, book, kind, transaction_id, amount_cents, memo, created_at)
+      SELECT ${movement.accountId}::uuid, ${movementId}::uuid, entry.book, ${movement.kind}::text, ${movement.transactionId ?? null}::uuid,
+             entry.amount_cents, ${movement.memo ?? null}::text, ${movement.at}::timestamptz
+      FROM balance, unnest(${movement.entries.map((entry) => entry.book)}::text[], ${movement.entries.map((entry) => entry.amountCents)}::int8[])
+           WITH ORDINALITY AS entry(book, amount_cents, position)
+      ORDER BY entry.position
     )
-    .execute();
-  return { movementId, availableCents: balance.availableCents };
+    SELECT available_cents FROM balance`.execute(tx);
+  const balance = rows[0];
+  return balance ? { movementId, availableCents: balance.availableCents } : null;
 }
 
 /** The merchant's gross balance alone (the API's `available`): one primary-key read. */

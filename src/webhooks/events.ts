@@ -1,6 +1,6 @@
 import type { Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
-import { insertEventWithDeliveries } from './repository.js';
+import { insertEventsWithDeliveries } from './repository.js';
 import type { TransactionRow } from '../platform/schema.js';
 import { presentTransaction } from '../transactions/presenter.js';
 
@@ -100,18 +100,28 @@ export function normalizeEventFilter(entries: readonly string[]): { filters: str
 }
 
 /**
- * Writes the event of a status change, in the transaction that made the change (outbox): no
- * change without its event, no event without its change. In the same statement it queues one
- * delivery per endpoint of the account whose filter selects the event. The body is the
- * transaction as the API shows it, without the charge payload, with only the PIX fields the
- * event carries; it is stored as the exact text every delivery sends.
+ * Writes the events of status changes, in the transaction that made the changes (outbox): no
+ * change without its event, no event without its change. In the same statement (one round trip
+ * for all of them) it queues one delivery per endpoint of the account whose filter selects the
+ * event. The body is the transaction as the API shows it, without the charge payload, with only
+ * the PIX fields the event carries; it is stored as the exact text every delivery sends.
  */
-export async function recordTransactionEvent(tx: Tx, name: EventName, transaction: TransactionRow, at: Date): Promise<string> {
-  const eventId = newId();
-  const { pixPayload: _payload, endToEndId, payer, beneficiary, refundEndToEndId, ...view } = presentTransaction(transaction);
-  const settlement: Partial<Record<SettlementField, unknown>> = { endToEndId, payer, beneficiary, refundEndToEndId };
-  const fields = Object.fromEntries(SETTLEMENT_FIELDS[name].filter((field) => settlement[field] !== undefined).map((field) => [field, settlement[field]]));
-  const payload = JSON.stringify({ eventId, event: name, ...view, ...fields, occurredAt: at.getTime() });
-  await insertEventWithDeliveries(tx, { id: eventId, accountId: transaction.accountId, transactionId: transaction.id, name, payload, createdAt: at });
-  return eventId;
+export async function recordTransactionEvents(tx: Tx, events: readonly { name: EventName; transaction: TransactionRow }[], at: Date): Promise<void> {
+  await insertEventsWithDeliveries(
+    tx,
+    events.map(({ name, transaction }) => {
+      const id = newId();
+      const { pixPayload: _payload, endToEndId, payer, beneficiary, refundEndToEndId, ...view } = presentTransaction(transaction);
+      const settlement: Partial<Record<SettlementField, unknown>> = { endToEndId, payer, beneficiary, refundEndToEndId };
+      const fields = Object.fromEntries(SETTLEMENT_FIELDS[name].filter((field) => settlement[field] !== undefined).map((field) => [field, settlement[field]]));
+      const payload = JSON.stringify({ eventId: id, event: name, ...view, ...fields, occurredAt: at.getTime() });
+      return { id, accountId: transaction.accountId, transactionId: transaction.id, name, payload };
+    }),
+    at,
+  );
+}
+
+/** One status change's event: see recordTransactionEvents. */
+export function recordTransactionEvent(tx: Tx, name: EventName, transaction: TransactionRow, at: Date): Promise<void> {
+  return recordTransactionEvents(tx, [{ name, transaction }], at);
 }

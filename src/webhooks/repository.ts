@@ -2,23 +2,30 @@ import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../platform/database.js';
 import type { WebhookDeliveryStatus, WebhookEndpointRow } from '../platform/schema.js';
 
-export type NewEvent = { id: string; accountId: string; transactionId: string; name: string; payload: string; createdAt: Date };
+export type NewEvent = { id: string; accountId: string; transactionId: string; name: string; payload: string };
 
 /**
- * Inserts an event and, in the same statement, one pending delivery per live endpoint of the
- * account whose filter selects it (an empty filter selects every event).
+ * Inserts events (in the given order) and, in the same statement, one pending delivery per live
+ * endpoint of each event's account whose filter selects it (an empty filter selects every event).
  */
-export async function insertEventWithDeliveries(tx: Tx, event: NewEvent): Promise<void> {
+export async function insertEventsWithDeliveries(tx: Tx, events: readonly NewEvent[], at: Date): Promise<void> {
+  if (events.length === 0) return;
+  const column = <K extends keyof NewEvent>(key: K) => events.map((event) => event[key]);
   await sql`
-    WITH event AS (
+    WITH new_event AS (
+      SELECT * FROM unnest(${column('id')}::uuid[], ${column('accountId')}::uuid[], ${column('transactionId')}::uuid[],
+                           ${column('name')}::text[], ${column('payload')}::text[])
+             WITH ORDINALITY AS e(id, account_id, transaction_id, name, payload, position)
+    ), event AS (
       INSERT INTO events (id, account_id, transaction_id, name, payload, created_at)
-      VALUES (${event.id}, ${event.accountId}, ${event.transactionId}, ${event.name}, ${event.payload}, ${event.createdAt})
+      SELECT id, account_id, transaction_id, name, payload, ${at}::timestamptz FROM new_event ORDER BY position
     )
     INSERT INTO webhook_deliveries (id, account_id, endpoint_id, event_id, transaction_id, status, next_attempt_at, created_at, updated_at)
-    SELECT uuid_v7(), ${event.accountId}, endpoint.id, ${event.id}, ${event.transactionId}, 'pending', ${event.createdAt}, ${event.createdAt}, ${event.createdAt}
-    FROM webhook_endpoints endpoint
-    WHERE endpoint.account_id = ${event.accountId} AND endpoint.deleted_at IS NULL
-      AND (cardinality(endpoint.filters) = 0 OR ${event.name} = ANY (endpoint.event_names))
+    SELECT uuid_v7(), e.account_id, endpoint.id, e.id, e.transaction_id, 'pending', ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz
+    FROM new_event e
+    JOIN webhook_endpoints endpoint ON endpoint.account_id = e.account_id AND endpoint.deleted_at IS NULL
+    WHERE cardinality(endpoint.filters) = 0 OR e.name = ANY (endpoint.event_names)
+    ORDER BY e.position, endpoint.id
   `.execute(tx);
 }
 

@@ -13,7 +13,7 @@ import type { Party, TransactionRow } from '../platform/schema.js';
 import { ProviderError, ProviderOutcomeUnknownError, type PixProvider, type WithdrawalSubmission } from '../provider/provider.js';
 import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '../transactions/idempotency.js';
 import { findTransaction, insertTransaction } from '../transactions/repository.js';
-import { recordTransactionEvent, type EventName } from '../webhooks/events.js';
+import { recordTransactionEvent, recordTransactionEvents, type EventName } from '../webhooks/events.js';
 import * as repository from './repository.js';
 import type { CreateWithdrawalBody } from './schemas.js';
 
@@ -99,13 +99,15 @@ export class WithdrawalService {
           createdAt: now,
           updatedAt: now,
         });
-      await recordTransactionEvent(tx, 'transfer.created', row, now);
-      if (manual) {
-        await recordTransactionEvent(tx, 'transfer.pending_approval', row, now);
-      } else {
-        await this.moveWithdrawalMoney(tx, row, now, 1);
-        await recordTransactionEvent(tx, 'transfer.processing', row, now);
-      }
+      if (!manual) await this.moveWithdrawalMoney(tx, row, now, 1);
+      await recordTransactionEvents(
+        tx,
+        [
+          { name: 'transfer.created', transaction: row },
+          { name: manual ? 'transfer.pending_approval' : 'transfer.processing', transaction: row },
+        ],
+        now,
+      );
       if (destination.thirdParty) {
         await repository.insertAlert(tx, {
           accountId: account.id,
@@ -210,7 +212,7 @@ export class WithdrawalService {
       const at = this.clock.now();
       const changes = await apply(tx, row, at);
       const updated = await repository.updateWithdrawal(tx, row.id, { status, updatedAt: at, ...changes });
-      for (const name of events) await recordTransactionEvent(tx, name, updated, at);
+      await recordTransactionEvents(tx, events.map((name) => ({ name, transaction: updated })), at);
       return updated;
     });
   }

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/platform/database.js';
 import { StatementNames } from '../src/platform/postgresPool.js';
+import { precompiled } from '../src/platform/precompiled.js';
 import { parseTimestamptz, TIMESTAMPTZ_OID } from '../src/platform/timestamps.js';
 import pg from 'pg';
 import { serverUrl } from './helpers/gateway.js';
@@ -81,5 +82,23 @@ describe('timestamptz parsing', () => {
       if (expected instanceof Date) expect(actual.getTime()).toBe(expected.getTime());
       else expect(actual).toBe(expected);
     }
+  });
+});
+
+describe('precompiled queries', () => {
+  it('compile once and run with each call\'s values, constants kept', async () => {
+    const query = precompiled((db, label: string, amount: number) =>
+      db.selectNoFrom((eb) => [eb.val(label).as('label'), sql<number>`${amount}::int8 * ${3}::int8`.as('tripled'), eb.val('fixed').as('constant')]),
+    );
+    expect(await query(database.db, 'first', 7)).toEqual([{ label: 'first', tripled: 21, constant: 'fixed' }]);
+    expect(await query(database.db, 'second', 100)).toEqual([{ label: 'second', tripled: 300, constant: 'fixed' }]);
+    await database.db.transaction().execute(async (tx) => {
+      expect(await query(tx, 'in a transaction', 1)).toEqual([{ label: 'in a transaction', tripled: 3, constant: 'fixed' }]);
+    });
+  });
+
+  it('refuse an argument the builder used as a JavaScript value instead of a query value', async () => {
+    const branching = precompiled((db, limit: number) => db.selectNoFrom((eb) => [eb.val(limit > 5 ? 'many' : 'few').as('size')]));
+    await expect(branching(database.db, 10)).rejects.toThrow('precompiled query: argument 0 is not a value of the query');
   });
 });

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Executor, Tx } from '../platform/database.js';
+import type { Db, Executor, Tx } from '../platform/database.js';
+import { precompiled } from '../platform/precompiled.js';
 import { newId } from '../platform/ids.js';
 import type { LedgerBook } from '../platform/schema.js';
 
@@ -48,15 +49,17 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
   return balance ? { movementId, availableCents: balance.availableCents } : null;
 }
 
+const availableOf = precompiled((db, accountId: string) => db.selectFrom('balances').select('availableCents').where('accountId', '=', accountId));
+
 /** The merchant's gross balance alone (the API's `available`): one primary-key read. */
 export async function findAvailable(db: Executor, accountId: string): Promise<number> {
-  const row = await db.selectFrom('balances').select('availableCents').where('accountId', '=', accountId).executeTakeFirstOrThrow();
+  const [row] = await availableOf(db, accountId);
+  if (!row) throw new Error(`balance row missing for account ${accountId}`);
   return row.availableCents;
 }
 
-/** The balance row with its active blocks; `lock` holds the row (FOR UPDATE) for a check-then-debit. */
-export async function findBalance(db: Executor, accountId: string, options: { lock?: boolean } = {}): Promise<{ availableCents: number; blockedCents: number }> {
-  let query = db
+const balanceWithBlocks = (db: Db, accountId: string) =>
+  db
     .selectFrom('balances')
     .select((eb) => [
       'availableCents',
@@ -68,8 +71,13 @@ export async function findBalance(db: Executor, accountId: string, options: { lo
         .as('blockedCents'),
     ])
     .where('accountId', '=', accountId);
-  if (options.lock) query = query.forUpdate();
-  const row = await query.executeTakeFirstOrThrow();
+const balanceRow = precompiled((db, accountId: string) => balanceWithBlocks(db, accountId));
+const lockedBalanceRow = precompiled((db, accountId: string) => balanceWithBlocks(db, accountId).forUpdate());
+
+/** The balance row with its active blocks; `lock` holds the row (FOR UPDATE) for a check-then-debit. */
+export async function findBalance(db: Executor, accountId: string, options: { lock?: boolean } = {}): Promise<{ availableCents: number; blockedCents: number }> {
+  const [row] = await (options.lock ? lockedBalanceRow : balanceRow)(db, accountId);
+  if (!row) throw new Error(`balance row missing for account ${accountId}`);
   return { availableCents: row.availableCents, blockedCents: row.blockedCents ?? 0 };
 }
 

@@ -1,4 +1,5 @@
 import type { Executor } from '../platform/database.js';
+import { precompiled } from '../platform/precompiled.js';
 
 export type DirectiveOperation = 'charge' | 'withdrawal';
 
@@ -7,26 +8,17 @@ export async function armDirective(db: Executor, accountId: string, operation: D
   await db.insertInto('sandboxDirectives').values({ accountId, operation, outcome }).execute();
 }
 
+const oldestDirective = precompiled((db, accountId: string, operation: DirectiveOperation) =>
+  db
+    .deleteFrom('sandboxDirectives')
+    .where('id', '=', (eb) =>
+      eb.selectFrom('sandboxDirectives').select('id').where('accountId', '=', accountId).where('operation', '=', operation).orderBy('id').limit(1).forUpdate().skipLocked(),
+    )
+    .returning('outcome'),
+);
+
 /** Consumes the oldest armed outcome, if any: exactly one call sees it, even across processes. */
 export async function takeDirective(db: Executor, accountId: string, operation: DirectiveOperation): Promise<string | undefined> {
-  const row = await db
-    .deleteFrom('sandboxDirectives')
-    .where(
-      'id',
-      '=',
-      (eb) =>
-        eb
-          .selectFrom('sandboxDirectives')
-          .select('id')
-          .where('accountId', '=', accountId)
-          .where('operation', '=', operation)
-          .orderBy('id')
-          .limit(1)
-          .forUpdate()
-          .skipLocked(),
-    )
-    .returning('outcome')
-    .executeTakeFirst();
+  const [row] = await oldestDirective(db, accountId, operation);
   return row?.outcome;
 }
-

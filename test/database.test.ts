@@ -29,6 +29,23 @@ describe('prepared statements', () => {
     expect(mine[0]?.name).toMatch(/^s\d+$/);
   });
 
+  it('prepares a statement again when a migration changed the columns it returns', async () => {
+    await sql`CREATE TEMPORARY TABLE probe (a int)`.execute(database.db); // the pool has one connection
+    try {
+      await sql`INSERT INTO probe VALUES (1)`.execute(database.db);
+      const read = () => sql<Record<string, number | null>>`SELECT * FROM probe WHERE a = ${1}`.execute(database.db);
+      expect((await read()).rows).toEqual([{ a: 1 }]);
+      await sql`ALTER TABLE probe ADD COLUMN extra int`.execute(database.db);
+      // The call that finds the statement stale fails (it may be inside a transaction, so it is not retried) ...
+      await expect(read()).rejects.toThrow('cached plan must not change result type');
+      // ... and the next ones run it prepared anew.
+      expect((await read()).rows).toEqual([{ a: 1, extra: null }]);
+      expect((await read()).rows).toEqual([{ a: 1, extra: null }]);
+    } finally {
+      await sql`DROP TABLE probe`.execute(database.db);
+    }
+  });
+
   it('leaves statements without parameters on the simple protocol', async () => {
     await sql`SELECT 'no parameters here' AS plain`.execute(database.db);
     expect((await preparedStatements()).some((row) => row.statement.includes('no parameters here'))).toBe(false);
@@ -46,6 +63,13 @@ describe('StatementNames', () => {
     expect(second).not.toBe(first);
     expect(names.nameFor('select $1, $2, $3')).toBeUndefined();
     expect(names.nameFor('select $1')).toBe(first);
+
+    names.renew('select $1');
+    const renewed = names.nameFor('select $1');
+    expect(renewed).toBeDefined();
+    expect([first, second]).not.toContain(renewed);
+    names.renew('select $1, $2, $3'); // never named: stays unnamed
+    expect(names.nameFor('select $1, $2, $3')).toBeUndefined();
   });
 });
 
@@ -53,6 +77,7 @@ describe('timestamptz parsing', () => {
   const reference = pg.types.getTypeParser(TIMESTAMPTZ_OID) as (text: string) => Date;
 
   it('reads what the database prints exactly as pg does, to the millisecond', async () => {
+    await sql`SET TimeZone = 'UTC'`.execute(database.db); // the pool has one connection
     const { rows } = await sql<{ text: string; epochMs: string }>`
       SELECT moment::text AS text, floor(extract(epoch FROM moment) * 1000)::int8::text AS "epochMs"
       FROM (VALUES
@@ -73,6 +98,17 @@ describe('timestamptz parsing', () => {
     const { rows } = await sql<{ at: Date }>`SELECT ${'2026-11-22T03:44:11.123Z'}::timestamptz AS at`.execute(database.db);
     expect(rows[0]?.at).toBeInstanceOf(Date);
     expect(rows[0]?.at.toISOString()).toBe('2026-11-22T03:44:11.123Z');
+  });
+
+  it('reads the same instants in a session of another time zone (through pg\'s parser)', async () => {
+    await sql`SET TimeZone = 'America/Sao_Paulo'`.execute(database.db);
+    try {
+      const { rows } = await sql<{ at: Date; text: string }>`SELECT ${'2026-11-22T03:44:11.123Z'}::timestamptz AS at, ${'2026-11-22T03:44:11.123Z'}::timestamptz::text AS text`.execute(database.db);
+      expect(rows[0]?.text).toBe('2026-11-22 00:44:11.123-03');
+      expect(rows[0]?.at.toISOString()).toBe('2026-11-22T03:44:11.123Z');
+    } finally {
+      await sql`SET TimeZone = 'UTC'`.execute(database.db);
+    }
   });
 
   it('hands every other form to pg', () => {

@@ -93,8 +93,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       connectionString: options.url,
       max: options.poolSize ?? 20,
       types: typeParsers,
-      // UTC sessions: timestamps come back in the one form parseTimestamptz reads fast.
-      options: ['-c TimeZone=UTC', ...(options.searchPath ? [`-c search_path=${options.searchPath}`] : [])].join(' '),
+      ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
     });
     const db = kyselyOver(pool);
     return { db, backend: 'postgres', close: () => db.destroy() };

@@ -10,17 +10,33 @@ import pg from 'pg';
  */
 export class StatementNames {
   private readonly names = new Map<string, string>();
+  private issued = 0;
   constructor(private readonly capacity = 1_000) {}
 
   /** The name for this text, or undefined once `capacity` distinct texts were named (then unnamed, as before). */
   nameFor(text: string): string | undefined {
     let name = this.names.get(text);
     if (name === undefined && this.names.size < this.capacity) {
-      name = `s${this.names.size + 1}`;
+      name = `s${++this.issued}`;
       this.names.set(text, name);
     }
     return name;
   }
+
+  /**
+   * Gives the text a fresh name, so that every connection prepares it again. For a statement the
+   * server can no longer run as prepared: a migration changed the columns of a table it reads
+   * (`cached plan must not change result type`), or it was dropped after a failed bind.
+   */
+  renew(text: string): void {
+    if (this.names.has(text)) this.names.set(text, `s${++this.issued}`);
+  }
+}
+
+/** Errors after which a prepared statement must be prepared again under a new name. */
+function isStalePreparedStatement(error: Error & { code?: string }): boolean {
+  if (error.code === undefined) return true; // failed in pg before reaching the server (e.g. a value it could not serialize)
+  return error.code === '26000' || (error.code === '0A000' && error.message.includes('cached plan'));
 }
 
 /** How result columns are named on the rows (snake_case column → camelCase property). */
@@ -94,8 +110,13 @@ class GatewayClient implements PostgresPoolClient {
     const name = values.length > 0 ? this.statements.nameFor(textOrCursor) : undefined;
     // An empty values array keeps pg on the simple protocol; named ones go prepared.
     return new Promise((resolve, reject) => {
-      const query = new RenamingQuery(textOrCursor, values, name, (error, result) => (error ? reject(error) : resolve(result as unknown as PostgresQueryResult<R>)), this.naming);
-      this.client.query(query);
+      const done = (error: Error | undefined, result: pg.QueryResult) => {
+        if (!error) return resolve(result as unknown as PostgresQueryResult<R>);
+        // This call fails (inside a transaction it cannot be retried); the next ones prepare afresh.
+        if (name && isStalePreparedStatement(error)) this.statements.renew(textOrCursor);
+        reject(error);
+      };
+      this.client.query(new RenamingQuery(textOrCursor, values, name, done, this.naming));
     });
   }
 

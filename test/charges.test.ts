@@ -280,6 +280,20 @@ describe('POST /v1/pix hourly rate limit', () => {
     expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ externalRef: 'r1' }) })).status).toBe(200);
   });
 
+  it('refused requests do not count: a limit raised within the hour gives room at once', async () => {
+    const merchant = await gateway.createMerchant({ limits: { pixPerHour: 2 } });
+    const now = gateway.clock.now().getTime();
+    gateway.clock.advance(HOUR - (now % HOUR) + 1000);
+    for (let i = 0; i < 2; i++) expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() })).status).toBe(201);
+    for (let i = 0; i < 3; i++) expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() })).status).toBe(429);
+
+    expect((await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { limits: { pixPerHour: 3 } })).status).toBe(200);
+    expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() })).status).toBe(201);
+    expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() })).status).toBe(429);
+    const stored = await gateway.database.db.selectFrom('transactions').select('id').where('accountId', '=', merchant.accountId).execute();
+    expect(stored).toHaveLength(3);
+  });
+
   it('a new externalRef refused by the limit is not kept: next hour it creates the charge', async () => {
     const merchant = await gateway.createMerchant({ limits: { pixPerHour: 1 } });
     const now = gateway.clock.now().getTime();

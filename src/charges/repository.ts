@@ -20,8 +20,8 @@ export type NewCharge = {
  * Writes a new pending charge and counts it in the account's rate window, in one statement (one
  * round trip instead of a transaction of four): the charge is written only if the count fits the
  * limit, and the counter row's lock makes concurrent requests of one account count exactly.
- * Returns false when the window is full. Run on its own, a refused request still counts, which
- * changes nothing: the window stays full until it ends.
+ * Returns false when the window is full. A full window's counter is left as it is, so refused
+ * requests do not count (and a limit raised within the hour gives room at once).
  */
 export async function insertChargeWithinRateLimit(db: Executor, charge: NewCharge, window: RateWindow): Promise<boolean> {
   const { windowStart, expiresAt: windowEnd } = windowBounds(window, charge.createdAt);
@@ -30,6 +30,7 @@ export async function insertChargeWithinRateLimit(db: Executor, charge: NewCharg
       INSERT INTO rate_counters (account_id, bucket, window_start, count, expires_at)
       VALUES (${charge.accountId}, ${window.bucket}, ${windowStart}, 1, ${windowEnd})
       ON CONFLICT (account_id, bucket, window_start) DO UPDATE SET count = rate_counters.count + 1
+        WHERE rate_counters.count < ${window.limit}
       RETURNING count
     )
     INSERT INTO transactions (id, account_id, type, status, amount_cents, fee_cents, net_cents, external_ref,

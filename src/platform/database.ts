@@ -47,21 +47,21 @@ class CachedCamelCasePlugin extends CamelCasePlugin {
     return args.result;
   }
   protected override camelCase(name: string): string {
-    let converted = this.toCamel.get(name);
-    if (converted === undefined) {
-      converted = super.camelCase(name);
-      if (this.toCamel.size < 10_000) this.toCamel.set(name, converted);
-    }
-    return converted;
+    return cachedConversion(this.toCamel, name, (column) => super.camelCase(column));
   }
   protected override snakeCase(name: string): string {
-    let converted = this.toSnake.get(name);
-    if (converted === undefined) {
-      converted = super.snakeCase(name);
-      if (this.toSnake.size < 10_000) this.toSnake.set(name, converted);
-    }
-    return converted;
+    return cachedConversion(this.toSnake, name, (property) => super.snakeCase(property));
   }
+}
+
+/** A name conversion looked up in `cache` first; the cache stops growing at 10,000 names. */
+function cachedConversion(cache: Map<string, string>, name: string, convert: (name: string) => string): string {
+  let converted = cache.get(name);
+  if (converted === undefined) {
+    converted = convert(name);
+    if (cache.size < 10_000) cache.set(name, converted);
+  }
+  return converted;
 }
 
 /** Kysely over a pg pool (server or PGlite): prepared statements, camelCase rows. */

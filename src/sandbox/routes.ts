@@ -72,6 +72,9 @@ const nextWithdrawalBody = z.object(
   { error: messages.bodyNotObject },
 );
 
+/** The answer to arming a provider outcome for the next charge or withdrawal. */
+const armedResponse = z.object({ armed: z.literal(true), outcome: z.string() });
+
 const dictKeyBody = z.object(
   {
     key: z.string({ error: messages.pixKeyRequired }).trim().min(1, messages.pixKeyRequired),
@@ -125,7 +128,7 @@ export const sandboxRoutes =
           ...common,
           summary: 'The next charge creation fails at the provider (502)',
           body: nextChargeBody,
-          response: { 201: z.object({ armed: z.literal(true), outcome: z.string() }), ...errorResponses(400, 401, 403) },
+          response: { 201: armedResponse, ...errorResponses(400, 401, 403) },
         },
       },
       async (request, reply) => {
@@ -158,7 +161,7 @@ export const sandboxRoutes =
           ...common,
           summary: "The next withdrawal's submission fails: 502 with rollback, 202 failed_unknown, or 502 confirmation interrupted",
           body: nextWithdrawalBody,
-          response: { 201: z.object({ armed: z.literal(true), outcome: z.string() }), ...errorResponses(400, 401, 403) },
+          response: { 201: armedResponse, ...errorResponses(400, 401, 403) },
         },
       },
       async (request, reply) => {

@@ -173,25 +173,7 @@ export async function recordAttempts(db: Db, outcomes: readonly AttemptOutcome[]
 
 // History
 
-export type AttemptRecord = {
-  attemptId: string;
-  deliveryId: string;
-  endpointId: string;
-  eventId: string;
-  eventName: string;
-  transactionId: string | null;
-  resendOf: string | null;
-  deliveryStatus: WebhookDeliveryStatus;
-  attemptNumber: number;
-  url: string;
-  attemptedAt: Date;
-  durationMs: number;
-  httpStatus: number | null;
-  error: string | null;
-  payload: string;
-};
-
-export async function listAttempts(db: Db, accountId: string, filter: { eventId?: string; transactionId?: string; limit: number }): Promise<AttemptRecord[]> {
+export async function listAttempts(db: Db, accountId: string, filter: { eventId?: string; transactionId?: string; limit: number }) {
   let query = db
     .selectFrom('webhookAttempts as attempt')
     .innerJoin('webhookDeliveries as delivery', 'delivery.id', 'attempt.deliveryId')
@@ -219,6 +201,9 @@ export async function listAttempts(db: Db, accountId: string, filter: { eventId?
   if (filter.transactionId) query = query.where('delivery.transactionId', '=', filter.transactionId);
   return query.orderBy('attempt.attemptedAt', 'desc').orderBy('attempt.id', 'desc').limit(filter.limit).execute();
 }
+
+/** One row of the attempt history, as listAttempts selects it. */
+export type AttemptRecord = Awaited<ReturnType<typeof listAttempts>>[number];
 
 export async function findDelivery(db: Executor, deliveryId: string) {
   return db.selectFrom('webhookDeliveries').selectAll().where('id', '=', deliveryId).executeTakeFirst();

@@ -1,0 +1,158 @@
+import { describe, it, expect } from 'vitest';
+import { attemptVerdict } from '../../src/webhooks/dispatcher.js';
+import { CANONICAL_EVENTS, EVENT_CATEGORIES, FORMER_EVENT_NAMES, normalizeEventFilter, type EventName } from '../../src/webhooks/events.js';
+
+/** DESIGN.md §5, "Event categories". */
+const DESIGN_CATEGORIES: Record<string, readonly EventName[]> = {
+  cashin: ['transaction.paid', 'transaction.expired', 'transaction.failed', 'transaction.cancelled'],
+  cashout: [
+    'transfer.created',
+    'transfer.processing',
+    'transfer.pending_approval',
+    'transfer.approved',
+    'transfer.rejected',
+    'transfer.failed',
+    'transfer.cancelled',
+    'transfer.paid',
+  ],
+  refund: ['transaction.refunded', 'transaction.partially_refunded', 'transfer.refunded', 'transfer.partially_refunded'],
+  dispute: ['transaction.infraction', 'transaction.dispute', 'transaction.protest', 'transaction.blocked'],
+  chargeback: ['transaction.chargeback'],
+};
+
+const sorted = (names: readonly string[]) => [...names].sort();
+
+describe('event catalog', () => {
+  it('has 21 distinct canonical names', () => {
+    expect(CANONICAL_EVENTS).toHaveLength(21);
+    expect(new Set(CANONICAL_EVENTS).size).toBe(21);
+  });
+
+  it('has the 5 categories of the design', () => {
+    expect(sorted(Object.keys(EVENT_CATEGORIES))).toEqual(sorted(Object.keys(DESIGN_CATEGORIES)));
+  });
+
+  it.each(Object.entries(DESIGN_CATEGORIES))('category %s has the members of the design', (category, members) => {
+    expect(sorted(EVENT_CATEGORIES[category as keyof typeof EVENT_CATEGORIES])).toEqual(sorted(members));
+  });
+
+  it('has only canonical names as category members', () => {
+    for (const members of Object.values(EVENT_CATEGORIES)) {
+      for (const member of members) expect(CANONICAL_EVENTS).toContain(member);
+    }
+  });
+
+  it('puts each canonical name in exactly one category', () => {
+    const members = Object.values(EVENT_CATEGORIES).flat();
+    expect(members).toHaveLength(CANONICAL_EVENTS.length);
+    expect(sorted(members)).toEqual(sorted(CANONICAL_EVENTS));
+  });
+
+  it('maps each former name to a canonical name, never to itself', () => {
+    for (const [former, canonical] of Object.entries(FORMER_EVENT_NAMES)) {
+      expect(CANONICAL_EVENTS).toContain(canonical);
+      expect(CANONICAL_EVENTS).not.toContain(former);
+      expect(Object.keys(EVENT_CATEGORIES)).not.toContain(former);
+    }
+  });
+});
+
+describe('normalizeEventFilter', () => {
+  it('gives no filters and no names for an empty list', () => {
+    expect(normalizeEventFilter([])).toEqual({ filters: [], eventNames: [] });
+  });
+
+  it('keeps a canonical name', () => {
+    expect(normalizeEventFilter(['transfer.paid'])).toEqual({ filters: ['transfer.paid'], eventNames: ['transfer.paid'] });
+  });
+
+  it.each(CANONICAL_EVENTS.map((name) => [name]))('accepts %s', (name) => {
+    expect(normalizeEventFilter([name])).toEqual({ filters: [name], eventNames: [name] });
+  });
+
+  it.each(Object.entries(DESIGN_CATEGORIES))('expands category %s to exactly its members', (category, members) => {
+    const result = normalizeEventFilter([category]);
+    expect(result).toEqual({ filters: [category], eventNames: CANONICAL_EVENTS.filter((name) => members.includes(name)) });
+  });
+
+  it.each(Object.entries(FORMER_EVENT_NAMES))('maps former name %s to %s', (former, canonical) => {
+    expect(normalizeEventFilter([former])).toEqual({ filters: [canonical], eventNames: [canonical] });
+  });
+
+  it('removes duplicates, including a former name and its canonical name', () => {
+    expect(normalizeEventFilter(['transfer.paid', 'TRANSFER_PAID', 'transfer.paid'])).toEqual({
+      filters: ['transfer.paid'],
+      eventNames: ['transfer.paid'],
+    });
+    expect(normalizeEventFilter(['refund', 'refund'])).toEqual({
+      filters: ['refund'],
+      eventNames: ['transaction.refunded', 'transaction.partially_refunded', 'transfer.refunded', 'transfer.partially_refunded'],
+    });
+  });
+
+  it('keeps a category and a name inside it as two filters but one set of names', () => {
+    const result = normalizeEventFilter(['chargeback', 'transaction.chargeback', 'chargeback.applied']);
+    expect(result).toEqual({ filters: ['chargeback', 'transaction.chargeback'], eventNames: ['transaction.chargeback'] });
+  });
+
+  it('returns the names in CANONICAL_EVENTS order whatever the input order', () => {
+    const result = normalizeEventFilter(['transfer.refunded', 'transaction.paid', 'dispute', 'transfer.created']);
+    expect(result).toEqual({
+      filters: ['transfer.refunded', 'transaction.paid', 'dispute', 'transfer.created'],
+      eventNames: [
+        'transaction.paid',
+        'transaction.infraction',
+        'transaction.dispute',
+        'transaction.protest',
+        'transaction.blocked',
+        'transfer.created',
+        'transfer.refunded',
+      ],
+    });
+  });
+
+  it('selects all 21 names from the 5 categories', () => {
+    expect(normalizeEventFilter(Object.keys(EVENT_CATEGORIES))).toEqual({ filters: Object.keys(EVENT_CATEGORIES), eventNames: [...CANONICAL_EVENTS] });
+  });
+
+  it('returns the first unknown entry', () => {
+    expect(normalizeEventFilter(['transaction.paid', 'nope', 'also.nope'])).toEqual({ unknown: 'nope' });
+    expect(normalizeEventFilter(['', 'transaction.paid'])).toEqual({ unknown: '' });
+  });
+
+  it.each(['Transaction.Paid', 'TRANSACTION.PAID', 'CASHIN', 'transfer_paid', ' transaction.paid', 'transaction.paid ', 'transaction.*'])(
+    'is case- and space-sensitive: %j is unknown',
+    (entry) => {
+      expect(normalizeEventFilter([entry])).toEqual({ unknown: entry });
+    },
+  );
+
+  it.each(['toString', 'constructor', '__proto__', 'hasOwnProperty'])('treats the object property %s as unknown', (entry) => {
+    expect(normalizeEventFilter([entry])).toEqual({ unknown: entry });
+  });
+});
+
+describe('attemptVerdict', () => {
+  const answer = (status: number | null, refused?: true) => ({ status, error: status === null ? 'timeout' : null, durationMs: 10, ...(refused ? { refused } : {}) });
+
+  it.each([200, 201, 202, 204, 299])('%i is delivered', (status) => {
+    expect(attemptVerdict(answer(status))).toBe('delivered');
+  });
+
+  it.each([500, 502, 503, 504, 599, 408, 429])('%i is retried', (status) => {
+    expect(attemptVerdict(answer(status))).toBe('retry');
+  });
+
+  it('no status (timeout or network error) is retried', () => {
+    expect(attemptVerdict(answer(null))).toBe('retry');
+  });
+
+  it.each([100, 199, 300, 301, 302, 304, 307, 308, 400, 401, 403, 404, 409, 410, 413, 422])('%i is final', (status) => {
+    expect(attemptVerdict(answer(status))).toBe('final');
+  });
+
+  it('a refused URL is final, even with no status', () => {
+    expect(attemptVerdict({ status: null, error: 'url deve apontar para um endereço público.', durationMs: 0, refused: true })).toBe('final');
+    expect(attemptVerdict(answer(503, true))).toBe('final');
+  });
+});

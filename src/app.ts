@@ -9,7 +9,7 @@ import { chargeRoutes } from './charges/routes.js';
 import { ledgerAdminRoutes } from './ledger/adminRoutes.js';
 import { balanceRoutes } from './ledger/routes.js';
 import { adminAuthentication } from './platform/adminAuth.js';
-import { ApiError } from './platform/errors.js';
+import { InvalidRequestError } from './errors.js';
 import { hasOnlyStorableText, registerErrorHandling } from './platform/http.js';
 import { messages } from './messages.js';
 import './platform/validation.js';
@@ -24,12 +24,11 @@ import type { Services } from './services.js';
 import { transactionRoutes } from './transactions/routes.js';
 
 export type AppOptions = {
-  adminToken: string;
   /** false = no logs; a stream = logs there (tests read them); default = stdout. */
   logger?: false | NodeJS.WritableStream;
 };
 
-export async function buildApp(services: Services, options: AppOptions): Promise<FastifyInstance> {
+export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
     logger:
@@ -58,7 +57,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     if (body === '') return done(null, undefined);
     parseJson(request, body as string, (error, parsed) => {
       if (error) return done(error);
-      if (!hasOnlyStorableText(parsed)) return done(new ApiError(400, messages.bodyInvalidText));
+      if (!hasOnlyStorableText(parsed)) return done(new InvalidRequestError(messages.bodyInvalidText));
       done(null, parsed);
     });
   });
@@ -100,16 +99,20 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     },
     { prefix: '/v1' },
   );
-  await app.register(
-    async (sandbox) => {
-      sandbox.addHook('onRequest', authenticateMerchant);
-      await sandbox.register(sandboxRoutes(services));
-    },
-    { prefix: '/sandbox/v1' },
-  );
+  const { sandbox } = services;
+  if (sandbox) {
+    // The simulated network's controls exist only with the simulator (DESIGN.md §12).
+    await app.register(
+      async (scope) => {
+        scope.addHook('onRequest', authenticateMerchant);
+        await scope.register(sandboxRoutes({ sandbox }));
+      },
+      { prefix: '/sandbox/v1' },
+    );
+  }
   await app.register(
     async (admin) => {
-      admin.addHook('onRequest', adminAuthentication(options.adminToken));
+      admin.addHook('onRequest', adminAuthentication(config.adminToken));
       await admin.register(accountAdminRoutes(services));
       await admin.register(ledgerAdminRoutes(services));
       await admin.register(recipientAdminRoutes(services));

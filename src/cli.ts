@@ -1,48 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
-import { anyAccountExists } from './accounts/repository.js';
 import { buildApp } from './app.js';
-import { loadConfig, type Config } from './config.js';
-import { findLedgerProblems } from './ledger/repository.js';
+import { readEnvironment, resolveSecrets, type Config, type Environment } from './config.js';
 import { systemClock } from './platform/clock.js';
 import { migrate, openDatabase } from './platform/database.js';
 import { createServices, type Services } from './services.js';
 import { startWorkers } from './worker.js';
 
-type Secrets = { adminToken: string; secretKey: string; generatedAdminToken: boolean };
-
-const generateSecret = () => randomBytes(32).toString('hex');
-
-/**
- * Secrets not given in the environment: required with a server database; on the embedded one,
- * generated once and kept in the data folder (mode 0600), so restarts keep the same admin
- * token and recipient ids; on memory:// generated for this run.
- */
-function resolveSecrets(config: Config): Secrets {
-  const server = Boolean(config.databaseUrl?.startsWith('postgres'));
-  if (server && !config.adminToken) throw new Error('Invalid configuration: ADMIN_TOKEN is required with a PostgreSQL server database');
-  const storePath = config.databaseUrl ? null : join(config.dataDir, 'secrets.json');
-  const stored: { adminToken?: string; secretKey?: string } = storePath && existsSync(storePath) ? JSON.parse(readFileSync(storePath, 'utf8')) : {};
-  const generated = {
-    adminToken: config.adminToken || stored.adminToken ? undefined : `adm_${generateSecret()}`,
-    secretKey: config.secretKey || stored.secretKey ? undefined : generateSecret(),
-  };
-  if (storePath && (generated.adminToken || generated.secretKey)) {
-    mkdirSync(config.dataDir, { recursive: true });
-    writeFileSync(storePath, JSON.stringify({ ...stored, ...JSON.parse(JSON.stringify(generated)) }, null, 2), { mode: 0o600 });
-  }
-  return {
-    adminToken: (config.adminToken ?? stored.adminToken ?? generated.adminToken) as string,
-    secretKey: (config.secretKey ?? stored.secretKey ?? generated.secretKey) as string,
-    generatedAdminToken: generated.adminToken !== undefined,
-  };
-}
-
 /** First start of an empty database: a demo merchant with approved KYC and one API key. */
 async function bootstrapDemoMerchant(services: Services): Promise<{ accountId: string; apiKey: string } | null> {
-  if (await anyAccountExists(services.db)) return null;
+  if (await services.accounts.anyExists()) return null;
   const account = await services.accounts.createAccount({
     name: 'Loja Demo',
     email: 'demo@example.com',
@@ -56,25 +23,32 @@ async function bootstrapDemoMerchant(services: Services): Promise<{ accountId: s
   return { accountId: account.id, apiKey: key.apiKey };
 }
 
-async function open(config: Config) {
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+async function open(environment: Pick<Environment, 'database'>) {
+  const database = await openDatabase(environment.database);
   await migrate(database.db);
   return database;
 }
 
-async function serve(config: Config): Promise<void> {
-  const secrets = resolveSecrets(config);
+/** Where the data is, for the start-up line (never the server URL: it may hold a password). */
+const describeDatabase = (config: Config): string =>
+  config.database.kind === 'server' ? 'postgres' : config.database.kind === 'memory' ? 'memory://' : config.database.dataDir;
+
+async function serve(environment: Environment): Promise<void> {
+  const { config, adminTokenGenerated } = resolveSecrets(environment);
   const database = await open(config);
-  const services = createServices({ ...config, secretKey: secrets.secretKey }, database, systemClock);
-  const app = await buildApp(services, { adminToken: secrets.adminToken });
+  const services = createServices(config, database.db, systemClock);
+  const app = await buildApp(services);
   const demo = database.backend === 'pglite' ? await bootstrapDemoMerchant(services) : null;
   // On the embedded database this process is the only one: it runs the workers too.
   const stopWorkers = database.backend === 'pglite' ? startWorkers(services, app.log) : null;
   await app.listen({ port: config.port, host: config.host });
 
   // Printed to the terminal (not the log) once, when created: keep them.
-  const lines = [`PIX gateway listening on ${config.publicBaseUrl} (database: ${database.backend === 'pglite' ? config.databaseUrl ?? config.dataDir : 'postgres'})`];
-  if (secrets.generatedAdminToken) lines.push(`Admin token (shown once${config.databaseUrl ? '' : `; kept in ${join(config.dataDir, 'secrets.json')}`}): ${secrets.adminToken}`);
+  const lines = [`PIX gateway listening on ${config.publicBaseUrl} (database: ${describeDatabase(config)})`];
+  if (adminTokenGenerated) {
+    const kept = config.database.kind === 'embedded' ? `; kept in ${join(config.database.dataDir, 'secrets.json')}` : '';
+    lines.push(`Admin token (shown once${kept}): ${config.adminToken}`);
+  }
   if (demo) lines.push(`Demo merchant ${demo.accountId} — API key (shown once): ${demo.apiKey}`);
   lines.push(`API reference: ${config.publicBaseUrl}/docs`);
   process.stdout.write(`\n${lines.join('\n')}\n\n`);
@@ -89,10 +63,10 @@ async function serve(config: Config): Promise<void> {
   process.once('SIGTERM', shutdown);
 }
 
-async function worker(config: Config): Promise<void> {
-  const secrets = resolveSecrets(config);
+async function worker(environment: Environment): Promise<void> {
+  const { config } = resolveSecrets(environment);
   const database = await open(config);
-  const services = createServices({ ...config, secretKey: secrets.secretKey }, database, systemClock);
+  const services = createServices(config, database.db, systemClock);
   const logger = pino({ level: config.logLevel });
   const stop = startWorkers(services, logger);
   logger.info('worker started');
@@ -107,22 +81,23 @@ async function worker(config: Config): Promise<void> {
 
 async function main(): Promise<void> {
   const command = process.argv[2] ?? 'serve';
-  const config = loadConfig();
+  const environment = readEnvironment();
   switch (command) {
     case 'serve':
-      return serve(config);
+      return serve(environment);
     case 'worker':
-      return worker(config);
+      return worker(environment);
     case 'migrate': {
-      const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+      const database = await openDatabase(environment.database);
       const applied = await migrate(database.db);
       await database.close();
       process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
       return;
     }
     case 'doctor': {
+      const { config } = resolveSecrets(environment);
       const database = await open(config);
-      const problems = await findLedgerProblems(database.db);
+      const problems = await createServices(config, database.db, systemClock).ledger.findProblems();
       await database.close();
       process.stdout.write(problems.length ? `${problems.join('\n')}\n` : 'Ledger invariants hold.\n');
       process.exitCode = problems.length ? 1 : 0;

@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 
 /** Account defaults applied at creation; the operator can change each one per account. */
@@ -25,23 +28,36 @@ export const DEFAULT_FEES: { pixIn: FeePlan; withdrawal: FeePlan } = {
   withdrawal: { fixedCents: 100, bps: 0, minCents: 100, maxCents: 100 },
 };
 
-/** ISPB used by the simulated PIX provider in end-to-end ids. */
-export const SIMULATED_ISPB = '99999999';
+/**
+ * Where the data lives, decided here and nowhere else: a PostgreSQL server, the embedded
+ * database (PGlite) in a folder, or an in-memory one that is lost on exit.
+ */
+export type DatabaseTarget = { kind: 'server'; url: string } | { kind: 'embedded'; dataDir: string } | { kind: 'memory' };
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', ''])
   .optional()
   .transform((value) => value === 'true' || value === '1');
 
+/** Only these select a database; a typo must never fall back to a local file in production. */
+const DATABASE_URL_PATTERN = /^(postgres|postgresql):\/\/|^memory:\/\/$/;
+
 const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
-  DATABASE_URL: z.string().optional(),
-  DATA_DIR: z.string().default('./data'),
-  ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must have at least 16 characters').optional(),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .refine((value) => !value || DATABASE_URL_PATTERN.test(value), {
+      // The value itself may hold a password: name only its scheme.
+      error: (issue) =>
+        `must be postgres://…, postgresql://… or memory:// (or unset for the embedded database in DATA_DIR); got ${describeScheme(String(issue.input))}`,
+    }),
+  DATA_DIR: z.string().min(1).default('./data'),
+  ADMIN_TOKEN: z.string().min(16, 'must have at least 16 characters').optional(),
   SERVICE_NAME: z.string().min(1).default('SVC'),
   PUBLIC_BASE_URL: z.url().optional(),
-  PIX_PROVIDER: z.enum(['simulated']).default('simulated'),
+  PIX_PROVIDER: z.enum(['simulated'], { error: "must be 'simulated' (the only provider today)" }).default('simulated'),
   SANDBOX_SETTLE_MS: z.union([z.literal('manual'), z.coerce.number().int().min(0)]).default(1500),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
@@ -50,17 +66,20 @@ const environmentSchema = z.object({
     .refine((list) => list.every((seconds) => Number.isFinite(seconds) && seconds >= 0), 'must be a comma-separated list of seconds'),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(8000),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag,
-  SECRET_KEY: z.string().min(32, 'SECRET_KEY must have at least 32 characters').optional(),
+  SECRET_KEY: z.string().min(32, 'must have at least 32 characters').optional(),
   TRUST_PROXY: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
-export type Config = {
+function describeScheme(value: string): string {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1];
+  return scheme ? `a URL with scheme "${scheme}:"` : 'a value that is not such a URL';
+}
+
+type Settings = {
   port: number;
   host: string;
-  databaseUrl: string | undefined;
-  dataDir: string;
-  adminToken: string | undefined;
+  database: DatabaseTarget;
   serviceName: string;
   publicBaseUrl: string;
   pixProvider: 'simulated';
@@ -68,25 +87,41 @@ export type Config = {
   webhookRetryScheduleSeconds: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
-  secretKey: string | undefined;
   trustProxy: string[];
   logLevel: string;
 };
 
-/** Reads DESIGN.md §7's environment; throws a readable error naming the bad variable. */
-export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
+/** The environment as read, before the secrets are resolved. */
+export type Environment = Settings & { adminToken: string | undefined; secretKey: string | undefined };
+
+/** Everything a process runs with; the secrets are always there. */
+export type Config = Settings & { adminToken: string; secretKey: string };
+
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+}
+
+/** Reads DESIGN.md §7's environment; throws a ConfigurationError naming each bad variable. */
+export function readEnvironment(environment: NodeJS.ProcessEnv = process.env): Environment {
   const parsed = environmentSchema.safeParse(environment);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`Invalid configuration: ${problems.join('; ')}`);
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
+    throw new ConfigurationError(`Invalid configuration: ${problems.join('; ')}`);
   }
   const env = parsed.data;
-  const config: Config = {
+  const database: DatabaseTarget = !env.DATABASE_URL
+    ? { kind: 'embedded', dataDir: env.DATA_DIR }
+    : env.DATABASE_URL === 'memory://'
+      ? { kind: 'memory' }
+      : { kind: 'server', url: env.DATABASE_URL };
+  if (database.kind === 'server') {
+    const missing = [!env.ADMIN_TOKEN && 'ADMIN_TOKEN', !env.SECRET_KEY && 'SECRET_KEY'].filter(Boolean);
+    if (missing.length > 0) throw new ConfigurationError(`Invalid configuration: ${missing.join(' and ')} required with a PostgreSQL server database`);
+  }
+  return {
     port: env.PORT,
     host: env.HOST,
-    databaseUrl: env.DATABASE_URL || undefined,
-    dataDir: env.DATA_DIR,
-    adminToken: env.ADMIN_TOKEN,
+    database,
     serviceName: env.SERVICE_NAME,
     publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
     pixProvider: env.PIX_PROVIDER,
@@ -94,17 +129,40 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     webhookRetryScheduleSeconds: env.WEBHOOK_RETRY_SCHEDULE,
     webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
-    secretKey: env.SECRET_KEY,
-    trustProxy: (env.TRUST_PROXY ?? '').split(',').map((part) => part.trim()).filter(Boolean),
+    trustProxy: (env.TRUST_PROXY ?? '')
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean),
     logLevel: env.LOG_LEVEL,
+    adminToken: env.ADMIN_TOKEN,
+    secretKey: env.SECRET_KEY,
   };
-  if (config.databaseUrl?.startsWith('postgres') && !config.secretKey) {
-    throw new Error('Invalid configuration: SECRET_KEY is required with a PostgreSQL server database');
-  }
-  return config;
 }
 
-/** BR Code location host: the public host without scheme or port (DESIGN.md §5). */
-export function locationHost(config: Config): string {
-  return new URL(config.publicBaseUrl).hostname;
+const generateSecret = () => randomBytes(32).toString('hex');
+
+const storedSecretsSchema = z.object({ adminToken: z.string().optional(), secretKey: z.string().optional() });
+
+/**
+ * Secrets not given in the environment (a server database requires both: readEnvironment): on
+ * the embedded database generated once and kept in the data folder (mode 0600), so restarts
+ * keep the same admin token and recipient ids; on memory:// generated for this run.
+ * `adminTokenGenerated`: the token is new, to be shown once.
+ */
+export function resolveSecrets(environment: Environment): { config: Config; adminTokenGenerated: boolean } {
+  const storePath = environment.database.kind === 'embedded' ? join(environment.database.dataDir, 'secrets.json') : null;
+  const stored = storePath && existsSync(storePath) ? storedSecretsSchema.parse(JSON.parse(readFileSync(storePath, 'utf8'))) : {};
+  const adminToken = environment.adminToken ?? stored.adminToken;
+  const secretKey = environment.secretKey ?? stored.secretKey;
+  const config: Config = { ...environment, adminToken: adminToken ?? `adm_${generateSecret()}`, secretKey: secretKey ?? generateSecret() };
+  if (storePath && (!adminToken || !secretKey)) {
+    mkdirSync(join(storePath, '..'), { recursive: true });
+    // Only what was generated joins the store: a secret given in the environment stays out of files.
+    const generated = { ...(adminToken ? {} : { adminToken: config.adminToken }), ...(secretKey ? {} : { secretKey: config.secretKey }) };
+    writeFileSync(storePath, JSON.stringify({ ...stored, ...generated }, null, 2), { mode: 0o600 });
+  }
+  return { config, adminTokenGenerated: !adminToken };
 }
+
+/** readEnvironment then resolveSecrets: the configuration a process runs with. */
+export const loadConfig = (environment: NodeJS.ProcessEnv = process.env): Config => resolveSecrets(readEnvironment(environment)).config;

@@ -113,12 +113,19 @@ export const messages = {
   bodyInvalidText: 'Corpo da requisição contém texto inválido (caractere NUL ou UTF-16 malformado).',
   urlInvalid: 'URL inválida.',
   requestInvalid: 'Requisição inválida.',
+  bodyInvalid: 'Corpo da requisição inválido.',
+  /** A check without a message of its own (mostly the operator API) names the field. */
+  fieldInvalid: (path: string) => `${path} inválido.`,
   internalError: 'Erro interno. Tente novamente.',
 
   // Sandbox
-  sandboxChargeNotPending: (status: string) => `Cobrança não está pendente (status atual: ${status}).`,
+  chargeNotPending: (status: string) => `Cobrança não está pendente (status atual: ${status}).`,
   sandboxAmountMismatch: 'amountCents do pagamento deve ser igual ao valor da cobrança.',
   sandboxPayerInvalid: 'payer inválido: informe name, document (11 ou 14 dígitos), documentType e bankAccount.',
+  sandboxChargeOutcomeInvalid: "outcome deve ser 'provider_error'.",
+  sandboxWithdrawalOutcomeInvalid: "outcome deve ser 'provider_error', 'unknown' ou 'interrupted'.",
+  sandboxSettleOutcomeInvalid: "outcome deve ser 'paid', 'failed' ou 'returned'.",
+  sandboxDictKeyTypeInvalid: "keyType deve ser 'email', 'phone' ou 'evp'.",
 
   // Operator API
   adminTokenMissing: 'Token de operador obrigatório. Use: Authorization: Bearer <ADMIN_TOKEN>',

@@ -1,6 +1,4 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { purgeExpiredIdempotencyKeys } from './transactions/idempotency.js';
-import { purgeExpiredRateCounters } from './platform/rateLimit.js';
 import type { Services } from './services.js';
 
 type Logger = Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'>;
@@ -31,14 +29,16 @@ export function startWorkers(services: Services, logger: Logger, options: { expi
     // Drain in batches so a backlog clears in one tick without one huge transaction.
     while (!stopped && (await services.charges.expireDueCharges()) > 0);
   });
-  every(options.settlementIntervalMs ?? 500, 'sandbox-settlement', async () => {
-    while (!stopped && (await services.sandbox.settleDue()) > 0);
-  });
+  const { sandbox } = services;
+  if (sandbox) {
+    every(options.settlementIntervalMs ?? 500, 'sandbox-settlement', async () => {
+      while (!stopped && (await sandbox.settleDue()) > 0);
+    });
+  }
   every(options.reconciliationIntervalMs ?? 5000, 'withdrawal-reconciliation', () => services.withdrawals.reconcileUnknown());
   every(60_000, 'housekeeping', async () => {
-    const now = services.clock.now();
-    await purgeExpiredRateCounters(services.db, now);
-    await purgeExpiredIdempotencyKeys(services.db, now);
+    await services.accounts.purgeExpiredRateCounters();
+    await services.transactions.purgeExpiredIdempotencyKeys();
     await services.webhooks.purgeHistory();
   });
   services.webhookDispatcher.start(logger);

@@ -10,7 +10,7 @@ import { serverUrl } from './helpers/gateway.js';
 
 let database: Database;
 beforeAll(async () => {
-  database = await openDatabase({ url: serverUrl ?? 'memory://', dataDir: '', poolSize: 1 });
+  database = await openDatabase(serverUrl ? { kind: 'server', url: serverUrl } : { kind: 'memory' }, { poolSize: 1 });
 });
 afterAll(() => database.close());
 

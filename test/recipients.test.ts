@@ -2,6 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isValidCpf } from '../src/pix/documents.js';
 import { newId } from '../src/platform/ids.js';
+import { findRecipient } from '../src/recipients/repository.js';
 import { backend, callAt, startGateway, type Gateway, type Merchant } from './helpers/gateway.js';
 
 /** Spec §Recipient, §Recipient states, §POST/GET /v1/recipients, §Errors; DESIGN.md §5 and §6. Texts quoted to the character. */
@@ -362,7 +363,7 @@ describe('review and GET /v1/recipients', () => {
     const list = await listApproved(merchant);
     expect(list.body.count).toBe(1);
     expect(list.body.recipients.map((item: { recipientId: string }) => item.recipientId)).toEqual([kept.body.recipientId]);
-    expect(await gateway.services.recipients.findRecipient(merchant.accountId, body.recipientId)).toMatchObject({ status: 'deactivated' });
+    expect(await findRecipient(gateway.database.db, merchant.accountId, body.recipientId)).toMatchObject({ status: 'deactivated' });
 
     const again = await register(merchant, recipientBody({ legalName: 'Nova Análise' }));
     expect(again).toMatchObject({ status: 200, body: { recipientId: body.recipientId, status: 'pending_review', note: pendingNote('SVC') } });
@@ -397,7 +398,7 @@ describe('ceiling of active plus under-review recipients', () => {
     const third = recipientBody({ document: generatedCpf(102) });
     expect(await register(merchant, third)).toMatchObject({ status: 422, body: { error: limitReached(2) } });
     const thirdId = expectedRecipientId('cpf', generatedCpf(102).replace(/\D/g, ''));
-    expect(await gateway.services.recipients.findRecipient(merchant.accountId, thirdId)).toBeUndefined();
+    expect(await findRecipient(gateway.database.db, merchant.accountId, thirdId)).toBeUndefined();
 
     // Resubmitting one that already counts adds nothing.
     expect((await register(merchant, recipientBody({ document: generatedCpf(100) }))).status).toBe(200);
@@ -462,7 +463,7 @@ describe('tenancy', () => {
     await review(a, created.body.recipientId, 'approve', { label: 'Da loja A' });
 
     expect((await listApproved(b)).body).toEqual({ recipients: [], count: 0 });
-    expect(await gateway.services.recipients.findRecipient(b.accountId, created.body.recipientId)).toBeUndefined();
+    expect(await findRecipient(gateway.database.db, b.accountId, created.body.recipientId)).toBeUndefined();
     // The operator acts per account: B has no such recipient.
     expect(await review(b, created.body.recipientId, 'approve')).toMatchObject({ status: 404, body: { error: RECIPIENT_NOT_FOUND } });
 
@@ -568,11 +569,11 @@ describe('operator API', () => {
     expect(await gateway.call('GET', '/admin/v1/recipients', { key: merchant.apiKey })).toMatchObject({ status: 401, body: { error: 'Token de operador inválido.' } });
   });
 
-  it('findRecipient gives withdrawals what they need, only within the account', async () => {
+  it('a recipient is found only within its account, with what withdrawals need', async () => {
     const [merchant, other] = [await gateway.createMerchant(), await gateway.createMerchant()];
     const { body } = await register(merchant, recipientBody({ pixKey: CPF.formatted, pixKeyType: 'cpf' }));
     await review(merchant, body.recipientId, 'approve', { label: 'Para saques' });
-    expect(await gateway.services.recipients.findRecipient(merchant.accountId, body.recipientId)).toEqual({
+    expect(await findRecipient(gateway.database.db, merchant.accountId, body.recipientId)).toMatchObject({
       id: body.recipientId,
       status: 'active',
       legalName: 'Fornecedora Silva ME',
@@ -582,8 +583,8 @@ describe('operator API', () => {
       pixKeyType: 'cpf',
       approvedLabel: 'Para saques',
     });
-    expect(await gateway.services.recipients.findRecipient(other.accountId, body.recipientId)).toBeUndefined();
-    expect(await gateway.services.recipients.findRecipient(merchant.accountId, expectedRecipientId('cpf', OTHER_CPF.digits))).toBeUndefined();
+    expect(await findRecipient(gateway.database.db, other.accountId, body.recipientId)).toBeUndefined();
+    expect(await findRecipient(gateway.database.db, merchant.accountId, expectedRecipientId('cpf', OTHER_CPF.digits))).toBeUndefined();
   });
 });
 

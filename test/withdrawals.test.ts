@@ -314,7 +314,7 @@ describe('provider outcomes', () => {
       const merchant = await auto.createMerchant(RELAXED);
       await auto.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: 5_000, reason: 'x' });
       const created = await auto.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: toHolder() });
-      expect(await auto.services.sandbox.settleDue()).toBe(1);
+      expect(await auto.services.sandbox?.settleDue()).toBe(1);
       const paid = await auto.call('GET', `/v1/transactions/${created.body.transactionId}`, { key: merchant.apiKey });
       expect(paid.body.status).toBe('paid');
     } finally {

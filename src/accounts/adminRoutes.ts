@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { messages } from '../messages.js';
-import { ApiError } from '../platform/errors.js';
+import { InvalidRequestError } from '../errors.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
 import type { Services } from '../services.js';
@@ -9,17 +9,17 @@ import { accountIdParams, accountResponse, apiKeyAllowlistBody, createAccountBod
 import { presentAccount } from './model.js';
 
 export function requireAccountId(accountId: string): string {
-  if (!isId(accountId)) throw new ApiError(400, messages.accountIdInvalid);
+  if (!isId(accountId)) throw new InvalidRequestError(messages.accountIdInvalid);
   return accountId;
 }
 
 function requireKeyId(keyId: string): string {
-  if (!isId(keyId)) throw new ApiError(400, messages.keyIdInvalid);
+  if (!isId(keyId)) throw new InvalidRequestError(messages.keyIdInvalid);
   return keyId;
 }
 
 export const accountAdminRoutes =
-  ({ accounts }: Services): FastifyPluginAsyncZod =>
+  ({ accounts }: Pick<Services, 'accounts'>): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Operator: accounts'], security: [{ adminToken: [] }] };
 

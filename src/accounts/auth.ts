@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { messages } from '../messages.js';
 import { bearerToken } from '../platform/bearer.js';
-import { ApiError } from '../platform/errors.js';
+import { NotAllowedError, UnauthenticatedError } from '../errors.js';
 import type { Account } from './model.js';
 import type { AccountService } from './service.js';
 
@@ -20,15 +20,15 @@ declare module 'fastify' {
 export function merchantAuthentication(accounts: AccountService) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
     const token = bearerToken(request.headers.authorization);
-    if (!token) throw new ApiError(401, messages.apiKeyMissing);
+    if (!token) throw new UnauthenticatedError(messages.apiKeyMissing);
     const key = await accounts.resolveApiKey(token);
-    if (!key) throw new ApiError(401, messages.apiKeyInvalid);
+    if (!key) throw new UnauthenticatedError(messages.apiKeyInvalid);
     const { account, ipAllowed } = await accounts.cachedAccount(key.accountId);
-    if (account.kycStatus !== 'approved') throw new ApiError(403, messages.accountNotApproved);
-    if (account.blocked) throw new ApiError(403, messages.accountBlocked);
+    if (account.kycStatus !== 'approved') throw new NotAllowedError(messages.accountNotApproved);
+    if (account.blocked) throw new NotAllowedError(messages.accountBlocked);
     // A key's own list replaces the account's (DESIGN.md §5).
     const allowed = key.ipAllowed ?? ipAllowed;
-    if (!allowed(request.ip)) throw new ApiError(403, messages.ipNotAllowed);
+    if (!allowed(request.ip)) throw new NotAllowedError(messages.ipNotAllowed);
     request.merchant = { account, keyId: key.keyId };
   };
 }

@@ -5,12 +5,13 @@ import { messages } from '../messages.js';
 import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
-import { ApiError } from '../platform/errors.js';
+import { InvalidRequestError, InvalidStateError, NotFoundError } from '../errors.js';
 import { newId } from '../platform/ids.js';
 import { constantTimeEqual, sha256 } from '../platform/secrets.js';
 import { compileAllowlist, findInvalidAllowlistEntry } from '../platform/ipAllowlist.js';
 import { LIMIT_NAMES, toAccount, type Account, type AccountLimits } from './model.js';
 import { createBalance } from '../ledger/repository.js';
+import { purgeExpiredRateCounters } from '../platform/rateLimitRepository.js';
 import * as repository from './repository.js';
 
 export const API_KEY_PREFIX = 'svck_';
@@ -94,9 +95,19 @@ export class AccountService {
     return this.getAccount(id);
   }
 
+  /** True once any account exists (the first start of an empty database creates a demo one). */
+  anyExists(): Promise<boolean> {
+    return repository.anyAccountExists(this.db);
+  }
+
+  /** Housekeeping: the request counters of windows that ended go. */
+  purgeExpiredRateCounters(): Promise<number> {
+    return purgeExpiredRateCounters(this.db, this.clock.now());
+  }
+
   async getAccount(accountId: string): Promise<Account> {
     const [row, plans] = await Promise.all([repository.findAccount(this.db, accountId), repository.findFeePlans(this.db, accountId)]);
-    if (!row) throw new ApiError(404, messages.accountNotFound);
+    if (!row) throw new NotFoundError(messages.accountNotFound);
     return toAccount(row, plans);
   }
 
@@ -104,17 +115,17 @@ export class AccountService {
     const current = await this.getAccount(accountId);
     if (patch.ipAllowlist) {
       const invalid = findInvalidAllowlistEntry(patch.ipAllowlist);
-      if (invalid !== undefined) throw new ApiError(400, messages.ipAllowlistInvalid(invalid));
+      if (invalid !== undefined) throw new InvalidRequestError(messages.ipAllowlistInvalid(invalid));
     }
     const limits = { ...current.limits, ...patch.limits };
-    if (limits.chargeMinCents > limits.chargeMaxCents) throw new ApiError(400, messages.chargeLimitsInvalid);
-    if (limits.withdrawMinCents > limits.withdrawMaxCents) throw new ApiError(400, messages.withdrawLimitsInvalid);
+    if (limits.chargeMinCents > limits.chargeMaxCents) throw new InvalidRequestError(messages.chargeLimitsInvalid);
+    if (limits.withdrawMinCents > limits.withdrawMaxCents) throw new InvalidRequestError(messages.withdrawLimitsInvalid);
     const fees = {
       pixIn: { ...current.fees.pixIn, ...patch.fees?.pixIn },
       withdrawal: { ...current.fees.withdrawal, ...patch.fees?.withdrawal },
     };
     if (fees.pixIn.minCents > fees.pixIn.maxCents || fees.withdrawal.minCents > fees.withdrawal.maxCents) {
-      throw new ApiError(400, messages.feePlanInvalid);
+      throw new InvalidRequestError(messages.feePlanInvalid);
     }
 
     await this.db.transaction().execute(async (tx) => {
@@ -139,7 +150,7 @@ export class AccountService {
 
   async createApiKey(accountId: string): Promise<{ keyId: string; apiKey: string; prefix: string }> {
     const account = await this.getAccount(accountId);
-    if (account.kycStatus !== 'approved' || !account.emailVerified) throw new ApiError(422, messages.keyCreationNotAllowed);
+    if (account.kycStatus !== 'approved' || !account.emailVerified) throw new InvalidStateError(messages.keyCreationNotAllowed);
     const apiKey = API_KEY_PREFIX + randomBytes(32).toString('hex');
     const keyId = newId();
     const prefix = apiKey.slice(0, PUBLIC_PREFIX_LENGTH);
@@ -157,7 +168,7 @@ export class AccountService {
     await this.requireApiKey(keyId);
     if (ipAllowlist) {
       const invalid = findInvalidAllowlistEntry(ipAllowlist);
-      if (invalid !== undefined) throw new ApiError(400, messages.ipAllowlistInvalid(invalid));
+      if (invalid !== undefined) throw new InvalidRequestError(messages.ipAllowlistInvalid(invalid));
     }
     await repository.setApiKeyAllowlist(this.db, keyId, ipAllowlist ? ipAllowlist.map((entry) => entry.trim()) : null);
     this.keyCache.clear();
@@ -167,7 +178,7 @@ export class AccountService {
 
   private async requireApiKey(keyId: string) {
     const key = await repository.findApiKey(this.db, keyId);
-    if (!key) throw new ApiError(404, messages.apiKeyNotFound);
+    if (!key) throw new NotFoundError(messages.apiKeyNotFound);
     return key;
   }
 

@@ -4,7 +4,7 @@ import type { Services } from '../services.js';
 import { createChargeBody, createdChargeResponse, idempotentChargeResponse } from './schemas.js';
 
 export const chargeRoutes =
-  ({ charges }: Services): FastifyPluginAsyncZod =>
+  ({ charges }: Pick<Services, 'charges'>): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/pix',
@@ -19,8 +19,10 @@ export const chargeRoutes =
         },
       },
       async (request, reply) => {
-        const result = await charges.createCharge(request.merchant.account, request.body);
-        return reply.code(result.statusCode).send(result.body);
+        const { outcome, charge } = await charges.createCharge(request.merchant.account, request.body);
+        const body = { ...charge, expiresAt: Math.floor(charge.expiresAt.getTime() / 1000) };
+        if (outcome === 'replayed') return reply.code(200).send({ ...body, idempotent: true as const });
+        return reply.code(201).send({ ...body, status: 'pending' as const });
       },
     );
   };

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requireAccountId } from '../accounts/adminRoutes.js';
 import { accountIdParams } from '../accounts/adminSchemas.js';
 import { messages } from '../messages.js';
-import { ApiError } from '../platform/errors.js';
+import { InvalidRequestError } from '../errors.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
 import type { Services } from '../services.js';
@@ -11,7 +11,7 @@ import type { Services } from '../services.js';
 const reason = z.string().trim().min(1).max(500);
 
 export const ledgerAdminRoutes =
-  ({ ledger }: Services): FastifyPluginAsyncZod =>
+  ({ ledger }: Pick<Services, 'ledger'>): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Operator: ledger'], security: [{ adminToken: [] }] };
 
@@ -68,7 +68,7 @@ export const ledgerAdminRoutes =
       '/blocks/:blockId',
       { schema: { ...common, summary: 'Release a block', params: z.object({ blockId: z.string() }), response: { 204: z.null(), ...errorResponses(400, 401, 404) } } },
       async (request, reply) => {
-        if (!isId(request.params.blockId)) throw new ApiError(400, messages.blockIdInvalid);
+        if (!isId(request.params.blockId)) throw new InvalidRequestError(messages.blockIdInvalid);
         await ledger.releaseBlock(request.params.blockId);
         return reply.code(204).send(null);
       },

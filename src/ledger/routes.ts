@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { errorResponses } from '../platform/schemas.js';
 import { compiledSerializer } from '../platform/serialization.js';
 import type { Services } from '../services.js';
-import { findAvailable } from './repository.js';
 
 const balanceResponse = z
   .object({
@@ -15,7 +14,7 @@ const balanceResponse = z
   .meta({ id: 'Balance' });
 
 export const balanceRoutes =
-  ({ db, clock }: Services): FastifyPluginAsyncZod =>
+  ({ ledger, clock }: Pick<Services, 'ledger' | 'clock'>): FastifyPluginAsyncZod =>
   async (app) => {
     app.get(
       '/balance',
@@ -29,7 +28,7 @@ export const balanceRoutes =
         },
       },
       async (request) => {
-        const available = await findAvailable(db, request.merchant.account.id);
+        const available = await ledger.available(request.merchant.account.id);
         return { available, pending: 0 as const, currency: 'BRL' as const, updatedAt: clock.now().getTime() };
       },
     );

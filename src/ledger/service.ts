@@ -1,12 +1,12 @@
 import type { AccountService } from '../accounts/service.js';
+import { InsufficientBalanceError, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
-import { ApiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import * as repository from './repository.js';
 
-/** Operator movements: ledger adjustments and precautionary blocks. */
+/** Balances, operator movements (adjustments, precautionary blocks) and the ledger's invariants. */
 export class LedgerService {
   constructor(
     private readonly db: Db,
@@ -31,7 +31,7 @@ export class LedgerService {
         ],
       }),
     );
-    if (!result) throw new ApiError(422, messages.adjustmentWouldGoNegative);
+    if (!result) throw new InsufficientBalanceError(messages.adjustmentWouldGoNegative);
     return { adjustmentId: result.movementId, accountId, amountCents, reason, available: result.availableCents, createdAt: at.getTime() };
   }
 
@@ -44,7 +44,17 @@ export class LedgerService {
 
   async releaseBlock(blockId: string): Promise<void> {
     const released = await repository.releaseBlock(this.db, blockId, this.clock.now());
-    if (!released && !(await repository.findBlock(this.db, blockId))) throw new ApiError(404, messages.blockNotFound);
+    if (!released && !(await repository.findBlock(this.db, blockId))) throw new NotFoundError(messages.blockNotFound);
+  }
+
+  /** The merchant's gross balance (the API's `available`): one primary-key read. */
+  available(accountId: string): Promise<number> {
+    return repository.findAvailable(this.db, accountId);
+  }
+
+  /** DESIGN.md §4's invariants: the problems found, empty when all hold (`npm run doctor`). */
+  findProblems(): Promise<string[]> {
+    return repository.findLedgerProblems(this.db);
   }
 
   async balance(accountId: string) {

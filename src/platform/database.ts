@@ -8,6 +8,7 @@ import { CamelCasePlugin, Kysely, PostgresDialect, sql, type PluginTransformResu
 import pg from 'pg';
 import { GatewayPool } from './postgresPool.js';
 import { parseTimestamptz, TIMESTAMPTZ_OID } from './timestamps.js';
+import type { DatabaseTarget } from '../config.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -79,18 +80,16 @@ const typeParsers = {
 } as pg.CustomTypesConfig;
 
 export type DatabaseOptions = {
-  /** postgres://… for the server; memory:// for in-memory PGlite; absent for PGlite in dataDir. */
-  url?: string | undefined;
-  dataDir: string;
   /** Schema to use on the server (tests isolate themselves this way). */
   searchPath?: string;
   poolSize?: number;
 };
 
-export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.url && /^postgres(ql)?:\/\//.test(options.url)) {
+/** Opens the database the configuration names (config.ts decides which). */
+export async function openDatabase(target: DatabaseTarget, options: DatabaseOptions = {}): Promise<Database> {
+  if (target.kind === 'server') {
     const pool = new pg.Pool({
-      connectionString: options.url,
+      connectionString: target.url,
       max: options.poolSize ?? 20,
       types: typeParsers,
       ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
@@ -99,13 +98,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return { db, backend: 'postgres', close: () => db.destroy() };
   }
 
-  const inMemory = options.url === 'memory://';
   let releaseLock = () => {};
-  if (!inMemory) {
-    mkdirSync(options.dataDir, { recursive: true });
-    releaseLock = lockDataDir(options.dataDir);
+  if (target.kind === 'embedded') {
+    mkdirSync(target.dataDir, { recursive: true });
+    releaseLock = lockDataDir(target.dataDir);
   }
-  const pglite = new PGlite(inMemory ? 'memory://' : join(options.dataDir, 'pglite'));
+  const pglite = new PGlite(target.kind === 'memory' ? 'memory://' : join(target.dataDir, 'pglite'));
   // PGlite is one connection: a pool of one, never closed while idle. Prepared statements save
   // its planning as well (measured: 734 → 855 charges/s).
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0, types: typeParsers });

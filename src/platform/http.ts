@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ZodError } from 'zod';
 import { messages } from '../messages.js';
-import { ApiError } from './errors.js';
+import { DomainError, httpStatusOf } from '../errors.js';
 
 /** Fastify's own client-error codes, answered in Portuguese in the one error shape. */
 const frameworkClientErrors: Record<string, { status: number; message: string }> = {
@@ -20,9 +20,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof ApiError) {
-      return reply.code(error.statusCode).send({ error: error.message, ...error.extra });
-    }
+    if (error instanceof DomainError) return reply.code(httpStatusOf(error)).send({ error: error.message });
     if (hasZodFastifySchemaValidationErrors(error)) {
       const first = error.validation[0];
       return reply.code(400).send({ error: first?.message ?? messages.requestInvalid });

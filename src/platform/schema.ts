@@ -1,4 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { PixKeyType } from '../pix/pixKeys.js';
+import type { TransactionStatus, TransactionType } from '../transactions/states.js';
 
 /** Table types as Kysely sees them (CamelCasePlugin maps snake_case columns). int8 arrives as number. */
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -53,12 +55,15 @@ export interface ApiKeysTable {
   revokedAt: Date | null;
 }
 
-export type Party = {
+/** Who holds an account: a person (CPF) or a company (CNPJ). */
+export type Holder = {
   name: string;
   document: string;
   documentType: 'cpf' | 'cnpj';
-  bankAccount: { ispb: string; branch: string; account: string };
 };
+
+/** A holder at a bank, as the PIX network reports payers and beneficiaries. */
+export type Party = Holder & { bankAccount: { ispb: string; branch: string; account: string } };
 
 export type ChargeCustomer = {
   name: string;
@@ -70,8 +75,9 @@ export type ChargeCustomer = {
 export interface TransactionsTable {
   id: string;
   accountId: string;
-  type: 'pix_in' | 'withdrawal';
-  status: string;
+  type: TransactionType;
+  /** Written only through a transition of transactions/states.ts. */
+  status: TransactionStatus;
   amountCents: number;
   feeCents: number;
   netCents: number;
@@ -84,10 +90,13 @@ export interface TransactionsTable {
   paidAt: Date | null;
   endToEndId: string | null;
   payer: ColumnType<Party | null, string | null, string | null>;
+  /** Withdrawals: the provider's beneficiary, once paid. */
   beneficiary: ColumnType<Party | null, string | null, string | null>;
+  /** Withdrawals: who the money may go to (the key's holder must be this one). */
+  expectedHolder: ColumnType<Holder | null, string | null, string | null>;
   refundEndToEndId: string | null;
   pixKey: string | null;
-  pixKeyType: string | null;
+  pixKeyType: PixKeyType | null;
   recipientId: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -242,7 +251,9 @@ export interface SandboxWithdrawalsTable {
   transactionId: string;
   accountId: string;
   beneficiary: ColumnType<Party, string, string>;
-  outcome: string | null;
+  outcome: 'paid' | 'failed' | null;
+  /** The network's end-to-end id, once paid. */
+  endToEndId: string | null;
   settleAt: Date | null;
   createdAt: Date;
 }

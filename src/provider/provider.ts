@@ -1,20 +1,25 @@
-import type { Party } from '../platform/schema.js';
+import type { Holder, Party } from '../platform/schema.js';
 
 /**
- * What the gateway needs from a PIX provider (PSP). The built-in simulator implements it; a real
- * PSP adapter implements the same calls. Calls may do network I/O: never call them inside a
- * database transaction.
+ * What the gateway needs from a PIX provider (PSP). End-to-end ids, payers, beneficiaries and
+ * bank data come from the provider's answers, never from our services. Calls may do network I/O:
+ * never call them inside a database transaction. docs/providers.md says how to add one.
  */
 export type ChargeRequest = {
   accountId: string;
   transactionId: string;
   amountCents: number;
   expiresAt: Date;
+  /** The receiving merchant as the payer's app shows it (BR Code fields 59 and 60). */
+  merchantName: string;
+  merchantCity: string;
 };
 
 export type CreatedCharge = {
   /** Location of the dynamic charge's payload, without scheme (BR Code field 26.25). */
   location: string;
+  /** The copy-and-paste BR Code the payer's app reads. */
+  pixPayload: string;
 };
 
 export type WithdrawalRequest = {
@@ -23,19 +28,33 @@ export type WithdrawalRequest = {
   amountCents: number;
   pixKey: string;
   pixKeyType: 'cpf' | 'cnpj' | 'email' | 'phone' | 'evp';
-  /** The party the money may go to: its document must match the key's holder. */
-  expectedHolder: Party;
+  /** The holder the money may go to: the key's holder must have this document. */
+  expectedHolder: Holder;
 };
 
 /** The provider's answer to a submission that reached it. */
 export type WithdrawalSubmission =
   /** Accepted: the outcome arrives later (settlement, failure). */
-  | { status: 'accepted'; beneficiary: Party; confirmationInterrupted?: boolean }
+  | { status: 'accepted'; confirmationInterrupted?: boolean }
   /** Refused after reaching the network (e.g. the key's holder is not the expected one). */
   | { status: 'rejected'; reason: string };
 
+/** A withdrawal the network paid: who received it, under which end-to-end id. */
+export type WithdrawalPaid = { status: 'paid'; endToEndId: string; beneficiary: Party };
+
 /** Final outcome of a withdrawal as the provider knows it. */
-export type WithdrawalOutcome = { status: 'paid'; beneficiary: Party } | { status: 'failed'; reason: string } | { status: 'unknown' };
+export type WithdrawalOutcome = WithdrawalPaid | { status: 'failed'; reason: string } | { status: 'unknown' };
+
+/** A PIX received for one of our charges, as the provider reports it. */
+export type ReceivedPayment = {
+  endToEndId: string;
+  payer: Party;
+  /** What the payer sent; absent when the sandbox's payer pays exactly the charge's amount. */
+  amountCents?: number;
+};
+
+/** Money of a paid withdrawal that the receiving bank sent back. */
+export type WithdrawalReturn = { refundEndToEndId: string; amountCents: number | undefined };
 
 export interface PixProvider {
   readonly name: string;
@@ -46,8 +65,32 @@ export interface PixProvider {
    * ProviderOutcomeUnknownError when it cannot tell whether it was sent.
    */
   createWithdrawal(request: WithdrawalRequest): Promise<WithdrawalSubmission>;
-  /** Asks for the outcome of a withdrawal (reconciliation of unknown outcomes). */
+  /** Asks for the outcome of a withdrawal (reconciliation, notifications). */
   withdrawalOutcome(transactionId: string): Promise<WithdrawalOutcome>;
+}
+
+export type ChargeDirective = 'provider_error';
+export type WithdrawalDirective = 'provider_error' | 'unknown' | 'interrupted';
+
+/**
+ * The simulated PIX network's remote control, behind the sandbox routes. Only the simulator
+ * offers it: with a real provider there is no sandbox.
+ */
+export interface SimulatedNetwork {
+  /** The account's next charge creation fails this way (one-shot). */
+  armNextCharge(accountId: string, outcome: ChargeDirective): Promise<void>;
+  /** The account's next withdrawal submission fails this way (one-shot). */
+  armNextWithdrawal(accountId: string, outcome: WithdrawalDirective): Promise<void>;
+  /** Registers (or replaces) who holds an email/phone/evp key in the simulated DICT. */
+  registerDictKey(accountId: string, keyType: 'email' | 'phone' | 'evp', key: string, owner: Party): Promise<void>;
+  /** A payer (the default one when none is given) pays a charge: the network's notification. */
+  pay(payer: Party | undefined, amountCents: number | undefined): ReceivedPayment;
+  /** The network decides a submitted withdrawal's outcome; the provider then reports it. */
+  decideWithdrawal(transactionId: string, outcome: 'paid' | 'failed'): Promise<void>;
+  /** The receiving bank returns `amountCents` of a paid withdrawal (all of it when absent). */
+  returnWithdrawal(amountCents: number | undefined): WithdrawalReturn;
+  /** Withdrawals whose automatic settlement time has come (SANDBOX_SETTLE_MS). */
+  dueSettlements(limit: number): Promise<{ transactionId: string; accountId: string }[]>;
 }
 
 export class ProviderError extends Error {

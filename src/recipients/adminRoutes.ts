@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireAccountId } from '../accounts/adminRoutes.js';
 import { messages } from '../messages.js';
-import { ApiError } from '../platform/errors.js';
+import { InvalidRequestError } from '../errors.js';
 import { errorResponses } from '../platform/schemas.js';
 import type { Services } from '../services.js';
 import {
@@ -15,13 +15,13 @@ import {
 import { isRecipientId } from './service.js';
 
 function requireRecipientId(recipientId: string): string {
-  if (!isRecipientId(recipientId)) throw new ApiError(400, messages.recipientIdInvalid);
+  if (!isRecipientId(recipientId)) throw new InvalidRequestError(messages.recipientIdInvalid);
   return recipientId;
 }
 
 /** The service team's review of recipients (DESIGN.md §6). */
 export const recipientAdminRoutes =
-  ({ recipients }: Services): FastifyPluginAsyncZod =>
+  ({ recipients }: Pick<Services, 'recipients'>): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Operator: recipients'], security: [{ adminToken: [] }] };
     const transitionResponses = { 200: operatorRecipientSchema, ...errorResponses(400, 401, 404, 422) };

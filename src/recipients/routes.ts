@@ -4,7 +4,7 @@ import type { Services } from '../services.js';
 import { approvedRecipientListResponse, createRecipientBody, recipientRegisteredResponse } from './schemas.js';
 
 export const recipientRoutes =
-  ({ recipients }: Services): FastifyPluginAsyncZod =>
+  ({ recipients }: Pick<Services, 'recipients'>): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/recipients',
@@ -20,8 +20,8 @@ export const recipientRoutes =
         },
       },
       async (request, reply) => {
-        const result = await recipients.register(request.merchant.account.id, request.body);
-        return reply.code(result.statusCode).send(result.body);
+        const { outcome, ...registration } = await recipients.register(request.merchant.account.id, request.body);
+        return reply.code(outcome === 'registered' ? 201 : 200).send(registration);
       },
     );
 

@@ -3,9 +3,9 @@ import type { Config } from '../config.js';
 import { messages } from '../messages.js';
 import { maskDocument } from '../pix/documents.js';
 import type { Clock } from '../platform/clock.js';
-import type { Db, Executor } from '../platform/database.js';
-import { ApiError } from '../platform/errors.js';
-import { consumeRateLimit } from '../platform/rateLimit.js';
+import type { Db } from '../platform/database.js';
+import { InvalidStateError, LimitExceededError, NotFoundError, RateLimitedError } from '../errors.js';
+import { consumeRateLimit } from '../platform/rateLimitRepository.js';
 import type { RecipientRow, RecipientStatus } from '../platform/schema.js';
 import * as repository from './repository.js';
 import type { CreateRecipientBody } from './schemas.js';
@@ -16,11 +16,8 @@ const RECIPIENT_ID_PATTERN = /^[0-9a-f]{24}$/;
 /** A recipientId as the API issues it: 24 lowercase hexadecimal characters. */
 export const isRecipientId = (value: string): boolean => RECIPIENT_ID_PATTERN.test(value);
 
-/** What a withdrawal needs to know about a recipient of the account. */
-export type RecipientForWithdrawal = Pick<RecipientRow, 'id' | 'status' | 'legalName' | 'document' | 'documentType' | 'pixKey' | 'pixKeyType' | 'approvedLabel'>;
-
-type Registration = { recipientId: string; status: 'pending_review' | 'active'; note: string };
-export type RecipientRegistered = { statusCode: 201 | 200; body: Registration };
+/** A recipient new to the account (`registered`), or one it already had (`existing`), with its status and the note for the merchant. */
+export type RecipientRegistration = { outcome: 'registered' | 'existing'; recipientId: string; status: 'pending_review' | 'active'; note: string };
 
 /** The merchant's list: only active recipients, the document masked, the alias of the approval. */
 export function presentApprovedRecipient(row: RecipientRow) {
@@ -56,20 +53,15 @@ export function presentOperatorRecipient(row: RecipientRow) {
 }
 
 export class RecipientService {
-  private readonly secretKey: string;
-
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly config: Pick<Config, 'secretKey' | 'serviceName'>,
-  ) {
-    if (!config.secretKey) throw new Error('SECRET_KEY is required: recipient ids are derived from it');
-    this.secretKey = config.secretKey;
-  }
+  ) {}
 
   /** DESIGN.md §5: first 24 hex of HMAC-SHA256(secret, `<type>:<digits>`) — stable, and no CPF can be recovered from it. */
   recipientId(documentType: 'cpf' | 'cnpj', digits: string): string {
-    return createHmac('sha256', this.secretKey).update(`${documentType}:${digits}`).digest('hex').slice(0, 24);
+    return createHmac('sha256', this.config.secretKey).update(`${documentType}:${digits}`).digest('hex').slice(0, 24);
   }
 
   /**
@@ -78,7 +70,7 @@ export class RecipientService {
    * The account row lock makes the ceiling exact under concurrency; the hourly limit counts every
    * request that got here (valid ones), including those refused by the ceiling.
    */
-  async register(accountId: string, input: CreateRecipientBody): Promise<RecipientRegistered> {
+  async register(accountId: string, input: CreateRecipientBody): Promise<RecipientRegistration> {
     const id = this.recipientId(input.documentType, input.document);
     const submitted = { legalName: input.legalName, pixKey: input.pixKey, pixKeyType: input.pixKeyType, label: input.label };
     const now = this.clock.now();
@@ -86,13 +78,13 @@ export class RecipientService {
     const outcome = await this.db.transaction().execute(async (tx) => {
       const limits = await repository.lockAccountForRecipients(tx, accountId);
       const allowed = await consumeRateLimit(tx, accountId, { bucket: 'recipients:hour', windowMs: HOUR_MS, limit: limits.recipientsPerHour }, now);
-      if (!allowed) throw new ApiError(429, messages.recipientsRateLimited);
+      if (!allowed) throw new RateLimitedError(messages.recipientsRateLimited);
 
       const existing = await repository.findRecipient(tx, accountId, id);
-      if (existing?.status === 'active') return { kind: 'registered', statusCode: 200, status: 'active' } as const;
+      if (existing?.status === 'active') return { kind: 'existing', status: 'active' } as const;
       if (existing?.status === 'pending_review') {
         await repository.updateRecipient(tx, accountId, id, { ...submitted, updatedAt: now });
-        return { kind: 'registered', statusCode: 200, status: 'pending_review' } as const;
+        return { kind: 'existing', status: 'pending_review' } as const;
       }
       // New, or back from rejected/removed/deactivated: one more under review.
       if ((await repository.countOpenRecipients(tx, accountId)) >= limits.recipientLimit) {
@@ -101,32 +93,21 @@ export class RecipientService {
       const review = { ...submitted, status: 'pending_review', approvedLabel: null, approvedAt: null, statusReason: null, updatedAt: now } as const;
       if (existing) {
         await repository.updateRecipient(tx, accountId, id, review);
-        return { kind: 'registered', statusCode: 200, status: 'pending_review' } as const;
+        return { kind: 'existing', status: 'pending_review' } as const;
       }
       await repository.insertRecipient(tx, { accountId, id, document: input.document, documentType: input.documentType, createdAt: now, ...review });
-      return { kind: 'registered', statusCode: 201, status: 'pending_review' } as const;
+      return { kind: 'registered', status: 'pending_review' } as const;
     });
 
-    if (outcome.kind === 'ceiling') throw new ApiError(422, messages.recipientLimitReached(outcome.limit));
+    if (outcome.kind === 'ceiling') throw new LimitExceededError(messages.recipientLimitReached(outcome.limit));
     const note = outcome.status === 'active' ? messages.recipientActiveNote(this.config.serviceName) : messages.recipientPendingNote(this.config.serviceName);
-    return { statusCode: outcome.statusCode, body: { recipientId: id, status: outcome.status, note } };
+    return { outcome: outcome.kind, recipientId: id, status: outcome.status, note };
   }
 
   /** GET /v1/recipients. */
   async listApproved(accountId: string) {
     const rows = await repository.listActiveRecipients(this.db, accountId);
     return { recipients: rows.map(presentApprovedRecipient), count: rows.length };
-  }
-
-  /**
-   * One recipient of the account, or undefined (unknown here, or another account's). For
-   * withdrawals: inside a transaction pass its handle as `db` (PGlite runs one at a time).
-   */
-  async findRecipient(accountId: string, recipientId: string, db: Executor = this.db): Promise<RecipientForWithdrawal | undefined> {
-    const row = await repository.findRecipient(db, accountId, recipientId);
-    if (!row) return undefined;
-    const { id, status, legalName, document, documentType, pixKey, pixKeyType, approvedLabel } = row;
-    return { id, status, legalName, document, documentType, pixKey, pixKeyType, approvedLabel };
   }
 
   /** The operator's queue (pending_review by default), of every account or of one. */
@@ -163,8 +144,8 @@ export class RecipientService {
   ) {
     const updated = await this.db.transaction().execute(async (tx) => {
       const row = await repository.lockRecipient(tx, accountId, recipientId);
-      if (!row) throw new ApiError(404, messages.recipientNotFound);
-      if (row.status !== from) throw new ApiError(422, notInFromMessage);
+      if (!row) throw new NotFoundError(messages.recipientNotFound);
+      if (row.status !== from) throw new InvalidStateError(notInFromMessage);
       const now = this.clock.now();
       return repository.updateRecipient(tx, accountId, recipientId, { ...change(row, now), updatedAt: now });
     });

@@ -1,23 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { InvalidRequestError } from '../errors.js';
 import { messages } from '../messages.js';
-import { ApiError } from '../platform/errors.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses, partySchema } from '../platform/schemas.js';
-import { normalizePixKey, pixKeyFormatError } from '../pix/pixKeys.js';
-import type { Party } from '../platform/schema.js';
-import { armDirective } from '../provider/sandboxDirectives.js';
-import type { Services } from '../services.js';
 import { presentTransaction } from '../transactions/presenter.js';
 import { transactionIdParams, transactionSchema } from '../transactions/schemas.js';
-
-/** The payer used when a sandbox payment names none. */
-export const DEFAULT_SANDBOX_PAYER: Party = {
-  name: 'Pagador Sandbox',
-  document: '52998224725',
-  documentType: 'cpf',
-  bankAccount: { ispb: '99999999', branch: '0001', account: '123456' },
-};
+import type { SandboxService } from './service.js';
 
 const payerSchema = z
   .object(
@@ -49,26 +38,26 @@ const payBody = z
   .nullish();
 
 const nextChargeBody = z.object(
-  { outcome: z.enum(['provider_error'], { error: "outcome deve ser 'provider_error'." }) },
+  { outcome: z.enum(['provider_error'], { error: messages.sandboxChargeOutcomeInvalid }) },
   { error: messages.bodyNotObject },
 );
 
 function requireTransactionId(id: string): string {
-  if (!isId(id)) throw new ApiError(400, messages.transactionIdInvalid);
+  if (!isId(id)) throw new InvalidRequestError(messages.transactionIdInvalid);
   return id;
 }
 
 /** The simulated PIX network (DESIGN.md §6), acting only on the authenticated merchant's transactions. */
 const settleBody = z.object(
   {
-    outcome: z.enum(['paid', 'failed', 'returned'], { error: "outcome deve ser 'paid', 'failed' ou 'returned'." }),
+    outcome: z.enum(['paid', 'failed', 'returned'], { error: messages.sandboxSettleOutcomeInvalid }),
     amountCents: z.number({ error: messages.returnAmountInvalid }).optional(),
   },
   { error: messages.bodyNotObject },
 );
 
 const nextWithdrawalBody = z.object(
-  { outcome: z.enum(['provider_error', 'unknown', 'interrupted'], { error: "outcome deve ser 'provider_error', 'unknown' ou 'interrupted'." }) },
+  { outcome: z.enum(['provider_error', 'unknown', 'interrupted'], { error: messages.sandboxWithdrawalOutcomeInvalid }) },
   { error: messages.bodyNotObject },
 );
 
@@ -78,14 +67,14 @@ const armedResponse = z.object({ armed: z.literal(true), outcome: z.string() });
 const dictKeyBody = z.object(
   {
     key: z.string({ error: messages.pixKeyRequired }).trim().min(1, messages.pixKeyRequired),
-    keyType: z.enum(['email', 'phone', 'evp'], { error: "keyType deve ser 'email', 'phone' ou 'evp'." }),
+    keyType: z.enum(['email', 'phone', 'evp'], { error: messages.sandboxDictKeyTypeInvalid }),
     owner: payerSchema,
   },
   { error: messages.bodyNotObject },
 );
 
 export const sandboxRoutes =
-  ({ charges, db, sandbox, simulator }: Services): FastifyPluginAsyncZod =>
+  ({ sandbox }: { sandbox: SandboxService }): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Sandbox'], security: [{ apiKey: [] }] };
 
@@ -101,9 +90,7 @@ export const sandboxRoutes =
         },
       },
       async (request) => {
-        const transactionId = requireTransactionId(request.params.id);
-        const payer = (request.body?.payer as Party | undefined) ?? DEFAULT_SANDBOX_PAYER;
-        const paid = await charges.payCharge(request.merchant.account.id, transactionId, payer, request.body?.amountCents);
+        const paid = await sandbox.pay(request.merchant.account.id, requireTransactionId(request.params.id), request.body?.payer, request.body?.amountCents);
         return presentTransaction(paid);
       },
     );
@@ -118,7 +105,7 @@ export const sandboxRoutes =
           response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
         },
       },
-      async (request) => presentTransaction(await charges.expireCharge(request.merchant.account.id, requireTransactionId(request.params.id))),
+      async (request) => presentTransaction(await sandbox.expire(request.merchant.account.id, requireTransactionId(request.params.id))),
     );
 
     app.post(
@@ -132,7 +119,7 @@ export const sandboxRoutes =
         },
       },
       async (request, reply) => {
-        await armDirective(db, request.merchant.account.id, 'charge', request.body.outcome);
+        await sandbox.armNextCharge(request.merchant.account.id, request.body.outcome);
         return reply.code(201).send({ armed: true as const, outcome: request.body.outcome });
       },
     );
@@ -165,7 +152,7 @@ export const sandboxRoutes =
         },
       },
       async (request, reply) => {
-        await armDirective(db, request.merchant.account.id, 'withdrawal', request.body.outcome);
+        await sandbox.armNextWithdrawal(request.merchant.account.id, request.body.outcome);
         return reply.code(201).send({ armed: true as const, outcome: request.body.outcome });
       },
     );
@@ -181,12 +168,8 @@ export const sandboxRoutes =
         },
       },
       async (request, reply) => {
-        const { keyType } = request.body;
-        const key = normalizePixKey(keyType, request.body.key);
-        const formatError = pixKeyFormatError(keyType, key);
-        if (formatError) throw new ApiError(400, formatError);
-        const owner = request.body.owner as Party;
-        await simulator.registerDictKey(request.merchant.account.id, keyType, key, owner);
+        const { keyType, owner } = request.body;
+        const key = await sandbox.registerDictKey(request.merchant.account.id, keyType, request.body.key, owner);
         return reply.code(201).send({ key, keyType, owner });
       },
     );

@@ -1,51 +1,78 @@
+import type { ChargeService } from '../charges/service.js';
+import { InvalidRequestError, InvalidStateError } from '../errors.js';
 import { messages } from '../messages.js';
-import type { Db } from '../platform/database.js';
-import { ApiError } from '../platform/errors.js';
-import type { TransactionRow } from '../platform/schema.js';
-import type { SimulatedPixProvider } from '../provider/simulated.js';
-import { findTransaction } from '../transactions/repository.js';
+import { normalizePixKey, pixKeyFormatError } from '../pix/pixKeys.js';
+import type { Party, TransactionRow } from '../platform/schema.js';
+import type { ChargeDirective, SimulatedNetwork, WithdrawalDirective } from '../provider/provider.js';
+import { WITHDRAWAL } from '../transactions/states.js';
+import { assertAllowed } from '../transactions/transition.js';
 import type { WithdrawalService } from '../withdrawals/service.js';
 
 export type SettleOutcome = 'paid' | 'failed' | 'returned';
 
-/** The simulated PIX network's answers about withdrawals (DESIGN.md §6). */
+/**
+ * The sandbox (DESIGN.md §6): a merchant plays the PIX network against its own transactions.
+ * The simulated network produces what a real provider would report (payments, outcomes,
+ * returns); the charge and withdrawal services apply those reports as they would a PSP's.
+ */
 export class SandboxService {
   constructor(
-    private readonly db: Db,
-    private readonly simulator: SimulatedPixProvider,
+    private readonly network: SimulatedNetwork,
+    private readonly charges: ChargeService,
     private readonly withdrawals: WithdrawalService,
   ) {}
 
+  /** A payer (the default one when none is given) pays the charge. */
+  pay(accountId: string, transactionId: string, payer: Party | undefined, amountCents: number | undefined): Promise<TransactionRow> {
+    return this.charges.applyPayment(accountId, transactionId, this.network.pay(payer, amountCents));
+  }
+
+  expire(accountId: string, transactionId: string): Promise<TransactionRow> {
+    return this.charges.expireCharge(accountId, transactionId);
+  }
+
+  armNextCharge(accountId: string, outcome: ChargeDirective): Promise<void> {
+    return this.network.armNextCharge(accountId, outcome);
+  }
+
+  armNextWithdrawal(accountId: string, outcome: WithdrawalDirective): Promise<void> {
+    return this.network.armNextWithdrawal(accountId, outcome);
+  }
+
+  /** Registers who holds an email/phone/evp key; returns the key as stored (normalized). */
+  async registerDictKey(accountId: string, keyType: 'email' | 'phone' | 'evp', key: string, owner: Party): Promise<string> {
+    const normalized = normalizePixKey(keyType, key);
+    const formatError = pixKeyFormatError(keyType, normalized);
+    if (formatError) throw new InvalidRequestError(formatError);
+    await this.network.registerDictKey(accountId, keyType, normalized, owner);
+    return normalized;
+  }
+
   /**
-   * The provider's answer for a withdrawal of the account. A processing withdrawal changes at
+   * The network's answer for a withdrawal of the account. A processing withdrawal changes at
    * once (the provider notifies us); for a `failed_unknown` one the provider only learns the
    * outcome, which the reconciliation worker then finds.
    */
   async settle(accountId: string, transactionId: string, outcome: SettleOutcome, amountCents: number | undefined): Promise<TransactionRow> {
-    const withdrawal = await findTransaction(this.db, accountId, transactionId);
-    if (!withdrawal || withdrawal.type !== 'withdrawal') throw new ApiError(404, messages.transactionNotFound);
-    if (outcome === 'returned') return this.withdrawals.markReturned(transactionId, accountId, amountCents);
-    if (withdrawal.status !== 'processing' && withdrawal.status !== 'failed_unknown') {
-      throw new ApiError(422, messages.withdrawalWrongStatus(withdrawal.status));
-    }
-    await this.simulator.recordOutcome(transactionId, outcome);
-    if (withdrawal.status === 'failed_unknown') return withdrawal;
-    if (outcome === 'failed') return this.withdrawals.fail(transactionId, { releaseExternalRef: false }, accountId);
-    return this.withdrawals.markPaid(transactionId, await this.simulator.beneficiaryOf(transactionId), accountId);
+    const withdrawal = await this.withdrawals.findWithdrawal(accountId, transactionId);
+    if (outcome === 'returned') return this.withdrawals.markReturned(transactionId, accountId, this.network.returnWithdrawal(amountCents));
+    assertAllowed(withdrawal, WITHDRAWAL.settle);
+    await this.network.decideWithdrawal(transactionId, outcome);
+    if (withdrawal.status === WITHDRAWAL.loseTrack.to) return withdrawal;
+    return (await this.withdrawals.applyProviderOutcome(transactionId, accountId)) ?? withdrawal;
   }
 
   /** Worker step: processing withdrawals whose SANDBOX_SETTLE_MS elapsed are paid. */
   async settleDue(batch = 200): Promise<number> {
     let settled = 0;
-    for (const due of await this.simulator.dueSettlements(batch)) {
-      const withdrawal = await findTransaction(this.db, due.accountId, due.transactionId);
-      await this.simulator.recordOutcome(due.transactionId, 'paid');
-      if (withdrawal?.status !== 'processing') continue; // settled by hand meanwhile
+    for (const due of await this.network.dueSettlements(batch)) {
+      const withdrawal = await this.withdrawals.findWithdrawal(due.accountId, due.transactionId);
+      await this.network.decideWithdrawal(due.transactionId, 'paid');
+      if (withdrawal.status !== WITHDRAWAL.submit.to) continue; // settled by hand meanwhile, or waiting for reconciliation
       try {
-        await this.withdrawals.markPaid(due.transactionId, await this.simulator.beneficiaryOf(due.transactionId));
-        settled++;
+        if (await this.withdrawals.applyProviderOutcome(due.transactionId)) settled++;
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error; // a concurrent settle won the race
+        if (!(error instanceof InvalidStateError)) throw error; // a concurrent settle won the race
       }
     }
     return settled;

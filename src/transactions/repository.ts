@@ -1,7 +1,9 @@
+import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
-import type { NewTransaction } from '../platform/schema.js';
+import type { NewTransaction, TransactionRow } from '../platform/schema.js';
 import { precompiled } from '../platform/precompiled.js';
 import { PRESENTED_COLUMNS } from './presenter.js';
+import type { Transition, TransactionType } from './states.js';
 
 export function findTransaction(db: Executor, accountId: string, transactionId: string) {
   return db.selectFrom('transactions').selectAll().where('id', '=', transactionId).where('accountId', '=', accountId).executeTakeFirst();
@@ -13,7 +15,7 @@ const presentedById = precompiled((db, accountId: string, transactionId: string)
 const recentPresented = precompiled((db, accountId: string, limit: number) =>
   db.selectFrom('transactions').select(PRESENTED_COLUMNS).where('accountId', '=', accountId).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit),
 );
-const recentPresentedOfType = precompiled((db, accountId: string, type: 'pix_in' | 'withdrawal', limit: number) =>
+const recentPresentedOfType = precompiled((db, accountId: string, type: TransactionType, limit: number) =>
   db
     .selectFrom('transactions')
     .select(PRESENTED_COLUMNS)
@@ -30,10 +32,67 @@ export async function findPresentedTransaction(db: Executor, accountId: string, 
 }
 
 /** Most recent first, with the columns the API shows; ids are time-ordered, so they break ties within one millisecond. */
-export function listTransactions(db: Executor, accountId: string, options: { type?: 'pix_in' | 'withdrawal' | undefined; limit: number }) {
+export function listTransactions(db: Executor, accountId: string, options: { type?: TransactionType | undefined; limit: number }) {
   return options.type ? recentPresentedOfType(db, accountId, options.type, options.limit) : recentPresented(db, accountId, options.limit);
 }
 
-export function insertTransaction(tx: Tx, transaction: NewTransaction) {
-  return tx.insertInto('transactions').values(transaction).returningAll().executeTakeFirstOrThrow();
+export type NewTransactionValues = Omit<NewTransaction, 'type' | 'status'>;
+
+/** A new transaction, in the status its creating transition leads to. */
+export function insertTransaction(tx: Tx, transition: Transition, transaction: NewTransactionValues) {
+  return tx
+    .insertInto('transactions')
+    .values({ ...transaction, type: transition.type, status: transition.to })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Locks a transaction of one type for a status change; of one account when `accountId` is given. */
+export function lockTransaction(tx: Tx, type: TransactionType, transactionId: string, accountId?: string) {
+  let query = tx.selectFrom('transactions').selectAll().where('id', '=', transactionId).where('type', '=', type);
+  if (accountId) query = query.where('accountId', '=', accountId);
+  return query.forUpdate().executeTakeFirst();
+}
+
+/** The fields a status change may set besides the status. */
+export type StatusChanges = Partial<Pick<NewTransaction, 'paidAt' | 'endToEndId' | 'payer' | 'beneficiary' | 'refundEndToEndId'>>;
+
+/**
+ * The only writer of `status` after creation: the transition's `to`, and only from one of its
+ * `from` statuses (undefined when the row is not in one of them).
+ */
+export function updateStatus(tx: Tx, transactionId: string, transition: Transition, at: Date, changes: StatusChanges = {}): Promise<TransactionRow | undefined> {
+  return tx
+    .updateTable('transactions')
+    .set({ ...changes, status: transition.to, updatedAt: at })
+    .where('id', '=', transactionId)
+    .where('type', '=', transition.type)
+    .where('status', 'in', transition.from)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Applies a transition to up to `batch` transactions of its type that are in one of its `from`
+ * statuses and match `due` (a worker's sweep); other workers skip the locked ones.
+ */
+export function updateStatusOfDue(tx: Tx, transition: Transition, due: { expiresAtUpTo: Date }, at: Date, batch: number) {
+  return tx
+    .updateTable('transactions')
+    .set({ status: transition.to, updatedAt: at })
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('transactions')
+        .select('id')
+        // Literals, not parameters: the partial index on due charges matches them in every plan.
+        .where('type', '=', sql.lit(transition.type))
+        .where('status', 'in', transition.from.map((status) => sql.lit(status)))
+        .where('expiresAt', '<=', due.expiresAtUpTo)
+        .limit(batch)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .where('status', 'in', transition.from)
+    .returningAll()
+    .execute();
 }

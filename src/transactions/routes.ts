@@ -1,16 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { InvalidRequestError } from '../errors.js';
 import { messages } from '../messages.js';
-import { ApiError } from '../platform/errors.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
 import { compiledSerializer } from '../platform/serialization.js';
 import type { Services } from '../services.js';
 import { presentTransaction } from './presenter.js';
-import * as repository from './repository.js';
 import { listTransactionsQuery, transactionIdParams, transactionListResponse, transactionSchema } from './schemas.js';
 
 export const transactionRoutes =
-  ({ db }: Services): FastifyPluginAsyncZod =>
+  ({ transactions }: Pick<Services, 'transactions'>): FastifyPluginAsyncZod =>
   async (app) => {
     app.get(
       '/transactions',
@@ -25,7 +24,7 @@ export const transactionRoutes =
         },
       },
       async (request) => {
-        const rows = await repository.listTransactions(db, request.merchant.account.id, request.query);
+        const rows = await transactions.list(request.merchant.account.id, request.query);
         return { transactions: rows.map(presentTransaction), count: rows.length };
       },
     );
@@ -43,11 +42,8 @@ export const transactionRoutes =
         },
       },
       async (request) => {
-        if (!isId(request.params.id)) throw new ApiError(400, messages.transactionIdInvalid);
-        // Another merchant's transaction is simply not found (spec: 404, not 403).
-        const row = await repository.findPresentedTransaction(db, request.merchant.account.id, request.params.id);
-        if (!row) throw new ApiError(404, messages.transactionNotFound);
-        return presentTransaction(row);
+        if (!isId(request.params.id)) throw new InvalidRequestError(messages.transactionIdInvalid);
+        return presentTransaction(await transactions.get(request.merchant.account.id, request.params.id));
       },
     );
   };

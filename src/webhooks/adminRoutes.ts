@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requireAccountId } from '../accounts/adminRoutes.js';
 import { accountIdParams } from '../accounts/adminSchemas.js';
 import { messages } from '../messages.js';
-import { ApiError } from '../platform/errors.js';
+import { InvalidRequestError } from '../errors.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
 import type { Services } from '../services.js';
@@ -23,13 +23,13 @@ import {
 } from './schemas.js';
 
 const requireId = (value: string, message: string): string => {
-  if (!isId(value)) throw new ApiError(400, message);
+  if (!isId(value)) throw new InvalidRequestError(message);
   return value;
 };
 
 /** Webhook endpoints and delivery history (DESIGN.md §6); the dashboard will call the same service. */
 export const webhookAdminRoutes =
-  ({ accounts, webhooks }: Services): FastifyPluginAsyncZod =>
+  ({ accounts, webhooks }: Pick<Services, 'accounts' | 'webhooks'>): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Operator: webhooks'], security: [{ adminToken: [] }] };
 

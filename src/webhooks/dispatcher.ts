@@ -162,7 +162,6 @@ export class WebhookDispatcher {
   private key(secretEncrypted: string): Buffer {
     let key = this.keyCache.get(secretEncrypted);
     if (!key) {
-      if (!this.config.secretKey) throw new Error('SECRET_KEY is required to sign webhooks');
       key = secretKeyBytes(decryptSecret(secretEncrypted, this.config.secretKey));
       this.keyCache.set(secretEncrypted, key);
     }

@@ -2,9 +2,9 @@ import type { Config } from '../config.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
-import { ApiError } from '../platform/errors.js';
+import { InvalidRequestError, InvalidStateError, LimitExceededError, NotFoundError, RateLimitedError } from '../errors.js';
 import { newId } from '../platform/ids.js';
-import { consumeRateLimit } from '../platform/rateLimit.js';
+import { consumeRateLimit } from '../platform/rateLimitRepository.js';
 import type { WebhookEndpointRow } from '../platform/schema.js';
 import { encryptSecret } from '../platform/secrets.js';
 import { normalizeEventFilter } from './events.js';
@@ -58,37 +58,32 @@ export class WebhookService {
     private readonly config: Pick<Config, 'secretKey' | 'webhookAllowPrivate'>,
   ) {}
 
-  private get serverSecret(): string {
-    if (!this.config.secretKey) throw new Error('SECRET_KEY is required to keep webhook secrets');
-    return this.config.secretKey;
-  }
-
   /** HTTPS (http too when private receivers are allowed); a literal address must be public. */
   private checkUrl(url: string): void {
-    if (url.length > MAX_URL_LENGTH || !URL.canParse(url)) throw new ApiError(400, messages.webhookUrlInvalid);
+    if (url.length > MAX_URL_LENGTH || !URL.canParse(url)) throw new InvalidRequestError(messages.webhookUrlInvalid);
     const { protocol, username, password, hostname } = new URL(url);
-    if (!allowsProtocol(protocol, this.config.webhookAllowPrivate) || username || password) throw new ApiError(400, messages.webhookUrlInvalid);
+    if (!allowsProtocol(protocol, this.config.webhookAllowPrivate) || username || password) throw new InvalidRequestError(messages.webhookUrlInvalid);
     if (!this.config.webhookAllowPrivate && (isNonPublicLiteral(hostname) || hostname === 'localhost' || hostname.endsWith('.localhost'))) {
-      throw new ApiError(400, messages.webhookUrlNotPublic);
+      throw new InvalidRequestError(messages.webhookUrlNotPublic);
     }
   }
 
   async registerEndpoint(accountId: string, input: { url: string; events?: string[] | undefined }) {
     this.checkUrl(input.url);
     const filter = normalizeEventFilter(input.events ?? []);
-    if ('unknown' in filter) throw new ApiError(400, messages.webhookEventsInvalid(filter.unknown));
+    if ('unknown' in filter) throw new InvalidRequestError(messages.webhookEventsInvalid(filter.unknown));
     const secret = generateWebhookSecret();
     const row = await this.db.transaction().execute(async (tx) => {
-      if (!(await repository.lockAccountForEndpoints(tx, accountId))) throw new ApiError(404, messages.accountNotFound);
+      if (!(await repository.lockAccountForEndpoints(tx, accountId))) throw new NotFoundError(messages.accountNotFound);
       const existing = await repository.listEndpoints(tx, accountId);
-      if (existing.length >= MAX_ENDPOINTS_PER_ACCOUNT) throw new ApiError(422, messages.webhookEndpointLimit(MAX_ENDPOINTS_PER_ACCOUNT));
+      if (existing.length >= MAX_ENDPOINTS_PER_ACCOUNT) throw new LimitExceededError(messages.webhookEndpointLimit(MAX_ENDPOINTS_PER_ACCOUNT));
       return repository.insertEndpoint(tx, {
         id: newId(),
         accountId,
         url: input.url,
         filters: filter.filters,
         eventNames: filter.eventNames,
-        secretEncrypted: encryptSecret(secret, this.serverSecret),
+        secretEncrypted: encryptSecret(secret, this.config.secretKey),
         createdAt: this.clock.now(),
       });
     });
@@ -103,13 +98,13 @@ export class WebhookService {
 
   async getEndpoint(accountId: string, endpointId: string) {
     const row = await repository.findEndpoint(this.db, endpointId);
-    if (!row || row.accountId !== accountId) throw new ApiError(404, messages.webhookEndpointNotFound);
+    if (!row || row.accountId !== accountId) throw new NotFoundError(messages.webhookEndpointNotFound);
     return presentEndpoint(row, this.clock.now());
   }
 
   async deleteEndpoint(accountId: string, endpointId: string): Promise<void> {
     const deleted = await this.db.transaction().execute((tx) => repository.deleteEndpoint(tx, accountId, endpointId, this.clock.now()));
-    if (!deleted) throw new ApiError(404, messages.webhookEndpointNotFound);
+    if (!deleted) throw new NotFoundError(messages.webhookEndpointNotFound);
   }
 
   /** A new secret; the current one keeps signing (second signature) until the overlap ends. */
@@ -119,9 +114,9 @@ export class WebhookService {
     const previousExpiresAt = new Date(now.getTime() + overlapSeconds * 1000);
     await this.db.transaction().execute(async (tx) => {
       const endpoint = await repository.findEndpoint(tx, endpointId, { lock: true });
-      if (!endpoint) throw new ApiError(404, messages.webhookEndpointNotFound);
+      if (!endpoint) throw new NotFoundError(messages.webhookEndpointNotFound);
       const previous = overlapSeconds > 0 ? { secretEncrypted: endpoint.secretEncrypted, expiresAt: previousExpiresAt } : null;
-      await repository.rotateEndpointSecret(tx, endpointId, encryptSecret(secret, this.serverSecret), previous);
+      await repository.rotateEndpointSecret(tx, endpointId, encryptSecret(secret, this.config.secretKey), previous);
     });
     return { endpointId, secret, previousSecretExpiresAt: overlapSeconds > 0 ? previousExpiresAt.getTime() : null };
   }
@@ -141,10 +136,10 @@ export class WebhookService {
     const resendId = newId();
     const original = await this.db.transaction().execute(async (tx) => {
       const delivery = await repository.findDelivery(tx, deliveryId);
-      if (!delivery) throw new ApiError(404, messages.webhookDeliveryNotFound);
-      if (!(await repository.findEndpoint(tx, delivery.endpointId))) throw new ApiError(422, messages.webhookResendEndpointRemoved);
+      if (!delivery) throw new NotFoundError(messages.webhookDeliveryNotFound);
+      if (!(await repository.findEndpoint(tx, delivery.endpointId))) throw new InvalidStateError(messages.webhookResendEndpointRemoved);
       const allowed = await consumeRateLimit(tx, delivery.accountId, { bucket: 'webhook-resends:hour', windowMs: HOUR_MS, limit: RESENDS_PER_HOUR }, now);
-      if (!allowed) throw new ApiError(429, messages.webhookResendRateLimited);
+      if (!allowed) throw new RateLimitedError(messages.webhookResendRateLimited);
       await repository.insertResend(tx, delivery, resendId, now);
       return delivery;
     });

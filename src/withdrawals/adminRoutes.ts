@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { messages } from '../messages.js';
-import { ApiError } from '../platform/errors.js';
+import { InvalidRequestError } from '../errors.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
-import type { Services } from '../services.js';
 import { presentTransaction } from '../transactions/presenter.js';
 import { transactionIdParams, transactionSchema } from '../transactions/schemas.js';
-import { listAlerts } from './repository.js';
+import type { Services } from '../services.js';
 
 const alertSchema = z.object({
   alertId: z.string(),
@@ -19,11 +18,11 @@ const alertSchema = z.object({
 });
 
 export const withdrawalAdminRoutes =
-  ({ withdrawals, db }: Services): FastifyPluginAsyncZod =>
+  ({ withdrawals }: Pick<Services, 'withdrawals'>): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Operator: withdrawals'], security: [{ adminToken: [] }] };
     const requireId = (id: string) => {
-      if (!isId(id)) throw new ApiError(400, messages.transactionIdInvalid);
+      if (!isId(id)) throw new InvalidRequestError(messages.transactionIdInvalid);
       return id;
     };
 
@@ -65,8 +64,8 @@ export const withdrawalAdminRoutes =
       },
       async (request) => {
         const accountId = request.query.accountId;
-        if (accountId !== undefined && !isId(accountId)) throw new ApiError(400, messages.accountIdInvalid);
-        const rows = await listAlerts(db, accountId, 200);
+        if (accountId !== undefined && !isId(accountId)) throw new InvalidRequestError(messages.accountIdInvalid);
+        const rows = await withdrawals.listAlerts(accountId);
         return {
           alerts: rows.map((row) => ({
             alertId: row.id,

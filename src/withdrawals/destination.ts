@@ -1,57 +1,50 @@
 import type { Account } from '../accounts/model.js';
+import { InvalidRequestError, InvalidStateError, NotAllowedError, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
-import { ApiError } from '../platform/errors.js';
-import type { Party } from '../platform/schema.js';
-import type { CreateWithdrawalBody } from './schemas.js';
-import { simulatedBankAccount, type Destination } from './service.js';
+import type { PixKeyType } from '../pix/pixKeys.js';
+import type { Holder, RecipientRow } from '../platform/schema.js';
 
-export type RecipientForWithdrawal = {
-  id: string;
-  status: string;
-  legalName: string;
-  document: string;
-  documentType: 'cpf' | 'cnpj';
-};
+/** Where a withdrawal may go: the holder (Mode 1) or an approved recipient (Mode 2). */
+export type Destination = { holder: Holder; recipientId: string | null; thirdParty: boolean };
 
-const DOCUMENT_KEY_TYPES = new Set(['cpf', 'cnpj']);
+export type DestinationRequest = { pixKey: string; pixKeyType: PixKeyType; recipientId?: string | null | undefined };
+
+/** What the rules need to know of the recipient the request names. */
+export type RecipientForWithdrawal = Pick<RecipientRow, 'id' | 'status' | 'legalName' | 'document' | 'documentType'>;
+
+const isDocumentKey = (type: PixKeyType): type is 'cpf' | 'cnpj' => type === 'cpf' || type === 'cnpj';
 
 /**
- * Who may receive this withdrawal (spec: Modes). Mode 1 (no recipientId): only the holder's own
- * CPF (responsible party) or CNPJ (company). Mode 2: an active recipient of the account; cpf/cnpj
- * keys must be its document, other keys are checked by the provider against it.
+ * Who may receive this withdrawal (spec: Modes), checks in the spec's order. Mode 1 (no
+ * recipientId): only the holder's own CPF (responsible party) or CNPJ (company). Mode 2: an active
+ * recipient of the account (`recipient`: the one named, if the account has it); cpf/cnpj keys
+ * must be its document, other keys are checked by the provider against it.
  */
-export async function resolveDestination(
-  account: Account,
-  input: CreateWithdrawalBody,
-  findRecipient: (accountId: string, recipientId: string) => Promise<RecipientForWithdrawal | undefined>,
-  serviceName: string,
-): Promise<Destination> {
-  const keyIsDocument = DOCUMENT_KEY_TYPES.has(input.pixKeyType);
-  if (!input.recipientId) {
-    if (!keyIsDocument) throw new ApiError(400, messages.thirdPartyKeyNeedsRecipient);
-    assertKeyTypeAllowed(account, input.pixKeyType);
-    if (input.pixKeyType === 'cpf') {
-      if (input.pixKey !== account.responsible.cpf) throw new ApiError(403, messages.holderCpfOnly);
-      return { holder: party(account.responsible.name, account.responsible.cpf, 'cpf'), recipientId: null, thirdParty: false };
+export function resolveDestination(account: Account, request: DestinationRequest, recipient: RecipientForWithdrawal | undefined, serviceName: string): Destination {
+  if (!request.recipientId) {
+    if (!isDocumentKey(request.pixKeyType)) throw new InvalidRequestError(messages.thirdPartyKeyNeedsRecipient);
+    assertKeyTypeAllowed(account, request.pixKeyType);
+    if (request.pixKeyType === 'cpf') {
+      if (request.pixKey !== account.responsible.cpf) throw new NotAllowedError(messages.holderCpfOnly);
+      return { holder: { name: account.responsible.name, document: account.responsible.cpf, documentType: 'cpf' }, recipientId: null, thirdParty: false };
     }
-    if (!account.company || input.pixKey !== account.company.cnpj) throw new ApiError(403, messages.holderCnpjOnly);
-    return { holder: party(account.company.legalName, account.company.cnpj, 'cnpj'), recipientId: null, thirdParty: false };
+    if (!account.company || request.pixKey !== account.company.cnpj) throw new NotAllowedError(messages.holderCnpjOnly);
+    return { holder: { name: account.company.legalName, document: account.company.cnpj, documentType: 'cnpj' }, recipientId: null, thirdParty: false };
   }
 
-  assertKeyTypeAllowed(account, input.pixKeyType);
-  const recipient = await findRecipient(account.id, input.recipientId);
+  assertKeyTypeAllowed(account, request.pixKeyType);
   // Only an approved recipient is an authorized one; one under review or rejected is not found.
-  if (!recipient || (recipient.status !== 'active' && recipient.status !== 'deactivated')) throw new ApiError(404, messages.recipientNotFound);
-  if (recipient.status === 'deactivated') throw new ApiError(422, messages.recipientDeactivated(serviceName));
-  if (keyIsDocument) {
-    if (input.pixKeyType !== recipient.documentType) throw new ApiError(400, messages.recipientKeyTypeMismatch);
-    if (input.pixKey !== recipient.document) throw new ApiError(403, messages.recipientKeyMismatch);
+  if (!recipient || recipient.id !== request.recipientId || (recipient.status !== 'active' && recipient.status !== 'deactivated')) {
+    throw new NotFoundError(messages.recipientNotFound);
   }
-  return { holder: party(recipient.legalName, recipient.document, recipient.documentType), recipientId: recipient.id, thirdParty: true };
+  if (recipient.status === 'deactivated') throw new InvalidStateError(messages.recipientDeactivated(serviceName));
+  if (isDocumentKey(request.pixKeyType)) {
+    if (request.pixKeyType !== recipient.documentType) throw new InvalidRequestError(messages.recipientKeyTypeMismatch);
+    if (request.pixKey !== recipient.document) throw new NotAllowedError(messages.recipientKeyMismatch);
+  }
+  return { holder: { name: recipient.legalName, document: recipient.document, documentType: recipient.documentType }, recipientId: recipient.id, thirdParty: true };
 }
 
-function assertKeyTypeAllowed(account: Account, type: string): void {
-  if (!account.allowedPixKeyTypes.includes(type)) throw new ApiError(403, messages.pixKeyTypeNotAllowed(type));
+function assertKeyTypeAllowed(account: Account, type: PixKeyType): void {
+  if (!account.allowedPixKeyTypes.includes(type)) throw new NotAllowedError(messages.pixKeyTypeNotAllowed(type));
 }
-
-const party = (name: string, document: string, documentType: 'cpf' | 'cnpj'): Party => ({ name, document, documentType, bankAccount: simulatedBankAccount() });

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import { precompiled } from '../platform/precompiled.js';
-import type { TransactionRow } from '../platform/schema.js';
+import { WITHDRAWAL } from '../transactions/states.js';
 
 const capSums = precompiled((db, accountId: string, dayStart: Date, monthStart: Date) =>
   db
@@ -23,16 +23,6 @@ export async function sumWithdrawalsForCaps(tx: Tx, accountId: string, since: { 
   return sums ?? { today: 0, thisMonth: 0 };
 }
 
-export function lockWithdrawal(tx: Tx, transactionId: string, accountId?: string) {
-  let query = tx.selectFrom('transactions').selectAll().where('id', '=', transactionId).where('type', '=', 'withdrawal');
-  if (accountId) query = query.where('accountId', '=', accountId);
-  return query.forUpdate().executeTakeFirst();
-}
-
-export function updateWithdrawal(tx: Tx, transactionId: string, changes: Partial<Omit<TransactionRow, 'payer' | 'beneficiary' | 'customer'>> & { beneficiary?: string }) {
-  return tx.updateTable('transactions').set(changes).where('id', '=', transactionId).returningAll().executeTakeFirstOrThrow();
-}
-
 export async function insertAlert(tx: Tx, alert: { accountId: string; kind: string; transactionId: string; details: Record<string, unknown>; at: Date }) {
   await tx
     .insertInto('alerts')
@@ -48,5 +38,12 @@ export function listAlerts(db: Executor, accountId: string | undefined, limit: n
 
 /** Withdrawals whose provider outcome is unknown, oldest first (reconciliation). */
 export function findUnknownWithdrawals(db: Executor, limit: number) {
-  return db.selectFrom('transactions').select(['id', 'accountId']).where('type', '=', 'withdrawal').where('status', '=', 'failed_unknown').orderBy('updatedAt').limit(limit).execute();
+  return db
+    .selectFrom('transactions')
+    .select(['id', 'accountId'])
+    .where('type', '=', WITHDRAWAL.loseTrack.type)
+    .where('status', '=', WITHDRAWAL.loseTrack.to)
+    .orderBy('updatedAt')
+    .limit(limit)
+    .execute();
 }

@@ -1,19 +1,21 @@
 import type { Account } from '../accounts/model.js';
-import { SIMULATED_ISPB } from '../config.js';
+import type { Config } from '../config.js';
+import { InsufficientBalanceError, InvalidRequestError, InvalidStateError, LimitExceededError, NotFoundError, ProviderFailedError, RateLimitedError } from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
 import { findBalance, postMovement } from '../ledger/repository.js';
 import { messages } from '../messages.js';
-import { generateEndToEndId } from '../pix/endToEndId.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
-import { ApiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { consumeRateLimits } from '../platform/rateLimit.js';
-import type { Party, TransactionRow } from '../platform/schema.js';
-import { ProviderError, ProviderOutcomeUnknownError, type PixProvider, type WithdrawalSubmission } from '../provider/provider.js';
-import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '../transactions/idempotency.js';
-import { findTransaction, insertTransaction } from '../transactions/repository.js';
-import { recordTransactionEvent, recordTransactionEvents, type EventName } from '../webhooks/events.js';
+import { consumeRateLimits } from '../platform/rateLimitRepository.js';
+import type { Holder, TransactionRow } from '../platform/schema.js';
+import { ProviderError, ProviderOutcomeUnknownError, type PixProvider, type WithdrawalPaid, type WithdrawalReturn } from '../provider/provider.js';
+import { findRecipient } from '../recipients/repository.js';
+import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '../transactions/idempotencyRepository.js';
+import { findTransaction, lockTransaction, type StatusChanges } from '../transactions/repository.js';
+import { WITHDRAWAL, type Transition } from '../transactions/states.js';
+import { applyTransition, assertAllowed, createTransaction } from '../transactions/transition.js';
+import { resolveDestination } from './destination.js';
 import * as repository from './repository.js';
 import type { CreateWithdrawalBody } from './schemas.js';
 
@@ -21,42 +23,37 @@ const SECOND_MS = 1000;
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 
-/** Where a withdrawal may go: the holder (Mode 1) or an approved recipient (Mode 2). */
-export type Destination = { holder: Party; recipientId: string | null; thirdParty: boolean };
+/**
+ * A new withdrawal (`created`, whatever status the provider's answer left it in), the one a
+ * known externalRef already names (`replayed`), or one sent whose outcome the provider could not
+ * tell (`indeterminate`: debited, status failed_unknown until reconciled).
+ */
+export type WithdrawalResult = { outcome: 'created' | 'replayed' | 'indeterminate'; withdrawal: TransactionRow };
 
-export type WithdrawalCreated =
-  | { statusCode: 201 | 200; body: { transactionId: string; status: string; amountCents: number; feeCents: number; totalDeducted: number; idempotent?: true } }
-  | { statusCode: 202; body: { error: string; transactionId: string; status: 'failed_unknown' } };
-
-const summary = (row: TransactionRow) => ({
-  transactionId: row.id,
-  status: row.status,
-  amountCents: row.amountCents,
-  feeCents: row.feeCents,
-  totalDeducted: row.amountCents + row.feeCents,
-});
-
-/** The bank account the simulator attributes to holders and recipients it has no data for. */
-export const simulatedBankAccount = () => ({ ispb: SIMULATED_ISPB, branch: '0001', account: '0000001' });
+/** Automatic mode debits and sends at creation; manual mode waits for the operator's approval. */
+const debitNowFor = (creation: Transition): boolean => creation === WITHDRAWAL.submit;
 
 export class WithdrawalService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly provider: PixProvider,
+    private readonly config: Pick<Config, 'serviceName'>,
   ) {}
 
-  async createWithdrawal(account: Account, input: CreateWithdrawalBody, destination: Destination): Promise<WithdrawalCreated> {
+  async createWithdrawal(account: Account, input: CreateWithdrawalBody): Promise<WithdrawalResult> {
+    const recipient = input.recipientId ? await findRecipient(this.db, account.id, input.recipientId) : undefined;
+    const destination = resolveDestination(account, input, recipient, this.config.serviceName);
     const externalRef = input.externalRef ?? null;
     if (externalRef) {
       // Idempotent retries answer at once and consume no rate limit.
       const existing = await findTransactionByExternalRef(this.db, { accountId: account.id, scope: IDEMPOTENCY_SCOPE.withdrawal, externalRef }, this.clock.now());
-      if (existing) return { statusCode: 200, body: { ...summary(existing), idempotent: true } };
+      if (existing) return { outcome: 'replayed', withdrawal: existing };
     }
     const feeCents = computeFee(account.fees.withdrawal, input.amountCents, { capAtAmount: false });
-    const manual = account.withdrawalMode === 'manual';
+    const creation = account.withdrawalMode === 'manual' ? WITHDRAWAL.hold : WITHDRAWAL.submit;
 
-    const outcome = await this.db.transaction().execute(async (tx): Promise<{ replay: TransactionRow } | { created: TransactionRow }> => {
+    const outcome = await this.db.transaction().execute(async (tx): Promise<WithdrawalResult> => {
       const now = this.clock.now();
       const transactionId = newId();
       if (externalRef) {
@@ -64,21 +61,22 @@ export class WithdrawalService {
         if (!(await claimIdempotencyKey(tx, { ...key, transactionId }, now))) {
           const winner = await findTransactionByExternalRef(tx, key, now);
           if (!winner) throw new Error('idempotency key held without its transaction');
-          return { replay: winner };
+          return { outcome: 'replayed', withdrawal: winner };
         }
       }
       // One withdrawal of an account at a time from here: the checks below and the debit are one step.
       const balance = await findBalance(tx, account.id, { lock: true });
       await this.consumeWithdrawalLimits(tx, account, now);
       await this.checkCaps(tx, account, input.amountCents, now);
-      const totalCents = input.amountCents + feeCents;
-      if (!manual && balance.availableCents - balance.blockedCents < totalCents) throw new ApiError(422, messages.insufficientBalance);
+      const debitNow = debitNowFor(creation);
+      if (debitNow && balance.availableCents - balance.blockedCents < input.amountCents + feeCents) throw new InsufficientBalanceError(messages.insufficientBalance);
 
-      const row = await insertTransaction(tx, {
+      const row = await createTransaction(
+        tx,
+        creation,
+        {
           id: transactionId,
           accountId: account.id,
-          type: 'withdrawal',
-          status: manual ? 'pending_approval' : 'processing',
           amountCents: input.amountCents,
           feeCents,
           netCents: input.amountCents,
@@ -91,23 +89,18 @@ export class WithdrawalService {
           paidAt: null,
           endToEndId: null,
           payer: null,
-          beneficiary: JSON.stringify(destination.holder),
+          beneficiary: null,
+          expectedHolder: JSON.stringify(destination.holder),
           refundEndToEndId: null,
           pixKey: input.pixKey,
           pixKeyType: input.pixKeyType,
           recipientId: destination.recipientId,
           createdAt: now,
           updatedAt: now,
-        });
-      if (!manual) await this.moveWithdrawalMoney(tx, row, now, 1);
-      await recordTransactionEvents(
-        tx,
-        [
-          { name: 'transfer.created', transaction: row },
-          { name: manual ? 'transfer.pending_approval' : 'transfer.processing', transaction: row },
-        ],
+        },
         now,
       );
+      if (debitNow) await this.moveWithdrawalMoney(tx, row, now, 1);
       if (destination.thirdParty) {
         await repository.insertAlert(tx, {
           accountId: account.id,
@@ -117,45 +110,39 @@ export class WithdrawalService {
           at: now,
         });
       }
-      return { created: row };
+      return { outcome: 'created', withdrawal: row };
     });
 
-    if ('replay' in outcome) return { statusCode: 200, body: { ...summary(outcome.replay), idempotent: true } };
-    const created = outcome.created;
-    if (manual) return { statusCode: 201, body: summary(created) };
-    return this.submit(created, destination.holder);
+    if (outcome.outcome === 'replayed' || !debitNowFor(creation)) return outcome;
+    return this.submit(outcome.withdrawal, destination.holder);
   }
 
-  /** Sends a processing withdrawal to the provider and turns its answer into the HTTP outcome. */
-  private async submit(row: TransactionRow, expectedHolder: Party): Promise<WithdrawalCreated> {
-    let submission: WithdrawalSubmission;
+  /** Sends a processing withdrawal to the provider and applies its immediate answer. */
+  private async submit(row: TransactionRow, expectedHolder: Holder): Promise<WithdrawalResult> {
+    let submission;
     try {
       submission = await this.provider.createWithdrawal({
         accountId: row.accountId,
         transactionId: row.id,
         amountCents: row.amountCents,
         pixKey: row.pixKey ?? '',
-        pixKeyType: row.pixKeyType as 'cpf',
+        pixKeyType: row.pixKeyType ?? 'cpf',
         expectedHolder,
       });
     } catch (error) {
       if (error instanceof ProviderError) {
         // Nothing was sent: undo the debit and free the externalRef so a retry can succeed.
         await this.fail(row.id, { releaseExternalRef: true });
-        throw new ApiError(502, messages.withdrawalProviderFailed);
+        throw new ProviderFailedError(messages.withdrawalProviderFailed);
       }
       if (error instanceof ProviderOutcomeUnknownError) {
-        await this.transition(row.id, 'failed_unknown', ['processing'], async () => ({}));
-        return { statusCode: 202, body: { error: messages.withdrawalIndeterminate, transactionId: row.id, status: 'failed_unknown' } };
+        return { outcome: 'indeterminate', withdrawal: await this.move(row.id, WITHDRAWAL.loseTrack) };
       }
       throw error;
     }
-    if (submission.status === 'rejected') {
-      const failed = await this.fail(row.id, { releaseExternalRef: false });
-      return { statusCode: 201, body: summary(failed) };
-    }
-    if (submission.confirmationInterrupted) throw new ApiError(502, messages.withdrawalConfirmationInterrupted(row.id));
-    return { statusCode: 201, body: summary(row) };
+    if (submission.status === 'rejected') return { outcome: 'created', withdrawal: await this.fail(row.id, { releaseExternalRef: false }) };
+    if (submission.confirmationInterrupted) throw new ProviderFailedError(messages.withdrawalConfirmationInterrupted(row.id));
+    return { outcome: 'created', withdrawal: row };
   }
 
   /** 1/s, 2/min, 10/UTC hour by default, per account: the spec's three messages, in that order. */
@@ -166,7 +153,7 @@ export class WithdrawalService {
       { bucket: 'withdraw:hour', windowMs: HOUR_MS, limit: account.limits.withdrawPerHour, message: messages.withdrawalPerHour },
     ];
     const exceeded = await consumeRateLimits(tx, account.id, windows, now);
-    if (exceeded) throw new ApiError(429, exceeded.message);
+    if (exceeded) throw new RateLimitedError(exceeded.message);
   }
 
   /** Daily and monthly caps (UTC day and month) over withdrawals that hold or moved money. */
@@ -174,8 +161,8 @@ export class WithdrawalService {
     const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
     const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
     const { today, thisMonth } = await repository.sumWithdrawalsForCaps(tx, account.id, { dayStart, monthStart });
-    if (today + amountCents > account.limits.withdrawDailyCents) throw new ApiError(422, messages.withdrawalDailyCap(account.limits.withdrawDailyCents));
-    if (thisMonth + amountCents > account.limits.withdrawMonthlyCents) throw new ApiError(422, messages.withdrawalMonthlyCap(account.limits.withdrawMonthlyCents));
+    if (today + amountCents > account.limits.withdrawDailyCents) throw new LimitExceededError(messages.withdrawalDailyCap(account.limits.withdrawDailyCents));
+    if (thisMonth + amountCents > account.limits.withdrawMonthlyCents) throw new LimitExceededError(messages.withdrawalMonthlyCap(account.limits.withdrawMonthlyCents));
   }
 
   /** Debit (direction 1) or its exact reversal (-1): amount to settlement, fee to the platform. */
@@ -194,67 +181,54 @@ export class WithdrawalService {
   }
 
   /**
-   * Moves a withdrawal to `status` if it is in one of `from` (any when empty), with `apply` for
-   * the money and extra fields, and the status's event — one database transaction.
+   * Moves a withdrawal (of the account, when given) along `transition` in one database
+   * transaction: `money` runs once the status is known to allow it, then the status changes with
+   * the transition's events.
    */
-  private async transition(
+  private move(
     transactionId: string,
-    status: string,
-    from: string[],
-    apply: (tx: Tx, row: TransactionRow, at: Date) => Promise<Record<string, unknown>>,
-    events: EventName[] = [],
-    accountId?: string,
+    transition: Transition,
+    options: { accountId?: string | undefined; money?: (tx: Tx, row: TransactionRow, at: Date) => Promise<void>; changes?: (at: Date) => StatusChanges } = {},
   ): Promise<TransactionRow> {
     return this.db.transaction().execute(async (tx) => {
-      const row = await repository.lockWithdrawal(tx, transactionId, accountId);
-      if (!row) throw new ApiError(404, messages.transactionNotFound);
-      if (from.length > 0 && !from.includes(row.status)) throw new ApiError(422, messages.withdrawalWrongStatus(row.status));
+      const row = await lockTransaction(tx, 'withdrawal', transactionId, options.accountId);
+      if (!row) throw new NotFoundError(messages.transactionNotFound);
+      assertAllowed(row, transition);
       const at = this.clock.now();
-      const changes = await apply(tx, row, at);
-      const updated = await repository.updateWithdrawal(tx, row.id, { status, updatedAt: at, ...changes });
-      await recordTransactionEvents(tx, events.map((name) => ({ name, transaction: updated })), at);
-      return updated;
+      await options.money?.(tx, row, at);
+      return applyTransition(tx, row, transition, at, options.changes?.(at));
     });
   }
 
   /** processing / failed_unknown → failed: the debit comes back. */
   fail(transactionId: string, options: { releaseExternalRef: boolean }, accountId?: string): Promise<TransactionRow> {
-    return this.transition(
-      transactionId,
-      'failed',
-      ['processing', 'failed_unknown'],
-      async (tx, row, at) => {
+    return this.move(transactionId, WITHDRAWAL.fail, {
+      accountId,
+      money: async (tx, row, at) => {
         await this.moveWithdrawalMoney(tx, row, at, -1);
         if (options.releaseExternalRef && row.externalRef) {
           await releaseIdempotencyKey(tx, { accountId: row.accountId, scope: IDEMPOTENCY_SCOPE.withdrawal, externalRef: row.externalRef });
         }
-        return {};
       },
-      ['transfer.failed'],
-      accountId,
-    );
+    });
   }
 
-  /** processing / failed_unknown → paid: the money left through PIX; endToEndId and beneficiary appear. */
-  markPaid(transactionId: string, beneficiary: Party, accountId?: string): Promise<TransactionRow> {
-    return this.transition(
-      transactionId,
-      'paid',
-      ['processing', 'failed_unknown'],
-      async (_tx, _row, at) => ({ paidAt: at, endToEndId: generateEndToEndId(SIMULATED_ISPB, at), beneficiary: JSON.stringify(beneficiary) }),
-      ['transfer.paid'],
+  /** processing / failed_unknown → paid: the money left through PIX; the provider's endToEndId and beneficiary appear. */
+  markPaid(transactionId: string, paid: WithdrawalPaid, accountId?: string): Promise<TransactionRow> {
+    return this.move(transactionId, WITHDRAWAL.settle, {
       accountId,
-    );
+      changes: (at) => ({ paidAt: at, endToEndId: paid.endToEndId, beneficiary: JSON.stringify(paid.beneficiary) }),
+    });
   }
 
-  /** paid → refunded / partially_refunded: the receiving bank returns `amountCents` (fee kept). */
-  markReturned(transactionId: string, accountId: string, amountCents: number | undefined): Promise<TransactionRow> {
+  /** paid → refunded / partially_refunded: the receiving bank returns an amount (the fee is kept). */
+  markReturned(transactionId: string, accountId: string, returned: WithdrawalReturn): Promise<TransactionRow> {
     return this.db.transaction().execute(async (tx) => {
-      const row = await repository.lockWithdrawal(tx, transactionId, accountId);
-      if (!row) throw new ApiError(404, messages.transactionNotFound);
-      if (row.status !== 'paid') throw new ApiError(422, messages.withdrawalWrongStatus(row.status));
-      const returned = amountCents ?? row.amountCents;
-      if (!Number.isInteger(returned) || returned < 1 || returned > row.amountCents) throw new ApiError(400, messages.returnAmountInvalid);
+      const row = await lockTransaction(tx, 'withdrawal', transactionId, accountId);
+      if (!row) throw new NotFoundError(messages.transactionNotFound);
+      assertAllowed(row, WITHDRAWAL.returnInFull);
+      const amountCents = returned.amountCents ?? row.amountCents;
+      if (!Number.isInteger(amountCents) || amountCents < 1 || amountCents > row.amountCents) throw new InvalidRequestError(messages.returnAmountInvalid);
       const at = this.clock.now();
       await postMovement(tx, {
         accountId,
@@ -262,59 +236,67 @@ export class WithdrawalService {
         transactionId,
         at,
         entries: [
-          { book: 'merchant', amountCents: returned },
-          { book: 'settlement', amountCents: -returned },
+          { book: 'merchant', amountCents },
+          { book: 'settlement', amountCents: -amountCents },
         ],
       });
-      const full = returned === row.amountCents;
-      const updated = await repository.updateWithdrawal(tx, row.id, {
-        status: full ? 'refunded' : 'partially_refunded',
-        refundEndToEndId: generateEndToEndId(SIMULATED_ISPB, at, 'D'),
-        updatedAt: at,
-      });
-      await recordTransactionEvent(tx, full ? 'transfer.refunded' : 'transfer.partially_refunded', updated, at);
-      return updated;
+      const transition = amountCents === row.amountCents ? WITHDRAWAL.returnInFull : WITHDRAWAL.returnInPart;
+      return applyTransition(tx, row, transition, at, { refundEndToEndId: returned.refundEndToEndId });
     });
   }
 
   /** Operator approves a manual-mode withdrawal: debit now (balance checked), then send it. */
   async approve(transactionId: string): Promise<TransactionRow> {
-    const approved = await this.transition(
-      transactionId,
-      'processing',
-      ['pending_approval'],
-      async (tx, row, at) => {
+    const approved = await this.move(transactionId, WITHDRAWAL.approve, {
+      money: async (tx, row, at) => {
         const balance = await findBalance(tx, row.accountId, { lock: true });
-        if (balance.availableCents - balance.blockedCents < row.amountCents + row.feeCents) throw new ApiError(422, messages.insufficientBalance);
+        if (balance.availableCents - balance.blockedCents < row.amountCents + row.feeCents) throw new InsufficientBalanceError(messages.insufficientBalance);
         await this.moveWithdrawalMoney(tx, row, at, 1);
-        return {};
       },
-      ['transfer.approved', 'transfer.processing'],
-    );
-    // Until settled, `beneficiary` holds the party the money may go to (the expected holder).
-    await this.submit(approved, approved.beneficiary as Party);
+    });
+    if (!approved.expectedHolder) throw new Error(`withdrawal ${approved.id} has no expected holder`);
+    await this.submit(approved, approved.expectedHolder);
     return (await findTransaction(this.db, approved.accountId, approved.id)) ?? approved;
   }
 
   /** Operator rejects a manual-mode withdrawal: nothing was debited; it ends cancelled. */
   reject(transactionId: string): Promise<TransactionRow> {
-    return this.transition(transactionId, 'cancelled', ['pending_approval'], async () => ({}), ['transfer.rejected', 'transfer.cancelled']);
+    return this.move(transactionId, WITHDRAWAL.reject);
+  }
+
+  /** A withdrawal of the account (the sandbox acts on these only). */
+  async findWithdrawal(accountId: string, transactionId: string): Promise<TransactionRow> {
+    const row = await findTransaction(this.db, accountId, transactionId);
+    if (!row || row.type !== 'withdrawal') throw new NotFoundError(messages.transactionNotFound);
+    return row;
+  }
+
+  /**
+   * Asks the provider for a withdrawal's outcome and applies it when known: paid or failed.
+   * Returns the withdrawal as it is afterwards, or null while the outcome is unknown.
+   */
+  async applyProviderOutcome(transactionId: string, accountId?: string): Promise<TransactionRow | null> {
+    const outcome = await this.provider.withdrawalOutcome(transactionId);
+    if (outcome.status === 'unknown') return null;
+    if (outcome.status === 'paid') return this.markPaid(transactionId, outcome, accountId);
+    return this.fail(transactionId, { releaseExternalRef: false }, accountId);
   }
 
   /** Worker step: asks the provider about unknown outcomes and applies the known ones. */
   async reconcileUnknown(batch = 100): Promise<number> {
     let resolved = 0;
     for (const { id } of await repository.findUnknownWithdrawals(this.db, batch)) {
-      const outcome = await this.provider.withdrawalOutcome(id);
-      if (outcome.status === 'unknown') continue;
       try {
-        if (outcome.status === 'paid') await this.markPaid(id, outcome.beneficiary);
-        else await this.fail(id, { releaseExternalRef: false });
-        resolved++;
+        if (await this.applyProviderOutcome(id)) resolved++;
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error; // another worker resolved it first
+        if (!(error instanceof InvalidStateError)) throw error; // another worker resolved it first
       }
     }
     return resolved;
+  }
+
+  /** The service team's internal alerts (third-party withdrawals), newest first. */
+  listAlerts(accountId: string | undefined, limit = 200) {
+    return repository.listAlerts(this.db, accountId, limit);
   }
 }

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { findLedgerProblems } from '../../src/ledger/repository.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { migrate, openDatabase, type Database } from '../../src/platform/database.js';
 import { createServices, type Services } from '../../src/services.js';
@@ -73,11 +72,11 @@ async function request(url: string, method: string, options: { key?: string | nu
 export async function startGateway(environment: Record<string, string> = {}, options: { logs?: NodeJS.WritableStream } = {}): Promise<Gateway> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   if (serverUrl) {
-    const bootstrap = await openDatabase({ url: serverUrl, dataDir: '', poolSize: 1 });
+    const bootstrap = await openDatabase({ kind: 'server', url: serverUrl }, { poolSize: 1 });
     await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(bootstrap.db);
     await bootstrap.close();
   }
-  const database = await openDatabase({ url: serverUrl ?? 'memory://', dataDir: '', ...(serverUrl ? { searchPath: schema } : {}) });
+  const database = await openDatabase(serverUrl ? { kind: 'server', url: serverUrl } : { kind: 'memory' }, serverUrl ? { searchPath: schema } : {});
   await migrate(database.db);
   const clock = new ManualClock();
   const env = {
@@ -89,8 +88,8 @@ export async function startGateway(environment: Record<string, string> = {}, opt
     ...environment,
   };
   const config = loadConfig(env);
-  const services = createServices(config, database, clock);
-  const app = await buildApp(services, { adminToken: ADMIN_TOKEN, logger: options.logs ?? false });
+  const services = createServices(config, database.db, clock);
+  const app = await buildApp(services, { logger: options.logs ?? false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
@@ -130,8 +129,8 @@ export async function startGateway(environment: Record<string, string> = {}, opt
       return { accountId, apiKey: key.body.apiKey, keyId: key.body.keyId };
     },
     async startWorkerServices(workerEnvironment = {}) {
-      const workerDatabase = serverUrl ? await openDatabase({ url: serverUrl, dataDir: '', searchPath: schema }) : database;
-      const workerServices = createServices(loadConfig({ ...env, ...workerEnvironment }), workerDatabase, clock);
+      const workerDatabase = serverUrl ? await openDatabase({ kind: 'server', url: serverUrl }, { searchPath: schema }) : database;
+      const workerServices = createServices(loadConfig({ ...env, ...workerEnvironment }), workerDatabase.db, clock);
       const close = async () => {
         await workerServices.webhookDispatcher.stop();
         if (workerDatabase !== database) await workerDatabase.close();
@@ -141,9 +140,9 @@ export async function startGateway(environment: Record<string, string> = {}, opt
     },
     async startPeer(peerEnvironment = {}) {
       // On the server the peer has its own connection pool, as another process would.
-      const peerDatabase = serverUrl ? await openDatabase({ url: serverUrl, dataDir: '', searchPath: schema }) : database;
-      const peerServices = createServices(loadConfig({ ...env, ...peerEnvironment }), peerDatabase, clock);
-      const peer = await buildApp(peerServices, { adminToken: ADMIN_TOKEN, logger: false });
+      const peerDatabase = serverUrl ? await openDatabase({ kind: 'server', url: serverUrl }, { searchPath: schema }) : database;
+      const peerServices = createServices(loadConfig({ ...env, ...peerEnvironment }), peerDatabase.db, clock);
+      const peer = await buildApp(peerServices, { logger: false });
       if (peerDatabase !== database) peer.addHook('onClose', () => peerDatabase.close());
       await peer.listen({ port: 0, host: '127.0.0.1' });
       peers.push(peer);
@@ -157,7 +156,7 @@ export async function startGateway(environment: Record<string, string> = {}, opt
         },
       };
     },
-    ledgerProblems: () => findLedgerProblems(database.db),
+    ledgerProblems: () => services.ledger.findProblems(),
     async close() {
       await Promise.all([...peers.map((peer) => peer.close()), ...closers.map((close) => close()), services.webhookDispatcher.stop()]);
       await app.close();

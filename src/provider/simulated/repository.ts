@@ -1,5 +1,8 @@
-import type { Executor } from '../platform/database.js';
-import { precompiled } from '../platform/precompiled.js';
+import type { Executor } from '../../platform/database.js';
+import { precompiled } from '../../platform/precompiled.js';
+import type { Party } from '../../platform/schema.js';
+
+/** The simulated network's own state: armed failures, its DICT and the withdrawals it was sent. */
 
 export type DirectiveOperation = 'charge' | 'withdrawal';
 
@@ -21,4 +24,56 @@ const oldestDirective = precompiled((db, accountId: string, operation: Directive
 export async function takeDirective(db: Executor, accountId: string, operation: DirectiveOperation): Promise<string | undefined> {
   const [row] = await oldestDirective(db, accountId, operation);
   return row?.outcome;
+}
+
+/** Registers (or replaces) who holds an email/phone/evp key for this merchant. */
+export async function upsertDictKey(db: Executor, entry: { accountId: string; keyType: string; key: string; owner: Party }): Promise<void> {
+  const owner = JSON.stringify(entry.owner);
+  await db
+    .insertInto('sandboxDictKeys')
+    .values({ ...entry, owner })
+    .onConflict((conflict) => conflict.columns(['accountId', 'keyType', 'key']).doUpdateSet({ owner }))
+    .execute();
+}
+
+export async function findDictKeyOwner(db: Executor, accountId: string, keyType: string, key: string): Promise<Party | undefined> {
+  const entry = await db
+    .selectFrom('sandboxDictKeys')
+    .select('owner')
+    .where('accountId', '=', accountId)
+    .where('keyType', '=', keyType)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  return entry?.owner;
+}
+
+export async function insertSubmittedWithdrawal(
+  db: Executor,
+  withdrawal: { transactionId: string; accountId: string; beneficiary: Party; settleAt: Date | null; createdAt: Date },
+): Promise<void> {
+  await db
+    .insertInto('sandboxWithdrawals')
+    .values({ ...withdrawal, beneficiary: JSON.stringify(withdrawal.beneficiary), outcome: null, endToEndId: null })
+    .execute();
+}
+
+export function findSubmittedWithdrawal(db: Executor, transactionId: string) {
+  return db.selectFrom('sandboxWithdrawals').select(['outcome', 'beneficiary', 'endToEndId']).where('transactionId', '=', transactionId).executeTakeFirst();
+}
+
+/** The network's final answer; a paid one keeps the end-to-end id it was paid under. */
+export async function decideSubmittedWithdrawal(db: Executor, transactionId: string, decision: { outcome: 'paid' | 'failed'; endToEndId: string | null }): Promise<void> {
+  await db.updateTable('sandboxWithdrawals').set(decision).where('transactionId', '=', transactionId).execute();
+}
+
+/** Undecided withdrawals whose automatic settlement time has come, oldest first. */
+export function findDueSettlements(db: Executor, now: Date, limit: number) {
+  return db
+    .selectFrom('sandboxWithdrawals')
+    .select(['transactionId', 'accountId'])
+    .where('outcome', 'is', null)
+    .where('settleAt', '<=', now)
+    .orderBy('settleAt')
+    .limit(limit)
+    .execute();
 }

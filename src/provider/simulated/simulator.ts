@@ -1,18 +1,41 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../platform/clock.js';
-import type { Db } from '../platform/database.js';
-import type { Party } from '../platform/schema.js';
+import { buildDynamicBrCode } from '../../pix/brcode.js';
+import { generateEndToEndId } from '../../pix/endToEndId.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/database.js';
+import type { Party } from '../../platform/schema.js';
 import {
   ProviderError,
   ProviderOutcomeUnknownError,
+  type ChargeDirective,
   type ChargeRequest,
   type CreatedCharge,
   type PixProvider,
+  type ReceivedPayment,
+  type SimulatedNetwork,
+  type WithdrawalDirective,
   type WithdrawalOutcome,
   type WithdrawalRequest,
+  type WithdrawalReturn,
   type WithdrawalSubmission,
-} from './provider.js';
-import { takeDirective } from './sandboxDirectives.js';
+} from '../provider.js';
+import * as repository from './repository.js';
+
+/** ISPB the simulated network uses in the end-to-end ids it mints and for the bank accounts it makes up. */
+export const SIMULATED_ISPB = '99999999';
+
+/** The payer of a sandbox payment that names none. */
+export const DEFAULT_SANDBOX_PAYER: Party = {
+  name: 'Pagador Sandbox',
+  document: '52998224725',
+  documentType: 'cpf',
+  bankAccount: { ispb: SIMULATED_ISPB, branch: '0001', account: '123456' },
+};
+
+/** The bank account the simulator attributes to holders it has no data for (CPF/CNPJ keys). */
+const SIMULATED_BANK_ACCOUNT = { ispb: SIMULATED_ISPB, branch: '0001', account: '0000001' };
+
+const ISPB_PATTERN = /^[0-9A-Z]{8}$/;
 
 /**
  * The built-in PIX network simulator. Charges get a location on our own public host
@@ -20,7 +43,7 @@ import { takeDirective } from './sandboxDirectives.js';
  * sandbox DICT and settle after `settleMs` (or when the sandbox says so). Failures are the ones
  * armed through the sandbox.
  */
-export class SimulatedPixProvider implements PixProvider {
+export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   readonly name = 'simulated';
 
   constructor(
@@ -31,83 +54,77 @@ export class SimulatedPixProvider implements PixProvider {
   ) {}
 
   async createCharge(request: ChargeRequest): Promise<CreatedCharge> {
-    const outcome = await takeDirective(this.db, request.accountId, 'charge');
+    const outcome = await repository.takeDirective(this.db, request.accountId, 'charge');
     if (outcome === 'provider_error') throw new ProviderError('simulated provider error on charge creation');
     // 32 hex digits from a random UUID: Node draws those from a buffered pool, where 16 fresh random
     // bytes per charge were ~4% of a charge's CPU.
-    return { location: `${this.locationHost}/pix/v2/${randomUUID().replaceAll('-', '')}` };
+    const location = `${this.locationHost}/pix/v2/${randomUUID().replaceAll('-', '')}`;
+    return { location, pixPayload: buildDynamicBrCode({ locationUrl: location, merchantName: request.merchantName, merchantCity: request.merchantCity }) };
   }
 
   async createWithdrawal(request: WithdrawalRequest): Promise<WithdrawalSubmission> {
-    const directive = await takeDirective(this.db, request.accountId, 'withdrawal');
+    const directive = await repository.takeDirective(this.db, request.accountId, 'withdrawal');
     if (directive === 'provider_error') throw new ProviderError('simulated provider error on withdrawal');
     const now = this.clock.now();
     const record = (beneficiary: Party, settleAt: Date | null) =>
-      this.db
-        .insertInto('sandboxWithdrawals')
-        .values({ transactionId: request.transactionId, accountId: request.accountId, beneficiary: JSON.stringify(beneficiary), outcome: null, settleAt, createdAt: now })
-        .execute();
+      repository.insertSubmittedWithdrawal(this.db, { transactionId: request.transactionId, accountId: request.accountId, beneficiary, settleAt, createdAt: now });
 
+    let beneficiary: Party = { ...request.expectedHolder, bankAccount: SIMULATED_BANK_ACCOUNT };
     if (directive === 'unknown') {
       // Sent, but the answer is lost: only a sandbox settle call will tell the outcome.
-      await record(request.expectedHolder, null);
+      await record(beneficiary, null);
       throw new ProviderOutcomeUnknownError('simulated unknown outcome');
     }
-
-    let beneficiary = request.expectedHolder;
     if (request.pixKeyType === 'email' || request.pixKeyType === 'phone' || request.pixKeyType === 'evp') {
-      const entry = await this.db
-        .selectFrom('sandboxDictKeys')
-        .select('owner')
-        .where('accountId', '=', request.accountId)
-        .where('keyType', '=', request.pixKeyType)
-        .where('key', '=', request.pixKey)
-        .executeTakeFirst();
-      if (!entry) return { status: 'rejected', reason: 'key_not_found' };
-      if (entry.owner.document !== request.expectedHolder.document) return { status: 'rejected', reason: 'holder_mismatch' };
-      beneficiary = entry.owner;
+      const owner = await repository.findDictKeyOwner(this.db, request.accountId, request.pixKeyType, request.pixKey);
+      if (!owner) return { status: 'rejected', reason: 'key_not_found' };
+      if (owner.document !== request.expectedHolder.document) return { status: 'rejected', reason: 'holder_mismatch' };
+      beneficiary = owner;
     }
     const settleAt = this.settleMs === 'manual' ? null : new Date(now.getTime() + this.settleMs);
     await record(beneficiary, settleAt);
-    return { status: 'accepted', beneficiary, ...(directive === 'interrupted' ? { confirmationInterrupted: true } : {}) };
+    return { status: 'accepted', ...(directive === 'interrupted' ? { confirmationInterrupted: true } : {}) };
   }
 
   async withdrawalOutcome(transactionId: string): Promise<WithdrawalOutcome> {
-    const row = await this.db.selectFrom('sandboxWithdrawals').select(['outcome', 'beneficiary']).where('transactionId', '=', transactionId).executeTakeFirst();
-    if (row?.outcome === 'paid') return { status: 'paid', beneficiary: row.beneficiary };
+    const row = await repository.findSubmittedWithdrawal(this.db, transactionId);
     if (row?.outcome === 'failed') return { status: 'failed', reason: 'provider_failed' };
-    return { status: 'unknown' };
+    if (row?.outcome !== 'paid') return { status: 'unknown' };
+    // Rows decided before the network kept end-to-end ids get one now.
+    return { status: 'paid', endToEndId: row.endToEndId ?? generateEndToEndId(SIMULATED_ISPB, this.clock.now()), beneficiary: row.beneficiary };
   }
 
-  /** Records the network's final answer for a withdrawal (sandbox settle, automatic settlement). */
-  async recordOutcome(transactionId: string, outcome: 'paid' | 'failed'): Promise<void> {
-    await this.db.updateTable('sandboxWithdrawals').set({ outcome }).where('transactionId', '=', transactionId).execute();
+  // The sandbox's controls (SimulatedNetwork)
+
+  armNextCharge(accountId: string, outcome: ChargeDirective): Promise<void> {
+    return repository.armDirective(this.db, accountId, 'charge', outcome);
   }
 
-  /** Withdrawals whose automatic settlement time has come. */
+  armNextWithdrawal(accountId: string, outcome: WithdrawalDirective): Promise<void> {
+    return repository.armDirective(this.db, accountId, 'withdrawal', outcome);
+  }
+
+  registerDictKey(accountId: string, keyType: 'email' | 'phone' | 'evp', key: string, owner: Party): Promise<void> {
+    return repository.upsertDictKey(this.db, { accountId, keyType, key, owner });
+  }
+
+  pay(payer: Party | undefined, amountCents: number | undefined): ReceivedPayment {
+    const from = payer ?? DEFAULT_SANDBOX_PAYER;
+    // The payer's bank mints the end-to-end id under its own ISPB.
+    const ispb = ISPB_PATTERN.test(from.bankAccount.ispb) ? from.bankAccount.ispb : SIMULATED_ISPB;
+    return { endToEndId: generateEndToEndId(ispb, this.clock.now()), payer: from, ...(amountCents === undefined ? {} : { amountCents }) };
+  }
+
+  decideWithdrawal(transactionId: string, outcome: 'paid' | 'failed'): Promise<void> {
+    const endToEndId = outcome === 'paid' ? generateEndToEndId(SIMULATED_ISPB, this.clock.now()) : null;
+    return repository.decideSubmittedWithdrawal(this.db, transactionId, { outcome, endToEndId });
+  }
+
+  returnWithdrawal(amountCents: number | undefined): WithdrawalReturn {
+    return { refundEndToEndId: generateEndToEndId(SIMULATED_ISPB, this.clock.now(), 'D'), amountCents };
+  }
+
   dueSettlements(limit: number) {
-    return this.db
-      .selectFrom('sandboxWithdrawals')
-      .select(['transactionId', 'accountId'])
-      .where('outcome', 'is', null)
-      .where('settleAt', '<=', this.clock.now())
-      .orderBy('settleAt')
-      .limit(limit)
-      .execute();
-  }
-
-  /** Who the network pays for this withdrawal (resolved at submission). */
-  async beneficiaryOf(transactionId: string): Promise<Party> {
-    const row = await this.db.selectFrom('sandboxWithdrawals').select('beneficiary').where('transactionId', '=', transactionId).executeTakeFirstOrThrow();
-    return row.beneficiary;
-  }
-
-  /** Sandbox DICT: registers (or replaces) who holds an email/phone/evp key for this merchant. */
-  async registerDictKey(accountId: string, keyType: string, key: string, owner: Party): Promise<void> {
-    await this.db
-      .insertInto('sandboxDictKeys')
-      .values({ accountId, keyType, key, owner: JSON.stringify(owner) })
-      .onConflict((conflict) => conflict.columns(['accountId', 'keyType', 'key']).doUpdateSet({ owner: JSON.stringify(owner) }))
-      .execute();
+    return repository.findDueSettlements(this.db, this.clock.now(), limit);
   }
 }

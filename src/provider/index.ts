@@ -1,0 +1,28 @@
+import type { Config } from '../config.js';
+import type { Clock } from '../platform/clock.js';
+import type { Db } from '../platform/database.js';
+import type { PixProvider, SimulatedNetwork } from './provider.js';
+import { SimulatedPixProvider } from './simulated/simulator.js';
+
+/** BR Code field 26.25 holds at most 77 characters: host + `/pix/v2/` + 32 hex. */
+const MAX_LOCATION_HOST_LENGTH = 77 - '/pix/v2/'.length - 32;
+
+export type ProviderSelection = {
+  provider: PixProvider;
+  /** The sandbox's controls: only the simulator has them. */
+  network: SimulatedNetwork | null;
+};
+
+/** The provider PIX_PROVIDER names. Adding one touches this folder and the configuration only (docs/providers.md). */
+export function createProvider(config: Pick<Config, 'pixProvider' | 'publicBaseUrl' | 'sandboxSettleMs'>, db: Db, clock: Clock): ProviderSelection {
+  switch (config.pixProvider) {
+    case 'simulated': {
+      const host = new URL(config.publicBaseUrl).hostname;
+      if (host.length > MAX_LOCATION_HOST_LENGTH) {
+        throw new Error(`PUBLIC_BASE_URL host "${host}" is longer than ${MAX_LOCATION_HOST_LENGTH} characters and does not fit a BR Code location`);
+      }
+      const simulator = new SimulatedPixProvider(db, clock, host, config.sandboxSettleMs);
+      return { provider: simulator, network: simulator };
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import { InvalidStateError } from '../errors.js';
+import { messages } from '../messages.js';
+import type { Tx } from '../platform/database.js';
+import type { TransactionRow } from '../platform/schema.js';
+import { recordTransactionEvents } from '../webhooks/events.js';
+import { insertTransaction, updateStatus, type NewTransactionValues, type StatusChanges } from './repository.js';
+import { allows, type Transition, type TransactionType } from './states.js';
+
+/** What a transaction in the wrong status answers, per type. */
+const REFUSAL: Record<TransactionType, (status: string) => string> = {
+  pix_in: messages.chargeNotPending,
+  withdrawal: messages.withdrawalWrongStatus,
+};
+
+/** Refuses (InvalidStateError) a transition the transaction's status does not allow. */
+export function assertAllowed(row: Pick<TransactionRow, 'type' | 'status'>, transition: Transition): void {
+  if (row.type !== transition.type || !allows(transition, row.status)) throw new InvalidStateError(REFUSAL[row.type](row.status));
+}
+
+/** Writes a new transaction through one of its type's creating transitions, with the transition's events. */
+export async function createTransaction(tx: Tx, transition: Transition, values: NewTransactionValues, at: Date): Promise<TransactionRow> {
+  const row = await insertTransaction(tx, transition, values);
+  await recordTransactionEvents(
+    tx,
+    transition.events.map((name) => ({ name, transaction: row })),
+    at,
+  );
+  return row;
+}
+
+/**
+ * Moves a locked transaction along a transition of its type's table and records the
+ * transition's events, in the caller's database transaction. A status the transition does not
+ * start from is an InvalidStateError.
+ */
+export async function applyTransition(tx: Tx, row: TransactionRow, transition: Transition, at: Date, changes?: StatusChanges): Promise<TransactionRow> {
+  assertAllowed(row, transition);
+  const updated = await updateStatus(tx, row.id, transition, at, changes);
+  if (!updated) throw new Error(`transaction ${row.id} left ${row.status} while locked`);
+  await recordTransactionEvents(
+    tx,
+    transition.events.map((name) => ({ name, transaction: updated })),
+    at,
+  );
+  return updated;
+}

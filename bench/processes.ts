@@ -46,11 +46,13 @@ function readPeakRss(pid: number): number | null {
 }
 
 /**
- * Spawns `node [flags] --import tsx <script> [args]` directly (no npx or shell in between), so
- * the pid is the Node process itself: its VmHWM is the gateway's peak RSS.
+ * Spawns `node [flags] <script> [args]` directly (no npx or shell in between), so the pid is the
+ * Node process itself: its VmHWM is the gateway's peak RSS. TypeScript scripts run through tsx;
+ * the gateway runs compiled (dist/), as `npm start` does.
  */
 export function startNode(name: string, script: string, args: string[], env: Record<string, string>, nodeFlags: string[] = []): NodeProcess {
-  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script, ...args], {
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, ...loader, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -112,7 +114,7 @@ export type GatewayOptions = {
   env?: Record<string, string>;
   /**
    * Folder under bench/profiles/ for the CPU profiles; no profiling when absent. One profile per
-   * thread (tsx's loader hooks run in a thread of their own): the main thread's has tid 0.
+   * thread: the main thread's has tid 0.
    */
   profileName?: string;
 };
@@ -131,20 +133,20 @@ const gatewayEnv = (databaseUrl: string, port: number, extra: Record<string, str
   ...extra,
 });
 
-/** `src/cli.ts serve`, the way production runs it; resolves once it answers HTTP. */
+/** `dist/cli.js serve`, the way production runs it; resolves once it answers HTTP. */
 export async function startGateway(options: GatewayOptions): Promise<HttpProcess> {
   const port = await freePort();
   const flags = options.profileName ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, options.profileName)}`] : [];
-  const child = startNode(options.name, 'src/cli.ts', ['serve'], gatewayEnv(options.databaseUrl, port, options.env), flags);
+  const child = startNode(options.name, 'dist/cli.js', ['serve'], gatewayEnv(options.databaseUrl, port, options.env), flags);
   const url = `http://127.0.0.1:${port}`;
   await waitUntilAnswering(child, `${url}/openapi.json`);
   return { ...child, url };
 }
 
-/** `src/cli.ts worker` on the same database (background jobs, webhook dispatch). */
+/** `dist/cli.js worker` on the same database (background jobs, webhook dispatch). */
 export function startWorker(name: string, databaseUrl: string, env: Record<string, string> = {}): NodeProcess {
   const profile = process.env.BENCH_PROFILE_WORKERS ? [`--cpu-prof`, `--cpu-prof-dir=${join(ROOT, PROFILE_DIR, 'workers')}`] : [];
-  return startNode(name, 'src/cli.ts', ['worker'], gatewayEnv(databaseUrl, 0, env), profile);
+  return startNode(name, 'dist/cli.js', ['worker'], gatewayEnv(databaseUrl, 0, env), profile);
 }
 
 /** The HTTP baseline: a Fastify hello-world in its own process. */

@@ -3,10 +3,12 @@
  * baselines measured in the same run (these machines are shared and noisy). Prints one table and
  * writes bench/results/latest.json. A report, not a test: missed targets do not fail it.
  */
+import { execFileSync } from 'node:child_process';
 import { helloWorldBaseline } from './baselines.js';
 import { loadBenchConfig, shouldRun, type BenchConfig } from './config.js';
 import { describeMachine, formatMachine } from './machine.js';
 import { recreateDatabase, runPgbench } from './postgres.js';
+import { ROOT } from './processes.js';
 import { formatNotes, formatProfiles, formatTable, writeResults } from './report.js';
 import type { Baselines, ScenarioResult } from './results.js';
 import {
@@ -52,6 +54,8 @@ function steps(config: BenchConfig): Step[] {
 }
 
 async function main(): Promise<void> {
+  // The gateway is measured compiled, as `npm start` runs it.
+  execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
   const config = loadBenchConfig();
   const machine = await describeMachine(config);
   log(formatMachine(machine));

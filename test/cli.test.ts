@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
 
-/** The README's quickstart and walk-through, on a real `serve` process with a fresh data folder. */
-const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
+/** The README's quickstart and walk-through, on a real compiled `serve` process (what `npm start` runs) with a fresh data folder. */
+const start = join(process.cwd(), 'scripts/start.mjs');
 const dataDir = mkdtempSync(join(tmpdir(), 'gateway-cli-'));
 const children: ChildProcess[] = [];
 
@@ -22,7 +22,7 @@ async function freePort(): Promise<number> {
 }
 
 function run(args: string[], env: Record<string, string>) {
-  const child = spawn(tsx, ['src/cli.ts', ...args], {
+  const child = spawn(process.execPath, [start, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -78,7 +78,7 @@ const call = async (method: string, path: string, body?: unknown, token = apiKey
   return { status: response.status, body: (await response.json()) as any };
 };
 
-// Child processes start PGlite from disk through tsx: slow on a loaded 2-core machine.
+// Child processes start PGlite from disk: slow on a loaded 2-core machine.
 describe('npm start on a fresh machine', { timeout: 120_000 }, () => {
   it('prints the demo key and admin token once and keeps secrets out of reach of others', () => {
     expect(apiKey).toMatch(/^svck_[0-9a-f]{64}$/);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../src/platform/ids.js';
-import { chargeBody, startGateway, type Gateway, type Merchant } from './helpers/gateway.js';
+import { newId } from '../../src/platform/ids.js';
+import { chargeBody, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 let gateway: Gateway;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chargeBody, startGateway, type Gateway, type Merchant } from './helpers/gateway.js';
+import { chargeBody, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /** Logs at the most verbose level, captured, so the tests can read every line the server wrote. */
 let gateway: Gateway;

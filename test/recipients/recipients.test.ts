@@ -1,9 +1,9 @@
 import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isValidCpf } from '../src/pix/documents.js';
-import { newId } from '../src/platform/ids.js';
-import { findRecipient } from '../src/recipients/repository.js';
-import { backend, callAt, startGateway, type Gateway, type Merchant } from './helpers/gateway.js';
+import { isValidCpf } from '../../src/pix/documents.js';
+import { newId } from '../../src/platform/ids.js';
+import { findRecipient } from '../../src/recipients/repository.js';
+import { backend, callAt, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /** Spec §Recipient, §Recipient states, §POST/GET /v1/recipients, §Errors; DESIGN.md §5 and §6. Texts quoted to the character. */
 const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdef0123456789'; // test/helpers/gateway.ts

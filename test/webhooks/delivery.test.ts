@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { signPayload, secretKeyBytes } from '../src/webhooks/signature.js';
-import { chargeBody, startGateway, type Gateway, type Merchant } from './helpers/gateway.js';
-import { startReceiver, type ReceivedWebhook, type Receiver } from './helpers/receiver.js';
+import { signPayload, secretKeyBytes } from '../../src/webhooks/signature.js';
+import { chargeBody, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { startReceiver, type ReceivedWebhook, type Receiver } from '../helpers/receiver.js';
 
 const SCHEDULE = [60, 300, 1800, 7200, 21600];
 let gateway: Gateway;

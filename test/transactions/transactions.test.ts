@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../src/platform/ids.js';
-import { chargeBody, startGateway, type Gateway, type Merchant } from './helpers/gateway.js';
+import { newId } from '../../src/platform/ids.js';
+import { chargeBody, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 const DAY_SECONDS = 86_400;
 const END_TO_END_ID = /^E[0-9A-Z]{8}\d{12}[a-zA-Z0-9]{11}$/;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chargeBody, startGateway, type Gateway, type Merchant } from './helpers/gateway.js';
+import { chargeBody, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 let gateway: Gateway;
 let merchant: Merchant;

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REFUND_END_TO_END_ID_PATTERN, END_TO_END_ID_PATTERN } from '../src/pix/endToEndId.js';
-import { startGateway, type Gateway, type Merchant } from './helpers/gateway.js';
+import { REFUND_END_TO_END_ID_PATTERN, END_TO_END_ID_PATTERN } from '../../src/pix/endToEndId.js';
+import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 let gateway: Gateway;
 beforeAll(async () => {

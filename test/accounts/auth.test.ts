@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_FEES } from '../src/config.js';
-import { newId } from '../src/platform/ids.js';
-import { ADMIN_TOKEN, callAt, chargeBody, startGateway, type Gateway, type Merchant, type Reply } from './helpers/gateway.js';
+import { DEFAULT_FEES } from '../../src/config.js';
+import { newId } from '../../src/platform/ids.js';
+import { ADMIN_TOKEN, callAt, chargeBody, startGateway, type Gateway, type Merchant, type Reply } from '../helpers/gateway.js';
 
 /** Spec §Authentication and §Errors (401/403), DESIGN.md §5 and §6: texts quoted to the character. */
 const API_KEY_MISSING = 'API key obrigatória. Use: Authorization: Bearer <key>';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type Gateway } from './helpers/gateway.js';
+import { startGateway, type Gateway } from '../helpers/gateway.js';
 
 type JsonObject = Record<string, any>;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backend, callAt, chargeBody, startGateway, type Gateway } from './helpers/gateway.js';
+import { backend, callAt, chargeBody, startGateway, type Gateway } from '../helpers/gateway.js';
 
 /**
  * Real concurrent HTTP requests, split across two servers with their own connection pools (two
@@ -79,41 +79,5 @@ describe(`concurrency (${backend})`, () => {
     }
     const events = await gateway.database.db.selectFrom('events').select('transactionId').where('accountId', '=', merchant.accountId).where('name', '=', 'transaction.expired').execute();
     expect(events.map((event) => event.transactionId).sort()).toEqual([...ids].sort());
-  });
-
-  it('200 concurrent withdrawals against a balance that covers 50: exactly 50 debited, never below zero, no duplicate', async () => {
-    const merchant = await gateway.createMerchant({
-      limits: { withdrawPerSecond: 10_000, withdrawPerMinute: 10_000, withdrawPerHour: 10_000, withdrawDailyCents: 100_000_000, withdrawMonthlyCents: 100_000_000 },
-    });
-    await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: 50 * 1_100, reason: 'fundos' });
-    // 150 with their own externalRef, 50 sharing 10 externalRefs (5 each).
-    const refs = Array.from({ length: 200 }, (_, index) => (index < 150 ? `own-${index}` : `shared-${index % 10}`));
-    const replies = await Promise.all(
-      refs.map((externalRef, index) =>
-        callAt(index % 2 ? peerUrl : gateway.url, 'POST', '/v1/withdraw', {
-          key: merchant.apiKey,
-          body: { amountCents: 1_000, pixKey: '52998224725', pixKeyType: 'cpf', externalRef },
-        }),
-      ),
-    );
-    const byStatus = countBy(replies.map((reply) => reply.status));
-    expect(Object.keys(byStatus).every((status) => ['200', '201', '422'].includes(status))).toBe(true);
-    expect(byStatus[201]).toBe(50);
-    expect(replies.filter((reply) => reply.status === 422).every((reply) => reply.body.error === 'Saldo insuficiente para realizar o saque.')).toBe(true);
-    // Every request with a shared externalRef that got a withdrawal got the same one.
-    const idsByRef = new Map<string, Set<string>>();
-    replies.forEach((reply, index) => {
-      if (reply.status !== 200 && reply.status !== 201) return;
-      const ids = idsByRef.get(refs[index] as string) ?? new Set<string>();
-      ids.add(reply.body.transactionId);
-      idsByRef.set(refs[index] as string, ids);
-    });
-    expect([...idsByRef.values()].every((ids) => ids.size === 1)).toBe(true);
-    const stored = await gateway.database.db.selectFrom('transactions').select(['id', 'externalRef']).where('accountId', '=', merchant.accountId).where('type', '=', 'withdrawal').execute();
-    expect(stored).toHaveLength(50);
-    expect(new Set(stored.map((row) => row.externalRef)).size).toBe(50);
-    const balance = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
-    expect(balance.body.available).toBe(0);
-    expect(await gateway.ledgerProblems()).toEqual([]);
   });
 });

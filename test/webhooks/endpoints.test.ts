@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backend, chargeBody, startGateway, type Gateway, type Merchant } from './helpers/gateway.js';
+import { backend, chargeBody, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 let gateway: Gateway;
 beforeAll(async () => {

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../src/platform/ids.js';
-import { claimDueDeliveries, recordAttempts } from '../src/webhooks/repository.js';
-import { backend, chargeBody, serverUrl, startGateway, type Gateway, type Merchant } from './helpers/gateway.js';
-import { startReceiver, type Receiver } from './helpers/receiver.js';
+import { newId } from '../../src/platform/ids.js';
+import { claimDueDeliveries, recordAttempts } from '../../src/webhooks/repository.js';
+import { backend, chargeBody, serverUrl, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 /**
  * Several dispatchers on one database: each attempt is made once, and a dispatcher that dies

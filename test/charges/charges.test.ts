@@ -1,8 +1,8 @@
 import { isValidPixPayload } from '@brazilian-utils/brazilian-utils';
 import { hasError, isDynamicPix, parsePix } from 'pix-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseBrCodeFields } from '../src/pix/brcode.js';
-import { chargeBody, PUBLIC_HOST, startGateway, validCustomer, type Gateway, type Merchant } from './helpers/gateway.js';
+import { parseBrCodeFields } from '../../src/pix/brcode.js';
+import { chargeBody, PUBLIC_HOST, startGateway, validCustomer, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 let gateway: Gateway;
 beforeAll(async () => {

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../src/platform/database.js';
-import { StatementNames } from '../src/platform/postgresPool.js';
-import { precompiled } from '../src/platform/precompiled.js';
-import { parseTimestamptz, TIMESTAMPTZ_OID } from '../src/platform/timestamps.js';
+import { openDatabase, type Database } from '../../src/platform/database.js';
+import { StatementNames } from '../../src/platform/postgresPool.js';
+import { precompiled } from '../../src/platform/precompiled.js';
+import { parseTimestamptz, TIMESTAMPTZ_OID } from '../../src/platform/timestamps.js';
 import pg from 'pg';
-import { serverUrl } from './helpers/gateway.js';
+import { serverUrl } from '../helpers/gateway.js';
 
 let database: Database;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPublicAddress, WebhookClient, type Lookup } from '../src/webhooks/outbound.js';
-import { startReceiver, type Receiver } from './helpers/receiver.js';
+import { isPublicAddress, WebhookClient, type Lookup } from '../../src/webhooks/outbound.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 /** Outbound webhook calls with private receivers NOT allowed (the production default). */
 let receiver: Receiver;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../src/platform/ids.js';
-import { ADMIN_TOKEN, chargeBody, startGateway, type Gateway, type Merchant, type Reply } from './helpers/gateway.js';
+import { newId } from '../../src/platform/ids.js';
+import { ADMIN_TOKEN, chargeBody, startGateway, type Gateway, type Merchant, type Reply } from '../helpers/gateway.js';
 
 const ROUTE_NOT_FOUND = 'Rota não encontrada.';
 const BODY_MALFORMED = 'Corpo da requisição não é um JSON válido.';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FEES } from '../../src/config.js';
 import { newId } from '../../src/platform/ids.js';
-import { ADMIN_TOKEN, callAt, chargeBody, startGateway, type Gateway, type Merchant, type Reply } from '../helpers/gateway.js';
+import { accountBody, ADMIN_TOKEN, callAt, chargeBody, startGateway, type Gateway, type Merchant, type Reply } from '../helpers/gateway.js';
 
 /** Spec §Authentication and §Errors (401/403), DESIGN.md §5 and §6: texts quoted to the character. */
 const API_KEY_MISSING = 'API key obrigatória. Use: Authorization: Bearer <key>';
@@ -19,18 +19,6 @@ const allowlistInvalid = (entry: string) => `ipAllowlist contém um IP ou CIDR i
 
 const API_KEY_PATTERN = /^svck_[0-9a-f]{64}$/;
 const UUID_V7_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-/** The account body the harness uses; tests override single fields. */
-const accountBody = (overrides: Record<string, unknown> = {}) => ({
-  name: 'Loja Teste',
-  email: 'loja@example.com',
-  emailVerified: true,
-  city: 'Curitiba',
-  responsible: { name: 'Maria Responsável', cpf: '529.982.247-25' },
-  company: { legalName: 'Loja Teste LTDA', cnpj: '11.222.333/0001-81' },
-  kycStatus: 'approved',
-  ...overrides,
-});
 
 /** The merchant calls used to exercise authentication; a valid body so only auth can fail. */
 const ENDPOINTS = [

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { balanceOf } from '../helpers/api.js';
 import { chargeBody, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 let gateway: Gateway;
@@ -16,8 +17,7 @@ describe('smoke', () => {
     const paid = await gateway.call('POST', `/sandbox/v1/pix/${created.body.transactionId}/pay`, { key: merchant.apiKey });
     expect(paid.status).toBe(200);
     expect(paid.body.status).toBe('paid');
-    const balance = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
-    expect(balance.body.available).toBe(950);
+    expect(await balanceOf(gateway, merchant)).toBe(950);
     expect(await gateway.ledgerProblems()).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@ import { isValidPixPayload } from '@brazilian-utils/brazilian-utils';
 import { hasError, isDynamicPix, parsePix } from 'pix-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBrCodeFields } from '../../src/pix/brcode.js';
-import { chargeBody, PUBLIC_HOST, startGateway, validCustomer, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { balanceOf, readTransaction, startNextHour } from '../helpers/api.js';
+import { chargeBody, customerWith, PUBLIC_HOST, startGateway, validCustomer, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 let gateway: Gateway;
 beforeAll(async () => {
@@ -13,7 +14,6 @@ afterAll(() => gateway.close());
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
-const customerWith = (changes: Record<string, unknown>) => ({ ...validCustomer(), ...changes });
 const documentWith = (document: unknown) => customerWith({ document });
 
 describe('POST /v1/pix validation (one row per rule, in the order of the spec)', () => {
@@ -156,18 +156,15 @@ describe('POST /v1/pix success', () => {
     const merchant = await gateway.createMerchant({ fees: { pixIn: { fixedCents: 10, bps: 150, minCents: 0, maxCents: 100_000 } } });
     const created = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ amountCents: 10_000 }) });
     // 10 + 1.5% of 100,00 = 10 + 150
-    const stored = await gateway.call('GET', `/v1/transactions/${created.body.transactionId}`, { key: merchant.apiKey });
-    expect(stored.body).toMatchObject({ amountCents: 10_000, feeCents: 160, netCents: 9_840 });
+    expect(await readTransaction(gateway, merchant, created.body.transactionId)).toMatchObject({ amountCents: 10_000, feeCents: 160, netCents: 9_840 });
 
     await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { fees: { pixIn: { fixedCents: 500 } } });
     const paid = await gateway.call('POST', `/sandbox/v1/pix/${created.body.transactionId}/pay`, { key: merchant.apiKey });
     expect(paid.body).toMatchObject({ feeCents: 160, netCents: 9_840 });
-    const balance = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
-    expect(balance.body.available).toBe(9_840);
+    expect(await balanceOf(gateway, merchant)).toBe(9_840);
 
     const next = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ amountCents: 10_000 }) });
-    const nextStored = await gateway.call('GET', `/v1/transactions/${next.body.transactionId}`, { key: merchant.apiKey });
-    expect(nextStored.body.feeCents).toBe(650);
+    expect((await readTransaction(gateway, merchant, next.body.transactionId)).feeCents).toBe(650);
   });
 
   it.each([
@@ -178,8 +175,7 @@ describe('POST /v1/pix success', () => {
   ])('fee: %s', async (_name, plan, amountCents, feeCents) => {
     const merchant = await gateway.createMerchant({ fees: { pixIn: plan } });
     const created = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ amountCents }) });
-    const stored = await gateway.call('GET', `/v1/transactions/${created.body.transactionId}`, { key: merchant.apiKey });
-    expect(stored.body).toMatchObject({ feeCents, netCents: amountCents - feeCents });
+    expect(await readTransaction(gateway, merchant, created.body.transactionId)).toMatchObject({ feeCents, netCents: amountCents - feeCents });
   });
 });
 
@@ -245,8 +241,7 @@ describe('POST /v1/pix hourly rate limit', () => {
     const merchant = await gateway.createMerchant({ limits: { pixPerHour: 3 } });
     const secondKey = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/api-keys`);
     // Start right after an hour boundary so the whole test stays in one window.
-    const now = gateway.clock.now().getTime();
-    gateway.clock.advance(HOUR - (now % HOUR) + 1000);
+    startNextHour(gateway);
 
     const keys = [merchant.apiKey, secondKey.body.apiKey, merchant.apiKey];
     for (const key of keys) expect((await gateway.call('POST', '/v1/pix', { key, body: chargeBody() })).status).toBe(201);
@@ -267,8 +262,7 @@ describe('POST /v1/pix hourly rate limit', () => {
 
   it('idempotent retries and rejected requests do not consume the limit', async () => {
     const merchant = await gateway.createMerchant({ limits: { pixPerHour: 2 } });
-    const now = gateway.clock.now().getTime();
-    gateway.clock.advance(HOUR - (now % HOUR) + 1000);
+    startNextHour(gateway);
     expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ externalRef: 'r1' }) })).status).toBe(201);
     for (let i = 0; i < 3; i++) {
       expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ externalRef: 'r1' }) })).status).toBe(200);
@@ -282,8 +276,7 @@ describe('POST /v1/pix hourly rate limit', () => {
 
   it('refused requests do not count: a limit raised within the hour gives room at once', async () => {
     const merchant = await gateway.createMerchant({ limits: { pixPerHour: 2 } });
-    const now = gateway.clock.now().getTime();
-    gateway.clock.advance(HOUR - (now % HOUR) + 1000);
+    startNextHour(gateway);
     for (let i = 0; i < 2; i++) expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() })).status).toBe(201);
     for (let i = 0; i < 3; i++) expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() })).status).toBe(429);
 
@@ -296,8 +289,7 @@ describe('POST /v1/pix hourly rate limit', () => {
 
   it('a new externalRef refused by the limit is not kept: next hour it creates the charge', async () => {
     const merchant = await gateway.createMerchant({ limits: { pixPerHour: 1 } });
-    const now = gateway.clock.now().getTime();
-    gateway.clock.advance(HOUR - (now % HOUR) + 1000);
+    startNextHour(gateway);
     expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() })).status).toBe(201);
     const refused = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ externalRef: 'late' }) });
     expect(refused).toMatchObject({ status: 429, body: { error: 'Limite de requisições atingido. Tente em 1 hora.' } });

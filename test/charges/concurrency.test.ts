@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { balanceOf, countBy, startNextHour } from '../helpers/api.js';
 import { backend, callAt, chargeBody, startGateway, type Gateway } from '../helpers/gateway.js';
 
 /**
@@ -13,9 +14,6 @@ beforeAll(async () => {
   peerUrl = (await gateway.startPeer()).url;
 });
 afterAll(() => gateway.close());
-
-const HOUR = 3_600_000;
-const countBy = (statuses: number[]) => statuses.reduce<Record<number, number>>((counts, status) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
 
 describe(`concurrency (${backend})`, () => {
   it('concurrent duplicates of one externalRef create exactly one charge', async () => {
@@ -35,8 +33,7 @@ describe(`concurrency (${backend})`, () => {
 
   it('the hourly limit is exact under concurrent requests on two servers', async () => {
     const merchant = await gateway.createMerchant({ limits: { pixPerHour: 25 } });
-    const now = gateway.clock.now().getTime();
-    gateway.clock.advance(HOUR - (now % HOUR) + 1000);
+    startNextHour(gateway);
     const replies = await Promise.all(
       Array.from({ length: 60 }, (_, index) => callAt(index % 2 ? peerUrl : gateway.url, 'POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() })),
     );
@@ -54,8 +51,7 @@ describe(`concurrency (${backend})`, () => {
       ),
     );
     expect(countBy(replies.map((reply) => reply.status))).toEqual({ 200: 1, 422: 19 });
-    const balance = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
-    expect(balance.body.available).toBe(2000 - 50);
+    expect(await balanceOf(gateway, merchant)).toBe(2000 - 50);
     expect(await gateway.ledgerProblems()).toEqual([]);
   });
 

@@ -48,7 +48,25 @@ export const validCustomer = () => ({
   document: { number: '529.982.247-25', type: 'cpf' },
 });
 
+/** A valid customer with some fields changed (or removed, as `undefined`). */
+export const customerWith = (changes: Record<string, unknown>) => ({ ...validCustomer(), ...changes });
+
 export const chargeBody = (overrides: Record<string, unknown> = {}) => ({ amountCents: 1000, customer: validCustomer(), ...overrides });
+
+/** The account body `createMerchant` sends to POST /admin/v1/accounts (approved KYC, verified e-mail, a company); tests override single fields. */
+export const accountBody = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Loja Teste',
+  email: 'loja@example.com',
+  emailVerified: true,
+  city: 'Curitiba',
+  responsible: { name: 'Maria Responsável', cpf: '529.982.247-25' },
+  company: { legalName: 'Loja Teste LTDA', cnpj: '11.222.333/0001-81' },
+  kycStatus: 'approved',
+  ...overrides,
+});
+
+/** A POST /v1/withdraw body: R$ 10,00 to the CPF of the account's responsible person (the holder, Mode 1). */
+export const withdrawalToHolder = (overrides: Record<string, unknown> = {}) => ({ amountCents: 1000, pixKey: '52998224725', pixKeyType: 'cpf', ...overrides });
 
 async function request(url: string, method: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
@@ -108,16 +126,7 @@ export async function startGateway(environment: Record<string, string> = {}, opt
     call: (method, path, options = {}) => request(url + path, method, options),
     admin: (method, path, body) => request(url + path, method, { key: ADMIN_TOKEN, body }),
     async createMerchant(patch, account) {
-      const created = await gateway.admin('POST', '/admin/v1/accounts', {
-        name: 'Loja Teste',
-        email: 'loja@example.com',
-        emailVerified: true,
-        city: 'Curitiba',
-        responsible: { name: 'Maria Responsável', cpf: '529.982.247-25' },
-        company: { legalName: 'Loja Teste LTDA', cnpj: '11.222.333/0001-81' },
-        kycStatus: 'approved',
-        ...account,
-      });
+      const created = await gateway.admin('POST', '/admin/v1/accounts', accountBody(account));
       if (created.status !== 201) throw new Error(`account creation failed: ${JSON.stringify(created.body)}`);
       const accountId = created.body.accountId as string;
       const key = await gateway.admin('POST', `/admin/v1/accounts/${accountId}/api-keys`);

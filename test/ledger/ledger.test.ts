@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
-import { chargeBody, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { balanceOf, createCharge, eventNames, eventsOf, fund, readTransaction } from '../helpers/api.js';
+import { startGateway, type Gateway } from '../helpers/gateway.js';
 
 let gateway: Gateway;
 beforeAll(async () => {
@@ -10,31 +11,18 @@ afterAll(() => gateway.close());
 
 const DAY = 86_400_000;
 
-async function createCharge(merchant: Merchant, overrides: Record<string, unknown> = {}) {
-  const reply = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody(overrides) });
-  expect(reply.status).toBe(201);
-  return reply.body.transactionId as string;
-}
-
-const balanceOf = async (merchant: Merchant) => (await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body.available as number;
-
 const entriesOf = (transactionId: string) =>
   gateway.database.db.selectFrom('ledgerEntries').select(['book', 'amountCents', 'kind']).where('transactionId', '=', transactionId).orderBy('book').execute();
-
-const eventsOf = async (transactionId: string) =>
-  (await gateway.database.db.selectFrom('events').select(['name', 'payload']).where('transactionId', '=', transactionId).orderBy('createdAt').execute()).map(
-    (row) => ({ name: row.name, payload: JSON.parse(row.payload) as Record<string, unknown> }),
-  );
 
 describe('charge paid', () => {
   it('credits the net to the merchant, the fee to the platform, against PIX settlement', async () => {
     const merchant = await gateway.createMerchant();
-    expect(await balanceOf(merchant)).toBe(0);
-    const id = await createCharge(merchant, { amountCents: 1500 }); // default plan: max(0.99%, 50) = 50
+    expect(await balanceOf(gateway, merchant)).toBe(0);
+    const id = await createCharge(gateway, merchant, { amountCents: 1500 }); // default plan: max(0.99%, 50) = 50
     const paid = await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: merchant.apiKey });
     expect(paid.status).toBe(200);
     expect(paid.body).toMatchObject({ status: 'paid', amountCents: 1500, feeCents: 50, netCents: 1450 });
-    expect(await balanceOf(merchant)).toBe(1450);
+    expect(await balanceOf(gateway, merchant)).toBe(1450);
     expect(await entriesOf(id)).toEqual([
       { book: 'fees', amountCents: 50, kind: 'charge_paid' },
       { book: 'merchant', amountCents: 1450, kind: 'charge_paid' },
@@ -45,9 +33,9 @@ describe('charge paid', () => {
 
   it('writes exactly one transaction.paid event carrying endToEndId and payer', async () => {
     const merchant = await gateway.createMerchant();
-    const id = await createCharge(merchant, { externalRef: 'evt-1' });
+    const id = await createCharge(gateway, merchant, { externalRef: 'evt-1' });
     const paid = await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: merchant.apiKey });
-    const events = await eventsOf(id);
+    const events = await eventsOf(gateway, id);
     expect(events.map((event) => event.name)).toEqual(['transaction.paid']);
     expect(events[0]?.payload).toMatchObject({
       event: 'transaction.paid',
@@ -64,53 +52,53 @@ describe('charge paid', () => {
 
   it('cannot be paid twice, nor with another amount; the balance moves once', async () => {
     const merchant = await gateway.createMerchant();
-    const id = await createCharge(merchant);
+    const id = await createCharge(gateway, merchant);
     const wrongAmount = await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: merchant.apiKey, body: { amountCents: 999 } });
     expect(wrongAmount).toMatchObject({ status: 400, body: { error: 'amountCents do pagamento deve ser igual ao valor da cobrança.' } });
     expect((await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: merchant.apiKey, body: { amountCents: 1000 } })).status).toBe(200);
     const again = await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: merchant.apiKey });
     expect(again).toMatchObject({ status: 422, body: { error: 'Cobrança não está pendente (status atual: paid).' } });
-    expect(await balanceOf(merchant)).toBe(950);
-    expect(await eventsOf(id)).toHaveLength(1);
+    expect(await balanceOf(gateway, merchant)).toBe(950);
+    expect(await eventsOf(gateway, id)).toHaveLength(1);
   });
 
   it("acts only on the caller's own charges", async () => {
     const [owner, stranger] = [await gateway.createMerchant(), await gateway.createMerchant()];
-    const id = await createCharge(owner);
+    const id = await createCharge(gateway, owner);
     const reply = await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: stranger.apiKey });
     expect(reply).toMatchObject({ status: 404, body: { error: 'Transação não encontrada.' } });
     expect((await gateway.call('POST', `/sandbox/v1/pix/${newId()}/pay`, { key: owner.apiKey })).status).toBe(404);
     expect((await gateway.call('POST', '/sandbox/v1/pix/not-an-id/pay', { key: owner.apiKey })).body).toEqual({ error: 'transactionId inválido.' });
-    expect(await balanceOf(stranger)).toBe(0);
-    expect(await balanceOf(owner)).toBe(0);
+    expect(await balanceOf(gateway, stranger)).toBe(0);
+    expect(await balanceOf(gateway, owner)).toBe(0);
   });
 });
 
 describe('charge expiry', () => {
   it('sandbox expire: pending → expired with transaction.expired; it can no longer be paid', async () => {
     const merchant = await gateway.createMerchant();
-    const id = await createCharge(merchant);
+    const id = await createCharge(gateway, merchant);
     const expired = await gateway.call('POST', `/sandbox/v1/pix/${id}/expire`, { key: merchant.apiKey });
     expect(expired.body).toMatchObject({ status: 'expired', paidAt: null });
     const pay = await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: merchant.apiKey });
     expect(pay).toMatchObject({ status: 422, body: { error: 'Cobrança não está pendente (status atual: expired).' } });
-    const events = await eventsOf(id);
+    const events = await eventsOf(gateway, id);
     expect(events.map((event) => event.name)).toEqual(['transaction.expired']);
     expect(events[0]?.payload).not.toHaveProperty('endToEndId');
     expect(events[0]?.payload).not.toHaveProperty('payer');
-    expect(await balanceOf(merchant)).toBe(0);
+    expect(await balanceOf(gateway, merchant)).toBe(0);
   });
 
   it('the worker expires charges whose validity elapsed, and only those', async () => {
     const merchant = await gateway.createMerchant();
-    const oneDay = await createCharge(merchant, { expiresInDays: 1 });
-    const threeDays = await createCharge(merchant, { expiresInDays: 3 });
-    const paid = await createCharge(merchant, { expiresInDays: 1 });
+    const oneDay = await createCharge(gateway, merchant, { expiresInDays: 1 });
+    const threeDays = await createCharge(gateway, merchant, { expiresInDays: 3 });
+    const paid = await createCharge(gateway, merchant, { expiresInDays: 1 });
     await gateway.call('POST', `/sandbox/v1/pix/${paid}/pay`, { key: merchant.apiKey });
 
     gateway.clock.advance(DAY - 60_000);
     await gateway.services.charges.expireDueCharges();
-    const statusOf = async (id: string) => (await gateway.call('GET', `/v1/transactions/${id}`, { key: merchant.apiKey })).body.status;
+    const statusOf = async (id: string) => (await readTransaction(gateway, merchant, id)).status;
     expect(await statusOf(oneDay)).toBe('pending');
 
     gateway.clock.advance(120_000);
@@ -120,7 +108,7 @@ describe('charge expiry', () => {
     expect(await statusOf(oneDay)).toBe('expired');
     expect(await statusOf(threeDays)).toBe('pending');
     expect(await statusOf(paid)).toBe('paid');
-    expect((await eventsOf(oneDay)).map((event) => event.name)).toEqual(['transaction.expired']);
+    expect(await eventNames(gateway, oneDay)).toEqual(['transaction.expired']);
     expect(await gateway.services.charges.expireDueCharges()).toBe(0);
   });
 });
@@ -144,7 +132,7 @@ describe('balance', () => {
     expect(debit.body.available).toBe(7_500);
     const tooMuch = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: -7_501, reason: 'excesso' });
     expect(tooMuch).toMatchObject({ status: 422, body: { error: 'Ajuste deixaria o saldo negativo.' } });
-    expect(await balanceOf(merchant)).toBe(7_500);
+    expect(await balanceOf(gateway, merchant)).toBe(7_500);
     const zero = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: 0, reason: 'nada' });
     expect(zero.status).toBe(400);
     expect(await gateway.ledgerProblems()).toEqual([]);
@@ -152,11 +140,11 @@ describe('balance', () => {
 
   it('blocks reduce the withdrawable amount, never `available`; released blocks stop counting', async () => {
     const merchant = await gateway.createMerchant();
-    await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: 5_000, reason: 'aporte' });
+    await fund(gateway, merchant, 5_000);
     const block = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/blocks`, { amountCents: 1_200, reason: 'MED' });
     expect(block.status).toBe(201);
     expect(block.body.blockId).toBeTruthy();
-    expect(await balanceOf(merchant)).toBe(5_000);
+    expect(await balanceOf(gateway, merchant)).toBe(5_000);
     expect((await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}/balance`)).body).toEqual({ available: 5_000, blocked: 1_200, withdrawable: 3_800 });
 
     expect((await gateway.admin('DELETE', `/admin/v1/blocks/${block.body.blockId}`)).status).toBe(204);

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
-import { ADMIN_TOKEN, chargeBody, startGateway, type Gateway, type Merchant, type Reply } from '../helpers/gateway.js';
+import { readTransaction } from '../helpers/api.js';
+import { ADMIN_TOKEN, chargeBody, customerWith, startGateway, type Gateway, type Merchant, type Reply } from '../helpers/gateway.js';
 
 const ROUTE_NOT_FOUND = 'Rota não encontrada.';
 const BODY_MALFORMED = 'Corpo da requisição não é um JSON válido.';
@@ -180,11 +181,9 @@ describe('malformed percent-encoding in the path', () => {
 });
 
 describe('text the database cannot store (NUL, lone surrogates) is refused, never a 5xx', () => {
-  const withCustomer = (patch: Record<string, unknown>) => chargeBody({ customer: { ...chargeBody().customer, ...patch } });
-
   it.each([
-    ['customer.name with NUL', () => withCustomer({ name: 'Ana\u0000' })],
-    ['customer.name with a lone surrogate', () => withCustomer({ name: 'Ana\ud800' })],
+    ['customer.name with NUL', () => chargeBody({ customer: customerWith({ name: 'Ana\u0000' }) })],
+    ['customer.name with a lone surrogate', () => chargeBody({ customer: customerWith({ name: 'Ana\ud800' }) })],
     ['externalRef with NUL', () => chargeBody({ externalRef: 'pedido\u0000' })],
   ])('POST /v1/pix, %s', async (label, body) => {
     expectRefusedText(await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: body() }));
@@ -199,8 +198,7 @@ describe('text the database cannot store (NUL, lone surrogates) is refused, neve
     const payer = { name, document: '52998224725', documentType: 'cpf', bankAccount: { ispb: '99999999', branch: '0001', account: '123456' } };
     const reply = await gateway.call('POST', `/sandbox/v1/pix/${created.body.transactionId}/pay`, { key: merchant.apiKey, body: { payer } });
     expectRefusedText(reply);
-    const after = await gateway.call('GET', `/v1/transactions/${created.body.transactionId}`, { key: merchant.apiKey });
-    expect(after.body.status).toBe('pending');
+    expect((await readTransaction(gateway, merchant, created.body.transactionId)).status).toBe('pending');
   });
 
   const account = (patch: Record<string, unknown>) => ({

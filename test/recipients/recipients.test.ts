@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isValidCpf } from '../../src/pix/documents.js';
 import { newId } from '../../src/platform/ids.js';
 import { findRecipient } from '../../src/recipients/repository.js';
+import { countBy, registerRecipient, reviewRecipient, startNextHour } from '../helpers/api.js';
 import { backend, callAt, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /** Spec §Recipient, §Recipient states, §POST/GET /v1/recipients, §Errors; DESIGN.md §5 and §6. Texts quoted to the character. */
@@ -73,10 +74,7 @@ beforeAll(async () => {
 });
 afterAll(() => gateway.close());
 
-const register = (merchant: Merchant, body: unknown = recipientBody()) => gateway.call('POST', '/v1/recipients', { key: merchant.apiKey, body });
 const listApproved = (merchant: Merchant) => gateway.call('GET', '/v1/recipients', { key: merchant.apiKey });
-const review = (merchant: Merchant, recipientId: string, action: 'approve' | 'reject' | 'deactivate', body?: unknown) =>
-  gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/recipients/${recipientId}/${action}`, body);
 /** The operator's view of one recipient (any status). */
 async function operatorView(merchant: Merchant, recipientId: string) {
   for (const status of ['pending_review', 'active', 'rejected', 'removed', 'deactivated']) {
@@ -86,12 +84,6 @@ async function operatorView(merchant: Merchant, recipientId: string) {
   }
   return undefined;
 }
-/** Starts the next UTC hour (plus one second), so a test's requests share one hourly window. */
-function startNextHour() {
-  const now = gateway.clock.now().getTime();
-  gateway.clock.advance(HOUR - (now % HOUR) + 1000);
-}
-const countBy = (statuses: number[]) => statuses.reduce<Record<number, number>>((counts, status) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
 
 describe('test documents', () => {
   it('are valid, and the generator reproduces known CPFs', () => {
@@ -159,7 +151,7 @@ describe('POST /v1/recipients validation (one row per rule, in reporting order)'
   ];
 
   it.each(rows)('%s → 400', async (_name, body, message) => {
-    const reply = await register(merchant, body);
+    const reply = await registerRecipient(gateway, merchant, body);
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ error: message });
   });
@@ -168,7 +160,7 @@ describe('POST /v1/recipients validation (one row per rule, in reporting order)'
     const limits = await gateway.createMerchant();
     for (const [index, legalName] of ['Jo', 'n'.repeat(120)].entries()) {
       const pixKey = 'financeiro@fornecedora.com.br'.padStart(150);
-      const reply = await register(limits, recipientBody({ legalName, document: generatedCpf(index), pixKey, label: 'l'.repeat(80) }));
+      const reply = await registerRecipient(gateway, limits, recipientBody({ legalName, document: generatedCpf(index), pixKey, label: 'l'.repeat(80) }));
       expect(reply.status).toBe(201);
     }
   });
@@ -193,11 +185,11 @@ describe('POST /v1/recipients registration', () => {
   it('answers 201 pending_review with the note, then 200 with the same id; a resubmission under review takes the new data', async () => {
     const merchant = await gateway.createMerchant();
     const recipientId = expectedRecipientId('cpf', CPF.digits);
-    const first = await register(merchant);
+    const first = await registerRecipient(gateway, merchant, recipientBody());
     expect(first.status).toBe(201);
     expect(first.body).toEqual({ recipientId, status: 'pending_review', note: pendingNote('SVC') });
 
-    const again = await register(merchant, recipientBody({ document: CPF.digits, legalName: 'Fornecedora Silva LTDA', pixKey: '+5511987654321', pixKeyType: 'phone', label: 'Nova' }));
+    const again = await registerRecipient(gateway, merchant, recipientBody({ document: CPF.digits, legalName: 'Fornecedora Silva LTDA', pixKey: '+5511987654321', pixKeyType: 'phone', label: 'Nova' }));
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
 
@@ -234,7 +226,7 @@ describe('POST /v1/recipients registration', () => {
     ['null label is none', { label: null }, { label: null }],
   ])('normalizes the %s', async (_name, input, stored) => {
     const merchant = await gateway.createMerchant();
-    const reply = await register(merchant, recipientBody(input));
+    const reply = await registerRecipient(gateway, merchant, recipientBody(input));
     expect(reply.status).toBe(201);
     const documentType = (stored as { documentType?: 'cpf' | 'cnpj' }).documentType ?? 'cpf';
     const digits = (stored as { document?: string }).document ?? CPF.digits;
@@ -250,10 +242,10 @@ describe('POST /v1/recipients registration', () => {
     // Keyed: not a plain hash of the document, which anyone could recompute for every CPF.
     expect(id).not.toBe(createHash('sha256').update(`cpf:${CPF.digits}`).digest('hex').slice(0, 24));
 
-    expect(await register(a)).toMatchObject({ status: 201, body: { recipientId: id } });
-    expect(await register(a, recipientBody({ document: ` ${CPF.digits.replace(/(\d{3})(?=\d)/g, '$1 ')} ` }))).toMatchObject({ status: 200, body: { recipientId: id } });
-    expect(await register(b)).toMatchObject({ status: 201, body: { recipientId: id } });
-    const cnpj = await register(a, recipientBody({ document: CNPJ.formatted, documentType: 'cnpj' }));
+    expect(await registerRecipient(gateway, a, recipientBody())).toMatchObject({ status: 201, body: { recipientId: id } });
+    expect(await registerRecipient(gateway, a, recipientBody({ document: ` ${CPF.digits.replace(/(\d{3})(?=\d)/g, '$1 ')} ` }))).toMatchObject({ status: 200, body: { recipientId: id } });
+    expect(await registerRecipient(gateway, b, recipientBody())).toMatchObject({ status: 201, body: { recipientId: id } });
+    const cnpj = await registerRecipient(gateway, a, recipientBody({ document: CNPJ.formatted, documentType: 'cnpj' }));
     expect(cnpj).toMatchObject({ status: 201, body: { recipientId: expectedRecipientId('cnpj', CNPJ.digits) } });
   });
 
@@ -275,13 +267,13 @@ describe('POST /v1/recipients registration', () => {
 describe('review and GET /v1/recipients', () => {
   it('lists approved recipients only, newest approval first: masked document, alias of the approval, approvedAt, count', async () => {
     const merchant = await gateway.createMerchant();
-    const person = await register(merchant);
-    const company = await register(merchant, recipientBody({ legalName: 'Transportadora Rápida LTDA', document: CNPJ.formatted, documentType: 'cnpj', label: 'Transportadora' }));
-    const unnamed = await register(merchant, recipientBody({ legalName: 'Sem Apelido', document: THIRD_CPF.formatted, label: undefined }));
-    await register(merchant, recipientBody({ document: OTHER_CPF.formatted })); // stays under review
+    const person = await registerRecipient(gateway, merchant, recipientBody());
+    const company = await registerRecipient(gateway, merchant, recipientBody({ legalName: 'Transportadora Rápida LTDA', document: CNPJ.formatted, documentType: 'cnpj', label: 'Transportadora' }));
+    const unnamed = await registerRecipient(gateway, merchant, recipientBody({ legalName: 'Sem Apelido', document: THIRD_CPF.formatted, label: undefined }));
+    await registerRecipient(gateway, merchant, recipientBody({ document: OTHER_CPF.formatted })); // stays under review
 
     const before = gateway.clock.now().getTime();
-    const approved = await review(merchant, person.body.recipientId, 'approve', { label: 'Fornecedora Principal' });
+    const approved = await reviewRecipient(gateway, merchant, person.body.recipientId, 'approve', { label: 'Fornecedora Principal' });
     const after = gateway.clock.now().getTime();
     expect(approved.status).toBe(200);
     expect(approved.body).toMatchObject({ recipientId: person.body.recipientId, status: 'active', label: 'Fornecedora', approvedLabel: 'Fornecedora Principal' });
@@ -297,10 +289,10 @@ describe('review and GET /v1/recipients', () => {
     });
 
     gateway.clock.advance(60_000);
-    const companyApproved = await review(merchant, company.body.recipientId, 'approve'); // no body: the submitted label
+    const companyApproved = await reviewRecipient(gateway, merchant, company.body.recipientId, 'approve'); // no body: the submitted label
     expect(companyApproved).toMatchObject({ status: 200, body: { status: 'active', approvedLabel: 'Transportadora' } });
     gateway.clock.advance(60_000);
-    const unnamedApproved = await review(merchant, unnamed.body.recipientId, 'approve', {});
+    const unnamedApproved = await reviewRecipient(gateway, merchant, unnamed.body.recipientId, 'approve', {});
     expect(unnamedApproved).toMatchObject({ status: 200, body: { status: 'active', label: null, approvedLabel: null } });
 
     const list = await listApproved(merchant);
@@ -318,12 +310,12 @@ describe('review and GET /v1/recipients', () => {
 
   it('an active recipient resubmitted answers 200 active and keeps its approved data', async () => {
     const merchant = await gateway.createMerchant();
-    const { body } = await register(merchant);
-    await review(merchant, body.recipientId, 'approve', { label: 'Aprovada' });
+    const { body } = await registerRecipient(gateway, merchant, recipientBody());
+    await reviewRecipient(gateway, merchant, body.recipientId, 'approve', { label: 'Aprovada' });
     const listBefore = (await listApproved(merchant)).body;
     const viewBefore = await operatorView(merchant, body.recipientId);
 
-    const again = await register(merchant, recipientBody({ legalName: 'Outro Nome', pixKey: CPF.digits, pixKeyType: 'cpf', label: 'Outro' }));
+    const again = await registerRecipient(gateway, merchant, recipientBody({ legalName: 'Outro Nome', pixKey: CPF.digits, pixKeyType: 'cpf', label: 'Outro' }));
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ recipientId: body.recipientId, status: 'active', note: activeNote('SVC') });
     expect((await listApproved(merchant)).body).toEqual(listBefore);
@@ -332,12 +324,12 @@ describe('review and GET /v1/recipients', () => {
 
   it('a rejected recipient resubmitted goes back to review with the new data (200)', async () => {
     const merchant = await gateway.createMerchant();
-    const { body } = await register(merchant);
-    const rejected = await review(merchant, body.recipientId, 'reject', { reason: 'Documento divergente' });
+    const { body } = await registerRecipient(gateway, merchant, recipientBody());
+    const rejected = await reviewRecipient(gateway, merchant, body.recipientId, 'reject', { reason: 'Documento divergente' });
     expect(rejected).toMatchObject({ status: 200, body: { recipientId: body.recipientId, status: 'rejected', reason: 'Documento divergente', approvedAt: null } });
     expect((await listApproved(merchant)).body).toEqual({ recipients: [], count: 0 });
 
-    const again = await register(merchant, recipientBody({ legalName: 'Fornecedora Corrigida', pixKey: EVP, pixKeyType: 'evp', label: 'Corrigida' }));
+    const again = await registerRecipient(gateway, merchant, recipientBody({ legalName: 'Fornecedora Corrigida', pixKey: EVP, pixKeyType: 'evp', label: 'Corrigida' }));
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ recipientId: body.recipientId, status: 'pending_review', note: pendingNote('SVC') });
     expect(await operatorView(merchant, body.recipientId)).toMatchObject({
@@ -352,30 +344,30 @@ describe('review and GET /v1/recipients', () => {
 
   it('a deactivated recipient is no longer listed; resubmitting it starts a new review (200)', async () => {
     const merchant = await gateway.createMerchant();
-    const kept = await register(merchant, recipientBody({ document: OTHER_CPF.formatted }));
-    const { body } = await register(merchant);
-    await review(merchant, kept.body.recipientId, 'approve');
-    await review(merchant, body.recipientId, 'approve', { label: 'Aprovada' });
+    const kept = await registerRecipient(gateway, merchant, recipientBody({ document: OTHER_CPF.formatted }));
+    const { body } = await registerRecipient(gateway, merchant, recipientBody());
+    await reviewRecipient(gateway, merchant, kept.body.recipientId, 'approve');
+    await reviewRecipient(gateway, merchant, body.recipientId, 'approve', { label: 'Aprovada' });
     expect((await listApproved(merchant)).body.count).toBe(2);
 
-    const deactivated = await review(merchant, body.recipientId, 'deactivate', { reason: 'Compliance' });
+    const deactivated = await reviewRecipient(gateway, merchant, body.recipientId, 'deactivate', { reason: 'Compliance' });
     expect(deactivated).toMatchObject({ status: 200, body: { status: 'deactivated', reason: 'Compliance', approvedLabel: 'Aprovada' } });
     const list = await listApproved(merchant);
     expect(list.body.count).toBe(1);
     expect(list.body.recipients.map((item: { recipientId: string }) => item.recipientId)).toEqual([kept.body.recipientId]);
     expect(await findRecipient(gateway.database.db, merchant.accountId, body.recipientId)).toMatchObject({ status: 'deactivated' });
 
-    const again = await register(merchant, recipientBody({ legalName: 'Nova Análise' }));
+    const again = await registerRecipient(gateway, merchant, recipientBody({ legalName: 'Nova Análise' }));
     expect(again).toMatchObject({ status: 200, body: { recipientId: body.recipientId, status: 'pending_review', note: pendingNote('SVC') } });
     expect(await operatorView(merchant, body.recipientId)).toMatchObject({ status: 'pending_review', legalName: 'Nova Análise', approvedLabel: null, approvedAt: null, reason: null });
   });
 
   it('a removed recipient resubmitted goes back to review (200)', async () => {
     const merchant = await gateway.createMerchant();
-    const { body } = await register(merchant);
+    const { body } = await registerRecipient(gateway, merchant, recipientBody());
     // No API removes a recipient yet (DESIGN.md leaves it to the dashboard); the state is set directly.
     await gateway.database.db.updateTable('recipients').set({ status: 'removed' }).where('accountId', '=', merchant.accountId).where('id', '=', body.recipientId).execute();
-    const again = await register(merchant, recipientBody({ label: 'De volta' }));
+    const again = await registerRecipient(gateway, merchant, recipientBody({ label: 'De volta' }));
     expect(again).toMatchObject({ status: 200, body: { recipientId: body.recipientId, status: 'pending_review' } });
     expect(await operatorView(merchant, body.recipientId)).toMatchObject({ status: 'pending_review', label: 'De volta' });
   });
@@ -391,42 +383,42 @@ describe('ceiling of active plus under-review recipients', () => {
 
   it("answers 422 naming the account's ceiling; resubmissions still answer; rejected and deactivated ones free a slot", async () => {
     const merchant = await gateway.createMerchant({ recipientLimit: 2 });
-    const first = await register(merchant, recipientBody({ document: generatedCpf(100) }));
-    const second = await register(merchant, recipientBody({ document: generatedCpf(101) }));
+    const first = await registerRecipient(gateway, merchant, recipientBody({ document: generatedCpf(100) }));
+    const second = await registerRecipient(gateway, merchant, recipientBody({ document: generatedCpf(101) }));
     expect([first.status, second.status]).toEqual([201, 201]);
 
     const third = recipientBody({ document: generatedCpf(102) });
-    expect(await register(merchant, third)).toMatchObject({ status: 422, body: { error: limitReached(2) } });
+    expect(await registerRecipient(gateway, merchant, third)).toMatchObject({ status: 422, body: { error: limitReached(2) } });
     const thirdId = expectedRecipientId('cpf', generatedCpf(102).replace(/\D/g, ''));
     expect(await findRecipient(gateway.database.db, merchant.accountId, thirdId)).toBeUndefined();
 
     // Resubmitting one that already counts adds nothing.
-    expect((await register(merchant, recipientBody({ document: generatedCpf(100) }))).status).toBe(200);
+    expect((await registerRecipient(gateway, merchant, recipientBody({ document: generatedCpf(100) }))).status).toBe(200);
     // Active ones count too.
-    await review(merchant, first.body.recipientId, 'approve');
-    expect((await register(merchant, third)).status).toBe(422);
-    expect((await register(merchant, recipientBody({ document: generatedCpf(100) }))).body.status).toBe('active');
+    await reviewRecipient(gateway, merchant, first.body.recipientId, 'approve');
+    expect((await registerRecipient(gateway, merchant, third)).status).toBe(422);
+    expect((await registerRecipient(gateway, merchant, recipientBody({ document: generatedCpf(100) }))).body.status).toBe('active');
 
-    await review(merchant, second.body.recipientId, 'reject');
-    expect((await register(merchant, third)).status).toBe(201);
+    await reviewRecipient(gateway, merchant, second.body.recipientId, 'reject');
+    expect((await registerRecipient(gateway, merchant, third)).status).toBe(201);
     // Coming back from rejected would add one: refused at the ceiling.
-    expect(await register(merchant, recipientBody({ document: generatedCpf(101) }))).toMatchObject({ status: 422, body: { error: limitReached(2) } });
+    expect(await registerRecipient(gateway, merchant, recipientBody({ document: generatedCpf(101) }))).toMatchObject({ status: 422, body: { error: limitReached(2) } });
 
-    await review(merchant, first.body.recipientId, 'deactivate');
-    expect(await register(merchant, recipientBody({ document: generatedCpf(101) }))).toMatchObject({ status: 200, body: { status: 'pending_review' } });
+    await reviewRecipient(gateway, merchant, first.body.recipientId, 'deactivate');
+    expect(await registerRecipient(gateway, merchant, recipientBody({ document: generatedCpf(101) }))).toMatchObject({ status: 200, body: { status: 'pending_review' } });
   });
 
   it('the default ceiling is 10, and the message says so', async () => {
     const merchant = await gateway.createMerchant();
-    for (let n = 0; n < 10; n++) expect((await register(merchant, recipientBody({ document: generatedCpf(200 + n) }))).status).toBe(201);
-    const eleventh = await register(merchant, recipientBody({ document: generatedCpf(210) }));
+    for (let n = 0; n < 10; n++) expect((await registerRecipient(gateway, merchant, recipientBody({ document: generatedCpf(200 + n) }))).status).toBe(201);
+    const eleventh = await registerRecipient(gateway, merchant, recipientBody({ document: generatedCpf(210) }));
     expect(eleventh.status).toBe(422);
     expect(eleventh.body).toEqual({ error: 'Limite de 10 destinatários atingido. Remova um inativo ou fale com o suporte.' });
   });
 
   it('a ceiling of 0 refuses every new recipient', async () => {
     const merchant = await gateway.createMerchant({ recipientLimit: 0 });
-    expect(await register(merchant)).toMatchObject({ status: 422, body: { error: limitReached(0) } });
+    expect(await registerRecipient(gateway, merchant, recipientBody())).toMatchObject({ status: 422, body: { error: limitReached(0) } });
   });
 });
 
@@ -434,45 +426,45 @@ describe('POST /v1/recipients hourly rate limit', () => {
   it('answers 429 past recipientsPerHour, per account; every valid request counts (200 and 422 too), 400s do not; resets at the next UTC hour', async () => {
     const merchant = await gateway.createMerchant({ recipientLimit: 1, limits: { recipientsPerHour: 3 } });
     const other = await gateway.createMerchant({ limits: { recipientsPerHour: 3 } });
-    startNextHour();
+    startNextHour(gateway);
 
-    for (let i = 0; i < 3; i++) expect((await register(merchant, recipientBody({ legalName: '' }))).status).toBe(400);
-    expect((await register(merchant)).status).toBe(201);
-    expect((await register(merchant)).status).toBe(200);
-    expect((await register(merchant, recipientBody({ document: OTHER_CPF.formatted }))).status).toBe(422);
-    const limited = await register(merchant, recipientBody({ document: THIRD_CPF.formatted }));
+    for (let i = 0; i < 3; i++) expect((await registerRecipient(gateway, merchant, recipientBody({ legalName: '' }))).status).toBe(400);
+    expect((await registerRecipient(gateway, merchant, recipientBody())).status).toBe(201);
+    expect((await registerRecipient(gateway, merchant, recipientBody())).status).toBe(200);
+    expect((await registerRecipient(gateway, merchant, recipientBody({ document: OTHER_CPF.formatted }))).status).toBe(422);
+    const limited = await registerRecipient(gateway, merchant, recipientBody({ document: THIRD_CPF.formatted }));
     expect(limited.status).toBe(429);
     expect(limited.body).toEqual({ error: RATE_LIMITED });
     expect(limited.headers.get('retry-after')).toBeNull();
-    expect(await register(merchant)).toMatchObject({ status: 429, body: { error: RATE_LIMITED } });
+    expect(await registerRecipient(gateway, merchant, recipientBody())).toMatchObject({ status: 429, body: { error: RATE_LIMITED } });
     // Reading the list is not limited, and another account has its own counter.
     expect((await listApproved(merchant)).status).toBe(200);
-    expect((await register(other)).status).toBe(201);
+    expect((await registerRecipient(gateway, other, recipientBody())).status).toBe(201);
 
     gateway.clock.advance(HOUR - 2000); // still the same UTC hour
-    expect((await register(merchant)).status).toBe(429);
+    expect((await registerRecipient(gateway, merchant, recipientBody())).status).toBe(429);
     gateway.clock.advance(1500); // the next UTC hour
-    expect(await register(merchant)).toMatchObject({ status: 200, body: { status: 'pending_review' } });
+    expect(await registerRecipient(gateway, merchant, recipientBody())).toMatchObject({ status: 200, body: { status: 'pending_review' } });
   });
 });
 
 describe('tenancy', () => {
   it("merchant B sees none of A's recipients and registers the same document as its own", async () => {
     const [a, b] = [await gateway.createMerchant(), await gateway.createMerchant()];
-    const created = await register(a);
-    await review(a, created.body.recipientId, 'approve', { label: 'Da loja A' });
+    const created = await registerRecipient(gateway, a, recipientBody());
+    await reviewRecipient(gateway, a, created.body.recipientId, 'approve', { label: 'Da loja A' });
 
     expect((await listApproved(b)).body).toEqual({ recipients: [], count: 0 });
     expect(await findRecipient(gateway.database.db, b.accountId, created.body.recipientId)).toBeUndefined();
     // The operator acts per account: B has no such recipient.
-    expect(await review(b, created.body.recipientId, 'approve')).toMatchObject({ status: 404, body: { error: RECIPIENT_NOT_FOUND } });
+    expect(await reviewRecipient(gateway, b, created.body.recipientId, 'approve')).toMatchObject({ status: 404, body: { error: RECIPIENT_NOT_FOUND } });
 
     // Same document: same id, but B's own row under review; A's stays approved.
-    expect(await register(b, recipientBody({ legalName: 'Nome na loja B' }))).toMatchObject({
+    expect(await registerRecipient(gateway, b, recipientBody({ legalName: 'Nome na loja B' }))).toMatchObject({
       status: 201,
       body: { recipientId: created.body.recipientId, status: 'pending_review' },
     });
-    expect(await review(b, created.body.recipientId, 'reject')).toMatchObject({ status: 200, body: { accountId: b.accountId, status: 'rejected' } });
+    expect(await reviewRecipient(gateway, b, created.body.recipientId, 'reject')).toMatchObject({ status: 200, body: { accountId: b.accountId, status: 'rejected' } });
     expect((await listApproved(a)).body).toMatchObject({ count: 1, recipients: [{ recipientId: created.body.recipientId, legalName: 'Fornecedora Silva ME', label: 'Da loja A' }] });
     expect((await listApproved(b)).body).toEqual({ recipients: [], count: 0 });
   });
@@ -481,10 +473,10 @@ describe('tenancy', () => {
 describe('operator API', () => {
   it('lists recipients by status (pending_review by default), of every account or of one, oldest change first', async () => {
     const [a, b] = [await gateway.createMerchant(), await gateway.createMerchant()];
-    const a1 = await register(a);
+    const a1 = await registerRecipient(gateway, a, recipientBody());
     gateway.clock.advance(1000);
-    const a2 = await register(a, recipientBody({ document: CNPJ.formatted, documentType: 'cnpj', legalName: 'Empresa LTDA' }));
-    const b1 = await register(b, recipientBody({ document: OTHER_CPF.formatted }));
+    const a2 = await registerRecipient(gateway, a, recipientBody({ document: CNPJ.formatted, documentType: 'cnpj', legalName: 'Empresa LTDA' }));
+    const b1 = await registerRecipient(gateway, b, recipientBody({ document: OTHER_CPF.formatted }));
 
     const all = await gateway.admin('GET', '/admin/v1/recipients');
     expect(all.status).toBe(200);
@@ -513,21 +505,21 @@ describe('operator API', () => {
     });
 
     expect((await gateway.admin('GET', `/admin/v1/recipients?status=active&accountId=${a.accountId}`)).body).toEqual({ recipients: [], count: 0 });
-    await review(a, a1.body.recipientId, 'approve');
+    await reviewRecipient(gateway, a, a1.body.recipientId, 'approve');
     const active = await gateway.admin('GET', `/admin/v1/recipients?status=active&accountId=${a.accountId}`);
     expect(active.body).toMatchObject({ count: 1, recipients: [{ recipientId: a1.body.recipientId, status: 'active' }] });
   });
 
   it('refuses transitions from the wrong status (422), unknown recipients (404) and malformed ids (400)', async () => {
     const merchant = await gateway.createMerchant();
-    const pending = (await register(merchant)).body.recipientId;
-    const active = (await register(merchant, recipientBody({ document: OTHER_CPF.formatted }))).body.recipientId;
-    const rejected = (await register(merchant, recipientBody({ document: THIRD_CPF.formatted }))).body.recipientId;
-    const deactivated = (await register(merchant, recipientBody({ document: CNPJ.formatted, documentType: 'cnpj' }))).body.recipientId;
-    await review(merchant, active, 'approve');
-    await review(merchant, rejected, 'reject');
-    await review(merchant, deactivated, 'approve');
-    await review(merchant, deactivated, 'deactivate');
+    const pending = (await registerRecipient(gateway, merchant, recipientBody())).body.recipientId;
+    const active = (await registerRecipient(gateway, merchant, recipientBody({ document: OTHER_CPF.formatted }))).body.recipientId;
+    const rejected = (await registerRecipient(gateway, merchant, recipientBody({ document: THIRD_CPF.formatted }))).body.recipientId;
+    const deactivated = (await registerRecipient(gateway, merchant, recipientBody({ document: CNPJ.formatted, documentType: 'cnpj' }))).body.recipientId;
+    await reviewRecipient(gateway, merchant, active, 'approve');
+    await reviewRecipient(gateway, merchant, rejected, 'reject');
+    await reviewRecipient(gateway, merchant, deactivated, 'approve');
+    await reviewRecipient(gateway, merchant, deactivated, 'deactivate');
     const base = `/admin/v1/accounts/${merchant.accountId}/recipients`;
     const unknownId = expectedRecipientId('cpf', generatedCpf(999).replace(/\D/g, ''));
 
@@ -571,8 +563,8 @@ describe('operator API', () => {
 
   it('a recipient is found only within its account, with what withdrawals need', async () => {
     const [merchant, other] = [await gateway.createMerchant(), await gateway.createMerchant()];
-    const { body } = await register(merchant, recipientBody({ pixKey: CPF.formatted, pixKeyType: 'cpf' }));
-    await review(merchant, body.recipientId, 'approve', { label: 'Para saques' });
+    const { body } = await registerRecipient(gateway, merchant, recipientBody({ pixKey: CPF.formatted, pixKeyType: 'cpf' }));
+    await reviewRecipient(gateway, merchant, body.recipientId, 'approve', { label: 'Para saques' });
     expect(await findRecipient(gateway.database.db, merchant.accountId, body.recipientId)).toMatchObject({
       id: body.recipientId,
       status: 'active',
@@ -616,7 +608,7 @@ describe(`concurrency (${backend})`, () => {
 
   it('the hourly limit is exact under concurrent requests on two servers', async () => {
     const merchant = await gateway.createMerchant({ limits: { recipientsPerHour: 12 } });
-    startNextHour();
+    startNextHour(gateway);
     const replies = await Promise.all(
       Array.from({ length: 30 }, (_, n) =>
         callAt(n % 2 ? peerUrl : gateway.url, 'POST', '/v1/recipients', { key: merchant.apiKey, body: recipientBody({ document: generatedCpf(400 + (n % 5)) }) }),

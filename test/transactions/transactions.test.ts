@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
+import { createCharge } from '../helpers/api.js';
 import { chargeBody, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 const DAY_SECONDS = 86_400;
@@ -32,11 +33,10 @@ beforeAll(async () => {
 afterAll(() => gateway.close());
 
 /** Creates a charge and returns its transactionId; the clock moves 1 s afterwards so creation times differ. */
-async function createCharge(merchant: Merchant, overrides: Record<string, unknown> = {}): Promise<string> {
-  const created = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody(overrides) });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
+async function createChargeThenTick(merchant: Merchant, overrides: Record<string, unknown> = {}): Promise<string> {
+  const transactionId = await createCharge(gateway, merchant, overrides);
   gateway.clock.advance(1000);
-  return created.body.transactionId as string;
+  return transactionId;
 }
 
 const list = (merchant: Merchant, query = '') => gateway.call('GET', `/v1/transactions${query}`, { key: merchant.apiKey });
@@ -54,7 +54,7 @@ describe('GET /v1/transactions', () => {
     // 55 charges exceed nothing at 1000 per hour (the default is 200, but be explicit).
     const patched = await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { limits: { pixPerHour: 1000 } });
     expect(patched.status).toBe(200);
-    for (let i = 0; i < 55; i++) ids.push(await createCharge(merchant, { externalRef: `order-${i}` }));
+    for (let i = 0; i < 55; i++) ids.push(await createChargeThenTick(merchant, { externalRef: `order-${i}` }));
   });
 
   it('lists the 50 most recent by default, newest first, with count = array length', async () => {
@@ -162,8 +162,8 @@ describe('GET /v1/transactions/{id}', () => {
   beforeAll(async () => {
     merchant = await gateway.createMerchant();
     other = await gateway.createMerchant();
-    ownId = await createCharge(merchant);
-    othersId = await createCharge(other);
+    ownId = await createChargeThenTick(merchant);
+    othersId = await createChargeThenTick(other);
   });
 
   it('reads an own transaction', async () => {
@@ -249,7 +249,7 @@ describe('Transaction object fields', () => {
 
   it('a pending charge: every field, settlement fields absent', async () => {
     const before = gateway.clock.now().getTime();
-    const id = await createCharge(merchant, { amountCents: 12_345, externalRef: 'pedido-42' });
+    const id = await createChargeThenTick(merchant, { amountCents: 12_345, externalRef: 'pedido-42' });
     const after = gateway.clock.now().getTime();
     const response = await getOne(merchant, id);
     expect(response.status).toBe(200);
@@ -280,19 +280,19 @@ describe('Transaction object fields', () => {
   });
 
   it('externalRef is null when none was given', async () => {
-    const id = await createCharge(merchant);
+    const id = await createChargeThenTick(merchant);
     const response = await getOne(merchant, id);
     expect(response.body).toHaveProperty('externalRef', null);
   });
 
   it('expiresInDays sets expiresAt (seconds)', async () => {
-    const id = await createCharge(merchant, { expiresInDays: 30 });
+    const id = await createChargeThenTick(merchant, { expiresInDays: 30 });
     const body = (await getOne(merchant, id)).body;
     expect(Math.abs(body.expiresAt - (Math.floor(body.createdAt / 1000) + 30 * DAY_SECONDS))).toBeLessThanOrEqual(1);
   });
 
   it('a paid charge (default sandbox payer): paidAt, endToEndId, payer', async () => {
-    const id = await createCharge(merchant, { amountCents: 5000 });
+    const id = await createChargeThenTick(merchant, { amountCents: 5000 });
     const created = (await getOne(merchant, id)).body;
     gateway.clock.advance(90_000);
     const paid = await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: merchant.apiKey });
@@ -336,7 +336,7 @@ describe('Transaction object fields', () => {
       documentType: 'cnpj',
       bankAccount: { ispb: '00000000', branch: '1234', account: '98765-4' },
     };
-    const id = await createCharge(merchant);
+    const id = await createChargeThenTick(merchant);
     const paid = await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: merchant.apiKey, body: { payer } });
     expect(paid.status).toBe(200);
     const body = (await getOne(merchant, id)).body;
@@ -349,7 +349,7 @@ describe('Transaction object fields', () => {
   });
 
   it('an expired charge: status expired, settlement fields absent, paidAt null', async () => {
-    const id = await createCharge(merchant, { externalRef: 'expira-1' });
+    const id = await createChargeThenTick(merchant, { externalRef: 'expira-1' });
     const created = (await getOne(merchant, id)).body;
     gateway.clock.advance(5000);
     const expired = await gateway.call('POST', `/sandbox/v1/pix/${id}/expire`, { key: merchant.apiKey });
@@ -372,9 +372,9 @@ describe('Transaction object fields', () => {
 
   it('the list returns the same objects as the single GET (pending, paid, expired)', async () => {
     const fresh = await gateway.createMerchant();
-    const pending = await createCharge(fresh, { externalRef: 'lista-1' });
-    const paid = await createCharge(fresh);
-    const expired = await createCharge(fresh);
+    const pending = await createChargeThenTick(fresh, { externalRef: 'lista-1' });
+    const paid = await createChargeThenTick(fresh);
+    const expired = await createChargeThenTick(fresh);
     expect((await gateway.call('POST', `/sandbox/v1/pix/${paid}/pay`, { key: fresh.apiKey })).status).toBe(200);
     expect((await gateway.call('POST', `/sandbox/v1/pix/${expired}/expire`, { key: fresh.apiKey })).status).toBe(200);
     const listed = await list(fresh);

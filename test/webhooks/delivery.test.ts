@@ -1,7 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signPayload, secretKeyBytes } from '../../src/webhooks/signature.js';
-import { chargeBody, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { paidCharge, registerEndpoint, settleWithdrawal, startNextHour, withdraw } from '../helpers/api.js';
+import { startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { startReceiver, type ReceivedWebhook, type Receiver } from '../helpers/receiver.js';
 
 const SCHEDULE = [60, 300, 1800, 7200, 21600];
@@ -26,18 +27,6 @@ afterEach(async () => {
 });
 
 const dispatcher = () => gateway.services.webhookDispatcher;
-const registerEndpoint = async (merchant: Merchant, body: Record<string, unknown>) => {
-  const reply = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/webhook-endpoints`, body);
-  expect(reply.status).toBe(201);
-  return reply.body as { endpointId: string; secret: string; url: string; events: string[] };
-};
-const paidCharge = async (merchant: Merchant) => {
-  const charge = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });
-  expect(charge.status).toBe(201);
-  const paid = await gateway.call('POST', `/sandbox/v1/pix/${charge.body.transactionId}/pay`, { key: merchant.apiKey });
-  expect(paid.status).toBe(200);
-  return charge.body.transactionId as string;
-};
 const attemptsOf = async (merchant: Merchant, query = '') => {
   const reply = await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}/webhook-deliveries${query}`);
   expect(reply.status).toBe(200);
@@ -69,12 +58,12 @@ describe('a merchant registers an endpoint and receives transaction.paid', () =>
   it('delivers a body the standardwebhooks library verifies, with the X-Svc headers', async () => {
     const merchant = await gateway.createMerchant();
     const path = freshPath();
-    const endpoint = await registerEndpoint(merchant, { url: receiver.url(path) });
+    const endpoint = await registerEndpoint(gateway, merchant, { url: receiver.url(path) });
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(endpoint.secret.slice(6), 'base64')).toHaveLength(32);
 
     dispatcher().start(logger);
-    const transactionId = await paidCharge(merchant);
+    const transactionId = await paidCharge(gateway, merchant);
     await expect.poll(() => receivedOn(path).length, { timeout: 5000 }).toBe(1);
     const [delivery] = receivedOn(path) as [ReceivedWebhook];
     const headers = headersOf(delivery);
@@ -119,16 +108,16 @@ describe('fan-out and filters', () => {
   it('sends each event to every endpoint whose filter selects it, with one event id', async () => {
     const merchant = await gateway.createMerchant({ limits: { withdrawPerSecond: 100, withdrawPerMinute: 100 } });
     const [cashin, formerName, everything, refunds] = [freshPath(), freshPath(), freshPath(), freshPath()];
-    expect((await registerEndpoint(merchant, { url: receiver.url(cashin), events: ['cashin'] })).events).toEqual(['cashin']);
-    expect((await registerEndpoint(merchant, { url: receiver.url(formerName), events: ['TRANSFER_PAID', 'transfer.paid'] })).events).toEqual(['transfer.paid']);
-    await registerEndpoint(merchant, { url: receiver.url(everything) });
-    await registerEndpoint(merchant, { url: receiver.url(refunds), events: ['refund', 'transfer.refunded.partial'] });
+    expect((await registerEndpoint(gateway, merchant, { url: receiver.url(cashin), events: ['cashin'] })).events).toEqual(['cashin']);
+    expect((await registerEndpoint(gateway, merchant, { url: receiver.url(formerName), events: ['TRANSFER_PAID', 'transfer.paid'] })).events).toEqual(['transfer.paid']);
+    await registerEndpoint(gateway, merchant, { url: receiver.url(everything) });
+    await registerEndpoint(gateway, merchant, { url: receiver.url(refunds), events: ['refund', 'transfer.refunded.partial'] });
 
-    const chargeId = await paidCharge(merchant);
-    const withdrawal = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: { amountCents: 500, pixKey: '52998224725', pixKeyType: 'cpf' } });
+    const chargeId = await paidCharge(gateway, merchant);
+    const withdrawal = await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 500 }));
     expect(withdrawal.status).toBe(201);
     const withdrawalId = withdrawal.body.transactionId as string;
-    expect((await gateway.call('POST', `/sandbox/v1/withdrawals/${withdrawalId}/settle`, { key: merchant.apiKey, body: { outcome: 'paid' } })).status).toBe(200);
+    expect((await settleWithdrawal(gateway, merchant, withdrawalId, { outcome: 'paid' })).status).toBe(200);
     await dispatcher().deliverDue();
 
     const names = (path: string) => receivedOn(path).map((request) => `${headersOf(request)['x-svc-event']}:${JSON.parse(request.body).transactionId}`).sort();
@@ -149,7 +138,7 @@ describe('fan-out and filters', () => {
     expect(created).not.toHaveProperty('beneficiary');
 
     // A return reaches the refund filter (category plus a former name) with refundEndToEndId.
-    expect((await gateway.call('POST', `/sandbox/v1/withdrawals/${withdrawalId}/settle`, { key: merchant.apiKey, body: { outcome: 'returned', amountCents: 200 } })).status).toBe(200);
+    expect((await settleWithdrawal(gateway, merchant, withdrawalId, { outcome: 'returned', amountCents: 200 })).status).toBe(200);
     await dispatcher().deliverDue();
     expect(names(refunds)).toEqual([`transfer.partially_refunded:${withdrawalId}`]);
     expect(JSON.parse(receivedOn(refunds)[0]!.body)).toMatchObject({ status: 'partially_refunded', refundEndToEndId: expect.stringMatching(/^D/), beneficiary: expect.any(Object) });
@@ -158,8 +147,8 @@ describe('fan-out and filters', () => {
   it('an endpoint of another account receives nothing', async () => {
     const [owner, other] = [await gateway.createMerchant(), await gateway.createMerchant()];
     const path = freshPath();
-    await registerEndpoint(other, { url: receiver.url(path) });
-    await paidCharge(owner);
+    await registerEndpoint(gateway, other, { url: receiver.url(path) });
+    await paidCharge(gateway, owner);
     await dispatcher().deliverDue();
     expect(receivedOn(path)).toEqual([]);
     expect(await attemptsOf(other)).toEqual([]);
@@ -171,9 +160,9 @@ describe('retries', () => {
   async function deliverWithAnswer(answer: Parameters<Receiver['answerWith']>[0], stepThroughSchedule: boolean) {
     const merchant = await gateway.createMerchant();
     const path = freshPath();
-    await registerEndpoint(merchant, { url: receiver.url(path) });
+    await registerEndpoint(gateway, merchant, { url: receiver.url(path) });
     receiver.answerWith((request) => (request.path === path ? answer(request) : { status: 200 }));
-    await paidCharge(merchant);
+    await paidCharge(gateway, merchant);
     await dispatcher().deliverDue();
     if (stepThroughSchedule) {
       for (const seconds of SCHEDULE) {
@@ -240,8 +229,8 @@ describe('retries', () => {
     const closed = await startReceiver();
     const url = closed.url('/gone');
     await closed.close();
-    const endpoint = await registerEndpoint(merchant, { url });
-    await paidCharge(merchant);
+    const endpoint = await registerEndpoint(gateway, merchant, { url });
+    await paidCharge(gateway, merchant);
     await dispatcher().deliverDue();
     const [first] = await attemptsOf(merchant);
     expect(first).toMatchObject({ attemptNumber: 1, httpStatus: null, error: 'network error: ECONNREFUSED', deliveryStatus: 'pending' });
@@ -260,9 +249,9 @@ describe('manual resend', () => {
   it('re-fires a past delivery with the same event id and body, a new timestamp and signature', async () => {
     const merchant = await gateway.createMerchant();
     const path = freshPath();
-    const endpoint = await registerEndpoint(merchant, { url: receiver.url(path) });
+    const endpoint = await registerEndpoint(gateway, merchant, { url: receiver.url(path) });
     receiver.answerWith((request) => (request.path === path ? { status: 400 } : { status: 200 }));
-    const transactionId = await paidCharge(merchant);
+    const transactionId = await paidCharge(gateway, merchant);
     await dispatcher().deliverDue();
     const [failed] = await attemptsOf(merchant, `?transactionId=${transactionId}`);
     expect(failed).toMatchObject({ httpStatus: 400, deliveryStatus: 'failed' });
@@ -290,11 +279,11 @@ describe('manual resend', () => {
 
   it('allows 10 per hour per account, then 429', async () => {
     const merchant = await gateway.createMerchant();
-    await registerEndpoint(merchant, { url: receiver.url(freshPath()) });
-    await paidCharge(merchant);
+    await registerEndpoint(gateway, merchant, { url: receiver.url(freshPath()) });
+    await paidCharge(gateway, merchant);
     await dispatcher().deliverDue();
     const [attempt] = await attemptsOf(merchant);
-    gateway.clock.advance(3_600_000 - (gateway.clock.now().getTime() % 3_600_000) + 1000); // start of a UTC hour
+    startNextHour(gateway); // start of a UTC hour
     for (let index = 0; index < 10; index += 1) {
       expect((await gateway.admin('POST', `/admin/v1/webhook-deliveries/${attempt.deliveryId}/resend`)).status).toBe(202);
     }
@@ -302,8 +291,8 @@ describe('manual resend', () => {
     expect(refused).toMatchObject({ status: 429, body: { error: 'Limite de 10 reenvios por hora atingido.' } });
     // Another account has its own allowance.
     const other = await gateway.createMerchant();
-    await registerEndpoint(other, { url: receiver.url(freshPath()) });
-    await paidCharge(other);
+    await registerEndpoint(gateway, other, { url: receiver.url(freshPath()) });
+    await paidCharge(gateway, other);
     await dispatcher().deliverDue();
     const [otherAttempt] = await attemptsOf(other);
     expect((await gateway.admin('POST', `/admin/v1/webhook-deliveries/${otherAttempt.deliveryId}/resend`)).status).toBe(202);
@@ -320,8 +309,8 @@ describe('manual resend', () => {
       body: { error: 'Entrega de webhook não encontrada.' },
     });
     const merchant = await gateway.createMerchant();
-    const endpoint = await registerEndpoint(merchant, { url: receiver.url(freshPath()) });
-    await paidCharge(merchant);
+    const endpoint = await registerEndpoint(gateway, merchant, { url: receiver.url(freshPath()) });
+    await paidCharge(gateway, merchant);
     await dispatcher().deliverDue();
     const [attempt] = await attemptsOf(merchant);
     expect((await gateway.admin('DELETE', `/admin/v1/accounts/${merchant.accountId}/webhook-endpoints/${endpoint.endpointId}`)).status).toBe(204);
@@ -336,7 +325,7 @@ describe('secret rotation', () => {
   it('signs with both secrets during the overlap, then with the new one only', async () => {
     const merchant = await gateway.createMerchant();
     const path = freshPath();
-    const endpoint = await registerEndpoint(merchant, { url: receiver.url(path) });
+    const endpoint = await registerEndpoint(gateway, merchant, { url: receiver.url(path) });
     const before = gateway.clock.now().getTime();
     const rotated = await gateway.admin('POST', `/admin/v1/webhook-endpoints/${endpoint.endpointId}/rotate-secret`, { overlapSeconds: 3600 });
     expect(rotated.status).toBe(201);
@@ -346,7 +335,7 @@ describe('secret rotation', () => {
     expect(rotated.body.previousSecretExpiresAt).toBeGreaterThanOrEqual(before + 3_600_000);
     expect(rotated.body.previousSecretExpiresAt).toBeLessThanOrEqual(gateway.clock.now().getTime() + 3_600_000);
 
-    await paidCharge(merchant);
+    await paidCharge(gateway, merchant);
     await dispatcher().deliverDue();
     const during = receivedOn(path)[0]!;
     expect(headersOf(during)['webhook-signature']!.split(' ')).toHaveLength(2);
@@ -355,7 +344,7 @@ describe('secret rotation', () => {
     expect(verify(endpoint.secret, during)).toHaveProperty('event', 'transaction.paid');
 
     gateway.clock.advance(3_601_000);
-    await paidCharge(merchant);
+    await paidCharge(gateway, merchant);
     await dispatcher().deliverDue();
     const after = receivedOn(path)[1]!;
     expect(headersOf(after)['webhook-signature']!.split(' ')).toHaveLength(1);
@@ -368,7 +357,7 @@ describe('secret rotation', () => {
 
   it('overlapSeconds 0 replaces the secret at once; bad values are refused', async () => {
     const merchant = await gateway.createMerchant();
-    const endpoint = await registerEndpoint(merchant, { url: receiver.url(freshPath()) });
+    const endpoint = await registerEndpoint(gateway, merchant, { url: receiver.url(freshPath()) });
     const rotated = await gateway.admin('POST', `/admin/v1/webhook-endpoints/${endpoint.endpointId}/rotate-secret`, { overlapSeconds: 0 });
     expect(rotated).toMatchObject({ status: 201, body: { previousSecretExpiresAt: null } });
     for (const overlapSeconds of [-1, 604_801, 1.5, '60']) {
@@ -388,8 +377,8 @@ describe('deliveries that cannot go out', () => {
   it('a delivery to an endpoint deleted after the fan-out is never sent', async () => {
     const merchant = await gateway.createMerchant();
     const path = freshPath();
-    const endpoint = await registerEndpoint(merchant, { url: receiver.url(path) });
-    await paidCharge(merchant);
+    const endpoint = await registerEndpoint(gateway, merchant, { url: receiver.url(path) });
+    await paidCharge(gateway, merchant);
     // The race: the endpoint is soft-deleted while its delivery is still pending (the delete's own
     // sweep has not seen it yet).
     await gateway.database.db.updateTable('webhookEndpoints').set({ deletedAt: gateway.clock.now() }).where('id', '=', endpoint.endpointId).execute();
@@ -400,9 +389,9 @@ describe('deliveries that cannot go out', () => {
   it('a secret that no longer decrypts fails the delivery visibly instead of retrying forever', async () => {
     const merchant = await gateway.createMerchant();
     const path = freshPath();
-    const endpoint = await registerEndpoint(merchant, { url: receiver.url(path) });
+    const endpoint = await registerEndpoint(gateway, merchant, { url: receiver.url(path) });
     await gateway.database.db.updateTable('webhookEndpoints').set({ secretEncrypted: 'v1:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA==:AAAA' }).where('id', '=', endpoint.endpointId).execute();
-    await paidCharge(merchant);
+    await paidCharge(gateway, merchant);
     await dispatcher().deliverDue();
     expect(receivedOn(path)).toEqual([]);
     expect(await attemptsOf(merchant)).toMatchObject([{ attemptNumber: 1, httpStatus: null, error: 'signing failed: the endpoint secret cannot be read', deliveryStatus: 'failed' }]);

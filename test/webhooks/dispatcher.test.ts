@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
 import { claimDueDeliveries, recordAttempts } from '../../src/webhooks/repository.js';
-import { backend, chargeBody, serverUrl, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { paidCharge, registerEndpoint } from '../helpers/api.js';
+import { backend, serverUrl, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 /**
@@ -32,11 +33,7 @@ afterEach(async () => {
 
 async function paidCharges(merchant: Merchant, count: number): Promise<string[]> {
   const ids: string[] = [];
-  for (let index = 0; index < count; index += 1) {
-    const charge = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });
-    expect((await gateway.call('POST', `/sandbox/v1/pix/${charge.body.transactionId}/pay`, { key: merchant.apiKey })).status).toBe(200);
-    ids.push(charge.body.transactionId);
-  }
+  for (let index = 0; index < count; index += 1) ids.push(await paidCharge(gateway, merchant));
   return ids;
 }
 
@@ -49,7 +46,7 @@ describe(`several workers (${backend})`, () => {
   it('two workers deliver every attempt exactly once', async () => {
     const merchant = await gateway.createMerchant({ limits: { pixPerHour: 1000 } });
     for (const path of ['/w1', '/w2']) {
-      expect((await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/webhook-endpoints`, { url: receiver.url(path) })).status).toBe(201);
+      await registerEndpoint(gateway, merchant, { url: receiver.url(path) });
     }
     await paidCharges(merchant, 40);
     // Slow answers keep attempts in flight so both workers claim at the same time.
@@ -75,7 +72,7 @@ describe(`several workers (${backend})`, () => {
 
   it("a worker's lapsed lease gives its deliveries back; its late answer writes nothing", async () => {
     const merchant = await gateway.createMerchant();
-    expect((await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/webhook-endpoints`, { url: receiver.url('/lease') })).status).toBe(201);
+    await registerEndpoint(gateway, merchant, { url: receiver.url('/lease') });
     await paidCharges(merchant, 3);
     const now = gateway.clock.now();
     const deadLease = newId();
@@ -106,7 +103,7 @@ describe(`several workers (${backend})`, () => {
 describe.runIf(serverUrl)('a worker process killed mid-attempt (PostgreSQL server)', () => {
   it('loses nothing: another worker delivers once the lease ends', async () => {
     const merchant = await gateway.createMerchant();
-    expect((await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/webhook-endpoints`, { url: receiver.url('/killed') })).status).toBe(201);
+    await registerEndpoint(gateway, merchant, { url: receiver.url('/killed') });
     receiver.answerWith((request) => (request.path === '/killed' ? 'hang' : { status: 200 }));
 
     const url = new URL(serverUrl!);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paidCharge, readTransaction } from '../helpers/api.js';
 import { backend, chargeBody, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 let gateway: Gateway;
@@ -161,8 +162,7 @@ describe('events and deliveries are written with the change', () => {
   it('removing an endpoint stops its pending deliveries and keeps its history', async () => {
     const merchant = await gateway.createMerchant();
     const created = await register(merchant, { url: 'https://hooks.example.com/gone' });
-    const charge = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });
-    await gateway.call('POST', `/sandbox/v1/pix/${charge.body.transactionId}/pay`, { key: merchant.apiKey });
+    await paidCharge(gateway, merchant);
     expect((await gateway.admin('DELETE', `${endpoints(merchant)}/${created.body.endpointId}`)).status).toBe(204);
     const deliveries = await gateway.database.db.selectFrom('webhookDeliveries').select('status').where('endpointId', '=', created.body.endpointId).execute();
     expect(deliveries).toEqual([{ status: 'failed' }]);
@@ -173,17 +173,12 @@ describe('60-day history', () => {
   it('purges deliveries, attempts and events older than 60 days; keeps newer ones', async () => {
     const merchant = await gateway.createMerchant();
     const created = await register(merchant, { url: 'https://hooks.example.com/old' });
-    const pay = async () => {
-      const charge = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });
-      await gateway.call('POST', `/sandbox/v1/pix/${charge.body.transactionId}/pay`, { key: merchant.apiKey });
-      return charge.body.transactionId as string;
-    };
-    const old = await pay();
+    const old = await paidCharge(gateway, merchant);
     // Finished (the endpoint is gone, so its delivery stopped), then 59 days pass and a newer one is written.
     expect((await gateway.admin('DELETE', `${endpoints(merchant)}/${created.body.endpointId}`)).status).toBe(204);
     await register(merchant, { url: 'https://hooks.example.com/new' });
     gateway.clock.advance(59 * 86_400_000);
-    const recent = await pay();
+    const recent = await paidCharge(gateway, merchant);
     await gateway.database.db.updateTable('webhookDeliveries').set({ status: 'succeeded' }).where('transactionId', '=', recent).execute();
     const countFor = async (transactionId: string) => ({
       deliveries: (await gateway.database.db.selectFrom('webhookDeliveries').select('id').where('transactionId', '=', transactionId).execute()).length,
@@ -196,6 +191,6 @@ describe('60-day history', () => {
     expect(await countFor(old)).toEqual({ deliveries: 0, events: 0 });
     expect(await countFor(recent)).toEqual({ deliveries: 1, events: 1 });
     // The transaction itself stays readable.
-    expect((await gateway.call('GET', `/v1/transactions/${old}`, { key: merchant.apiKey })).body.status).toBe('paid');
+    expect((await readTransaction(gateway, merchant, old)).status).toBe('paid');
   });
 });

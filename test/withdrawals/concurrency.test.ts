@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backend, callAt, startGateway, type Gateway } from '../helpers/gateway.js';
+import { balanceOf, countBy, fund } from '../helpers/api.js';
+import { backend, callAt, startGateway, withdrawalToHolder, type Gateway } from '../helpers/gateway.js';
 
 /**
  * Real concurrent HTTP requests, split across two servers with their own connection pools (two
@@ -14,21 +15,19 @@ beforeAll(async () => {
 });
 afterAll(() => gateway.close());
 
-const countBy = (statuses: number[]) => statuses.reduce<Record<number, number>>((counts, status) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
-
 describe(`concurrency (${backend})`, () => {
   it('200 concurrent withdrawals against a balance that covers 50: exactly 50 debited, never below zero, no duplicate', async () => {
     const merchant = await gateway.createMerchant({
       limits: { withdrawPerSecond: 10_000, withdrawPerMinute: 10_000, withdrawPerHour: 10_000, withdrawDailyCents: 100_000_000, withdrawMonthlyCents: 100_000_000 },
     });
-    await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: 50 * 1_100, reason: 'fundos' });
+    await fund(gateway, merchant, 50 * 1_100);
     // 150 with their own externalRef, 50 sharing 10 externalRefs (5 each).
     const refs = Array.from({ length: 200 }, (_, index) => (index < 150 ? `own-${index}` : `shared-${index % 10}`));
     const replies = await Promise.all(
       refs.map((externalRef, index) =>
         callAt(index % 2 ? peerUrl : gateway.url, 'POST', '/v1/withdraw', {
           key: merchant.apiKey,
-          body: { amountCents: 1_000, pixKey: '52998224725', pixKeyType: 'cpf', externalRef },
+          body: withdrawalToHolder({ externalRef }),
         }),
       ),
     );
@@ -48,8 +47,7 @@ describe(`concurrency (${backend})`, () => {
     const stored = await gateway.database.db.selectFrom('transactions').select(['id', 'externalRef']).where('accountId', '=', merchant.accountId).where('type', '=', 'withdrawal').execute();
     expect(stored).toHaveLength(50);
     expect(new Set(stored.map((row) => row.externalRef)).size).toBe(50);
-    const balance = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
-    expect(balance.body.available).toBe(0);
+    expect(await balanceOf(gateway, merchant)).toBe(0);
     expect(await gateway.ledgerProblems()).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REFUND_END_TO_END_ID_PATTERN, END_TO_END_ID_PATTERN } from '../../src/pix/endToEndId.js';
-import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { balanceOf, eventNames, fund, readTransaction, registerRecipient, reviewRecipient, settleWithdrawal, startNextHour, withdraw } from '../helpers/api.js';
+import { startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 let gateway: Gateway;
 beforeAll(async () => {
@@ -20,29 +21,14 @@ const RELAXED = { limits: { withdrawPerSecond: 1000, withdrawPerMinute: 1000, wi
 
 async function fundedMerchant(cents: number, patch: Record<string, unknown> = RELAXED, account?: Record<string, unknown>): Promise<Merchant> {
   const merchant = await gateway.createMerchant(patch, account);
-  if (cents > 0) {
-    const credit = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: cents, reason: 'fundos de teste' });
-    expect(credit.status).toBe(201);
-  }
+  if (cents > 0) await fund(gateway, merchant, cents);
   return merchant;
 }
 
-const withdraw = (merchant: Merchant, body: Record<string, unknown>) => gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body });
-const toHolder = (overrides: Record<string, unknown> = {}) => ({ amountCents: 1000, pixKey: HOLDER_CPF, pixKeyType: 'cpf', ...overrides });
-const balanceOf = async (merchant: Merchant) => (await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body.available as number;
-const read = async (merchant: Merchant, id: string) => (await gateway.call('GET', `/v1/transactions/${id}`, { key: merchant.apiKey })).body;
-const settle = (merchant: Merchant, id: string, body: Record<string, unknown>) =>
-  gateway.call('POST', `/sandbox/v1/withdrawals/${id}/settle`, { key: merchant.apiKey, body });
-const eventNames = async (id: string) =>
-  (await gateway.database.db.selectFrom('events').select('name').where('transactionId', '=', id).orderBy('createdAt').orderBy('id').execute()).map((row) => row.name);
-
 async function approvedRecipient(merchant: Merchant, document = OTHER_CPF, documentType = 'cpf') {
-  const created = await gateway.call('POST', '/v1/recipients', {
-    key: merchant.apiKey,
-    body: { legalName: 'Fornecedor Terceiro', document, documentType, pixKey: document, pixKeyType: documentType },
-  });
+  const created = await registerRecipient(gateway, merchant, { legalName: 'Fornecedor Terceiro', document, documentType, pixKey: document, pixKeyType: documentType });
   expect(created.status).toBe(201);
-  const approved = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/recipients/${created.body.recipientId}/approve`, { label: 'Fornecedor' });
+  const approved = await reviewRecipient(gateway, merchant, created.body.recipientId, 'approve', { label: 'Fornecedor' });
   expect(approved.status).toBe(200);
   return created.body.recipientId as string;
 }
@@ -55,40 +41,40 @@ describe('POST /v1/withdraw validation (in the order of the spec)', () => {
   const amountMessage = 'amountCents deve ser inteiro ≥ 100 (R$1,00 mínimo) para saque.';
   const rows: [string, Record<string, unknown>, string][] = [
     ['amount missing', { pixKey: HOLDER_CPF, pixKeyType: 'cpf' }, amountMessage],
-    ['amount 99', toHolder({ amountCents: 99 }), amountMessage],
-    ['amount fractional', toHolder({ amountCents: 150.5 }), amountMessage],
-    ['amount as string', toHolder({ amountCents: '1000' }), amountMessage],
-    ['amount above the per-transaction maximum', toHolder({ amountCents: 5_000_001 }), 'Saque acima do máximo por transação (R$ 50.000,00).'],
+    ['amount 99', withdrawalToHolder({ amountCents: 99 }), amountMessage],
+    ['amount fractional', withdrawalToHolder({ amountCents: 150.5 }), amountMessage],
+    ['amount as string', withdrawalToHolder({ amountCents: '1000' }), amountMessage],
+    ['amount above the per-transaction maximum', withdrawalToHolder({ amountCents: 5_000_001 }), 'Saque acima do máximo por transação (R$ 50.000,00).'],
     ['the maximum comes before pixKey errors', { amountCents: 1e20 }, 'Saque acima do máximo por transação (R$ 50.000,00).'],
     ['pixKey missing', { amountCents: 1000, pixKeyType: 'cpf' }, 'pixKey obrigatória.'],
-    ['pixKey blank', toHolder({ pixKey: '  ' }), 'pixKey obrigatória.'],
-    ['pixKey over 150', toHolder({ pixKey: 'a'.repeat(151), pixKeyType: 'email' }), 'pixKey deve ter no máximo 150 caracteres.'],
+    ['pixKey blank', withdrawalToHolder({ pixKey: '  ' }), 'pixKey obrigatória.'],
+    ['pixKey over 150', withdrawalToHolder({ pixKey: 'a'.repeat(151), pixKeyType: 'email' }), 'pixKey deve ter no máximo 150 caracteres.'],
     ['pixKeyType missing', { amountCents: 1000, pixKey: HOLDER_CPF }, "pixKeyType deve ser 'cpf', 'cnpj', 'email', 'phone' ou 'evp'. Recebido: ''."],
-    ['pixKeyType unknown', toHolder({ pixKeyType: 'pix' }), "pixKeyType deve ser 'cpf', 'cnpj', 'email', 'phone' ou 'evp'. Recebido: 'pix'."],
-    ['description over 200', toHolder({ description: 'd'.repeat(201) }), 'description deve ter no máximo 200 caracteres.'],
-    ['externalRef over 100', toHolder({ externalRef: 'r'.repeat(101) }), 'externalRef deve ser um texto de 1 a 100 caracteres.'],
-    ['recipientId not hex', toHolder({ recipientId: 'z'.repeat(24) }), 'recipientId inválido.'],
-    ['recipientId too short', toHolder({ recipientId: 'abc123' }), 'recipientId inválido.'],
-    ['cpf key with bad check digits', toHolder({ pixKey: '52998224726' }), 'pixKey não é um CPF válido.'],
-    ['cnpj key with bad check digits', toHolder({ pixKey: '11222333000182', pixKeyType: 'cnpj' }), 'pixKey não é um CNPJ válido.'],
-    ['email key malformed', toHolder({ pixKey: 'ana@', pixKeyType: 'email' }), 'pixKey não é um e-mail válido (máximo 77 caracteres).'],
-    ['phone key without +55', toHolder({ pixKey: '11987654321', pixKeyType: 'phone' }), 'pixKey deve ser um telefone no formato +55DDDNÚMERO.'],
-    ['evp key malformed', toHolder({ pixKey: 'not-a-uuid', pixKeyType: 'evp' }), 'pixKey deve ser uma chave aleatória (UUID) válida.'],
-    ['email key without recipient (Mode 1)', toHolder({ pixKey: 'ana@example.com', pixKeyType: 'email' }), 'Saque para chaves email/telefone/aleatória exige destinatário autorizado.'],
-    ['phone key without recipient (Mode 1)', toHolder({ pixKey: '+5511987654321', pixKeyType: 'Phone' }), 'Saque para chaves email/telefone/aleatória exige destinatário autorizado.'],
-    ['evp key without recipient (Mode 1)', toHolder({ pixKey: '123e4567-e12b-12d1-a456-426655440000', pixKeyType: 'evp' }), 'Saque para chaves email/telefone/aleatória exige destinatário autorizado.'],
+    ['pixKeyType unknown', withdrawalToHolder({ pixKeyType: 'pix' }), "pixKeyType deve ser 'cpf', 'cnpj', 'email', 'phone' ou 'evp'. Recebido: 'pix'."],
+    ['description over 200', withdrawalToHolder({ description: 'd'.repeat(201) }), 'description deve ter no máximo 200 caracteres.'],
+    ['externalRef over 100', withdrawalToHolder({ externalRef: 'r'.repeat(101) }), 'externalRef deve ser um texto de 1 a 100 caracteres.'],
+    ['recipientId not hex', withdrawalToHolder({ recipientId: 'z'.repeat(24) }), 'recipientId inválido.'],
+    ['recipientId too short', withdrawalToHolder({ recipientId: 'abc123' }), 'recipientId inválido.'],
+    ['cpf key with bad check digits', withdrawalToHolder({ pixKey: '52998224726' }), 'pixKey não é um CPF válido.'],
+    ['cnpj key with bad check digits', withdrawalToHolder({ pixKey: '11222333000182', pixKeyType: 'cnpj' }), 'pixKey não é um CNPJ válido.'],
+    ['email key malformed', withdrawalToHolder({ pixKey: 'ana@', pixKeyType: 'email' }), 'pixKey não é um e-mail válido (máximo 77 caracteres).'],
+    ['phone key without +55', withdrawalToHolder({ pixKey: '11987654321', pixKeyType: 'phone' }), 'pixKey deve ser um telefone no formato +55DDDNÚMERO.'],
+    ['evp key malformed', withdrawalToHolder({ pixKey: 'not-a-uuid', pixKeyType: 'evp' }), 'pixKey deve ser uma chave aleatória (UUID) válida.'],
+    ['email key without recipient (Mode 1)', withdrawalToHolder({ pixKey: 'ana@example.com', pixKeyType: 'email' }), 'Saque para chaves email/telefone/aleatória exige destinatário autorizado.'],
+    ['phone key without recipient (Mode 1)', withdrawalToHolder({ pixKey: '+5511987654321', pixKeyType: 'Phone' }), 'Saque para chaves email/telefone/aleatória exige destinatário autorizado.'],
+    ['evp key without recipient (Mode 1)', withdrawalToHolder({ pixKey: '123e4567-e12b-12d1-a456-426655440000', pixKeyType: 'evp' }), 'Saque para chaves email/telefone/aleatória exige destinatário autorizado.'],
   ];
   it.each(rows)('%s → 400', async (_name, body, message) => {
-    const reply = await withdraw(merchant, body);
+    const reply = await withdraw(gateway, merchant, body);
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ error: message });
   });
 
   it("uses the account's own minimum, and nothing is debited or created by a 400", async () => {
     const limited = await fundedMerchant(100_000, { limits: { withdrawMinCents: 500 } });
-    const reply = await withdraw(limited, toHolder({ amountCents: 499 }));
+    const reply = await withdraw(gateway, limited, withdrawalToHolder({ amountCents: 499 }));
     expect(reply.body).toEqual({ error: 'Valor abaixo do mínimo (R$ 5,00).' });
-    expect(await balanceOf(limited)).toBe(100_000);
+    expect(await balanceOf(gateway, limited)).toBe(100_000);
     expect((await gateway.call('GET', '/v1/transactions?type=withdrawal', { key: limited.apiKey })).body.count).toBe(0);
   });
 });
@@ -101,7 +87,7 @@ describe('Mode 1: only the holder', () => {
     ['another CNPJ', { pixKey: '11444777000161', pixKeyType: 'cnpj' }, 403, 'Saque com chave CNPJ só permitido para o CNPJ cadastrado da empresa.'],
   ])('%s → %s', async (_name, key, status, message) => {
     const merchant = await fundedMerchant(10_000);
-    const reply = await withdraw(merchant, { amountCents: 1000, ...key });
+    const reply = await withdraw(gateway, merchant, { amountCents: 1000, ...key });
     expect(reply.status).toBe(status);
     if (message) expect(reply.body).toEqual({ error: message });
     else expect(reply.body).toMatchObject({ status: 'processing', amountCents: 1000, feeCents: 100, totalDeducted: 1100 });
@@ -109,29 +95,29 @@ describe('Mode 1: only the holder', () => {
 
   it('a CNPJ key is refused for an account without a company', async () => {
     const merchant = await fundedMerchant(10_000, RELAXED, { company: undefined });
-    const reply = await withdraw(merchant, toHolder({ pixKey: HOLDER_CNPJ, pixKeyType: 'cnpj' }));
+    const reply = await withdraw(gateway, merchant, withdrawalToHolder({ pixKey: HOLDER_CNPJ, pixKeyType: 'cnpj' }));
     expect(reply).toMatchObject({ status: 403, body: { error: 'Saque com chave CNPJ só permitido para o CNPJ cadastrado da empresa.' } });
   });
 
   it("enforces the account's allowed key types", async () => {
     const merchant = await fundedMerchant(10_000, { ...RELAXED, allowedPixKeyTypes: ['cnpj'] });
-    const reply = await withdraw(merchant, toHolder());
+    const reply = await withdraw(gateway, merchant, withdrawalToHolder());
     expect(reply).toMatchObject({ status: 403, body: { error: "Tipo de chave PIX 'cpf' não autorizado para esta conta." } });
-    expect((await withdraw(merchant, toHolder({ pixKey: HOLDER_CNPJ, pixKeyType: 'cnpj' }))).status).toBe(201);
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ pixKey: HOLDER_CNPJ, pixKeyType: 'cnpj' }))).status).toBe(201);
   });
 });
 
 describe('balance', () => {
   it('debits amount + fee at creation and refuses what is not covered, blocks included', async () => {
     const merchant = await fundedMerchant(3_000);
-    expect((await withdraw(merchant, toHolder({ amountCents: 1_900 }))).status).toBe(201); // 1900 + 100
-    expect(await balanceOf(merchant)).toBe(1_000);
-    const short = await withdraw(merchant, toHolder({ amountCents: 901 })); // 901 + 100 > 1000
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 1_900 }))).status).toBe(201); // 1900 + 100
+    expect(await balanceOf(gateway, merchant)).toBe(1_000);
+    const short = await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 901 })); // 901 + 100 > 1000
     expect(short).toMatchObject({ status: 422, body: { error: 'Saldo insuficiente para realizar o saque.' } });
     await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/blocks`, { amountCents: 1, reason: 'MED' });
-    const blocked = await withdraw(merchant, toHolder({ amountCents: 900 })); // exactly 1000, but 1 is blocked
+    const blocked = await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 900 })); // exactly 1000, but 1 is blocked
     expect(blocked.status).toBe(422);
-    expect(await balanceOf(merchant)).toBe(1_000); // `available` stays gross
+    expect(await balanceOf(gateway, merchant)).toBe(1_000); // `available` stays gross
     expect(await gateway.ledgerProblems()).toEqual([]);
   });
 });
@@ -139,19 +125,18 @@ describe('balance', () => {
 describe('rate limits and caps, per account', () => {
   it('1 per second, 2 per minute, 10 per hour — each with its message — and idempotent retries are free', async () => {
     const merchant = await fundedMerchant(1_000_000, {});
-    const start = gateway.clock.now().getTime();
-    gateway.clock.advance(3_600_000 - (start % 3_600_000) + 1_000); // start of a UTC hour
-    expect((await withdraw(merchant, toHolder({ externalRef: 'a' }))).status).toBe(201);
-    expect((await withdraw(merchant, toHolder({ externalRef: 'a' }))).status).toBe(200); // retry: free
-    expect((await withdraw(merchant, toHolder())).body).toEqual({ error: 'Aguarde alguns segundos antes do próximo saque.' });
+    startNextHour(gateway);
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ externalRef: 'a' }))).status).toBe(201);
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ externalRef: 'a' }))).status).toBe(200); // retry: free
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).body).toEqual({ error: 'Aguarde alguns segundos antes do próximo saque.' });
     gateway.clock.advance(1_000);
-    expect((await withdraw(merchant, toHolder())).status).toBe(201);
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201);
     gateway.clock.advance(1_000);
-    expect((await withdraw(merchant, toHolder())).body).toEqual({ error: 'Muitos saques em curto intervalo. Aguarde alguns instantes.' });
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).body).toEqual({ error: 'Muitos saques em curto intervalo. Aguarde alguns instantes.' });
 
     const hourly = await fundedMerchant(1_000_000, { limits: { withdrawPerSecond: 100, withdrawPerMinute: 100, withdrawPerHour: 3 } });
-    for (let index = 0; index < 3; index++) expect((await withdraw(hourly, toHolder())).status).toBe(201);
-    const limited = await withdraw(hourly, toHolder());
+    for (let index = 0; index < 3; index++) expect((await withdraw(gateway, hourly, withdrawalToHolder())).status).toBe(201);
+    const limited = await withdraw(gateway, hourly, withdrawalToHolder());
     expect(limited).toMatchObject({ status: 429, body: { error: 'Limite de saques atingido.' } });
     expect(limited.headers.get('retry-after')).toBeNull();
   });
@@ -162,99 +147,99 @@ describe('rate limits and caps, per account', () => {
     // Start of a UTC day that is not the last of its month, so the next day is the same month.
     const dayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 2);
     gateway.clock.advance(dayStart - now.getTime() + 60_000);
-    const first = await withdraw(merchant, toHolder({ amountCents: 2_000 }));
+    const first = await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 2_000 }));
     expect(first.status).toBe(201);
-    expect((await withdraw(merchant, toHolder({ amountCents: 600 }))).body).toEqual({ error: 'Limite diário de saques excedido (R$ 25,00).' });
-    await settle(merchant, first.body.transactionId, { outcome: 'failed' });
-    expect((await withdraw(merchant, toHolder({ amountCents: 2_500 }))).status).toBe(201); // the failed one no longer counts
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 600 }))).body).toEqual({ error: 'Limite diário de saques excedido (R$ 25,00).' });
+    await settleWithdrawal(gateway, merchant, first.body.transactionId, { outcome: 'failed' });
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 2_500 }))).status).toBe(201); // the failed one no longer counts
     gateway.clock.advance(86_400_000);
-    expect((await withdraw(merchant, toHolder({ amountCents: 1_600 }))).body).toEqual({ error: 'Limite mensal de saques excedido (R$ 40,00).' });
-    expect((await withdraw(merchant, toHolder({ amountCents: 1_500 }))).status).toBe(201);
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 1_600 }))).body).toEqual({ error: 'Limite mensal de saques excedido (R$ 40,00).' });
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 1_500 }))).status).toBe(201);
   });
 });
 
 describe('idempotency', () => {
   it('same externalRef → 200, same transactionId, no new debit', async () => {
     const merchant = await fundedMerchant(10_000);
-    const first = await withdraw(merchant, toHolder({ externalRef: 'saque-1' }));
-    const retry = await withdraw(merchant, toHolder({ externalRef: 'saque-1', amountCents: 5_000 }));
+    const first = await withdraw(gateway, merchant, withdrawalToHolder({ externalRef: 'saque-1' }));
+    const retry = await withdraw(gateway, merchant, withdrawalToHolder({ externalRef: 'saque-1', amountCents: 5_000 }));
     expect(retry).toMatchObject({ status: 200, body: { ...first.body, idempotent: true } });
-    expect(await balanceOf(merchant)).toBe(10_000 - 1_100);
+    expect(await balanceOf(gateway, merchant)).toBe(10_000 - 1_100);
   });
 });
 
 describe('lifecycle', () => {
   it('processing → paid: endToEndId and beneficiary appear; events transfer.created, .processing, .paid', async () => {
     const merchant = await fundedMerchant(10_000);
-    const created = await withdraw(merchant, toHolder({ externalRef: 'life-1' }));
-    const pending = await read(merchant, created.body.transactionId);
+    const created = await withdraw(gateway, merchant, withdrawalToHolder({ externalRef: 'life-1' }));
+    const pending = await readTransaction(gateway, merchant, created.body.transactionId);
     expect(pending).toMatchObject({ type: 'withdrawal', status: 'processing', pixPayload: null, paidAt: null, netCents: 1000 });
     expect(pending).not.toHaveProperty('beneficiary');
     expect(pending).not.toHaveProperty('endToEndId');
-    const paid = await settle(merchant, created.body.transactionId, { outcome: 'paid' });
+    const paid = await settleWithdrawal(gateway, merchant, created.body.transactionId, { outcome: 'paid' });
     expect(paid.status).toBe(200);
     expect(paid.body.endToEndId).toMatch(END_TO_END_ID_PATTERN);
     expect(paid.body.beneficiary).toMatchObject({ name: 'Maria Responsável', document: HOLDER_CPF, documentType: 'cpf' });
-    expect(await eventNames(created.body.transactionId)).toEqual(['transfer.created', 'transfer.processing', 'transfer.paid']);
-    expect(await balanceOf(merchant)).toBe(8_900);
+    expect(await eventNames(gateway, created.body.transactionId)).toEqual(['transfer.created', 'transfer.processing', 'transfer.paid']);
+    expect(await balanceOf(gateway, merchant)).toBe(8_900);
   });
 
   it('processing → failed: the debit comes back; transfer.failed', async () => {
     const merchant = await fundedMerchant(10_000);
-    const created = await withdraw(merchant, toHolder());
-    expect(await balanceOf(merchant)).toBe(8_900);
-    const failed = await settle(merchant, created.body.transactionId, { outcome: 'failed' });
+    const created = await withdraw(gateway, merchant, withdrawalToHolder());
+    expect(await balanceOf(gateway, merchant)).toBe(8_900);
+    const failed = await settleWithdrawal(gateway, merchant, created.body.transactionId, { outcome: 'failed' });
     expect(failed.body).toMatchObject({ status: 'failed' });
     expect(failed.body).not.toHaveProperty('beneficiary');
-    expect(await balanceOf(merchant)).toBe(10_000);
-    expect(await eventNames(created.body.transactionId)).toEqual(['transfer.created', 'transfer.processing', 'transfer.failed']);
-    expect((await settle(merchant, created.body.transactionId, { outcome: 'paid' })).status).toBe(422);
+    expect(await balanceOf(gateway, merchant)).toBe(10_000);
+    expect(await eventNames(gateway, created.body.transactionId)).toEqual(['transfer.created', 'transfer.processing', 'transfer.failed']);
+    expect((await settleWithdrawal(gateway, merchant, created.body.transactionId, { outcome: 'paid' })).status).toBe(422);
   });
 
   it('paid → refunded / partially_refunded when returned: credited back, refundEndToEndId appears', async () => {
     const merchant = await fundedMerchant(10_000);
-    const full = await withdraw(merchant, toHolder({ amountCents: 2_000 }));
-    await settle(merchant, full.body.transactionId, { outcome: 'paid' });
-    const refunded = await settle(merchant, full.body.transactionId, { outcome: 'returned' });
+    const full = await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 2_000 }));
+    await settleWithdrawal(gateway, merchant, full.body.transactionId, { outcome: 'paid' });
+    const refunded = await settleWithdrawal(gateway, merchant, full.body.transactionId, { outcome: 'returned' });
     expect(refunded.body).toMatchObject({ status: 'refunded' });
     expect(refunded.body.refundEndToEndId).toMatch(REFUND_END_TO_END_ID_PATTERN);
     expect(refunded.body.endToEndId).toMatch(END_TO_END_ID_PATTERN);
-    expect(await balanceOf(merchant)).toBe(10_000 - 100); // the fee is kept
+    expect(await balanceOf(gateway, merchant)).toBe(10_000 - 100); // the fee is kept
 
     gateway.clock.advance(2_000);
-    const partial = await withdraw(merchant, toHolder({ amountCents: 3_000 }));
-    await settle(merchant, partial.body.transactionId, { outcome: 'paid' });
-    const partly = await settle(merchant, partial.body.transactionId, { outcome: 'returned', amountCents: 1_000 });
+    const partial = await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 3_000 }));
+    await settleWithdrawal(gateway, merchant, partial.body.transactionId, { outcome: 'paid' });
+    const partly = await settleWithdrawal(gateway, merchant, partial.body.transactionId, { outcome: 'returned', amountCents: 1_000 });
     expect(partly.body).toMatchObject({ status: 'partially_refunded' });
-    expect(await balanceOf(merchant)).toBe(9_900 - 3_100 + 1_000);
-    expect(await eventNames(partial.body.transactionId)).toEqual(['transfer.created', 'transfer.processing', 'transfer.paid', 'transfer.partially_refunded']);
+    expect(await balanceOf(gateway, merchant)).toBe(9_900 - 3_100 + 1_000);
+    expect(await eventNames(gateway, partial.body.transactionId)).toEqual(['transfer.created', 'transfer.processing', 'transfer.paid', 'transfer.partially_refunded']);
     expect(await gateway.ledgerProblems()).toEqual([]);
   });
 
   it('manual approval mode: pending_approval without debit; approve debits and sends; reject cancels', async () => {
     const merchant = await fundedMerchant(10_000, { ...RELAXED, withdrawalMode: 'manual' });
-    const created = await withdraw(merchant, toHolder());
+    const created = await withdraw(gateway, merchant, withdrawalToHolder());
     expect(created).toMatchObject({ status: 201, body: { status: 'pending_approval', totalDeducted: 1_100 } });
-    expect(await balanceOf(merchant)).toBe(10_000);
+    expect(await balanceOf(gateway, merchant)).toBe(10_000);
     const approved = await gateway.admin('POST', `/admin/v1/transactions/${created.body.transactionId}/approve`);
     expect(approved.body).toMatchObject({ status: 'processing' });
-    expect(await balanceOf(merchant)).toBe(8_900);
-    expect(await eventNames(created.body.transactionId)).toEqual(['transfer.created', 'transfer.pending_approval', 'transfer.approved', 'transfer.processing']);
+    expect(await balanceOf(gateway, merchant)).toBe(8_900);
+    expect(await eventNames(gateway, created.body.transactionId)).toEqual(['transfer.created', 'transfer.pending_approval', 'transfer.approved', 'transfer.processing']);
     expect((await gateway.admin('POST', `/admin/v1/transactions/${created.body.transactionId}/approve`)).status).toBe(422);
 
     gateway.clock.advance(1_000);
-    const tooBig = await withdraw(merchant, toHolder({ amountCents: 9_000 })); // 9100 > 8900 left
+    const tooBig = await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 9_000 })); // 9100 > 8900 left
     expect(tooBig.body.status).toBe('pending_approval');
     const refused = await gateway.admin('POST', `/admin/v1/transactions/${tooBig.body.transactionId}/approve`);
     expect(refused).toMatchObject({ status: 422, body: { error: 'Saldo insuficiente para realizar o saque.' } });
-    expect((await read(merchant, tooBig.body.transactionId)).status).toBe('pending_approval');
-    expect(await balanceOf(merchant)).toBe(8_900);
+    expect((await readTransaction(gateway, merchant, tooBig.body.transactionId)).status).toBe('pending_approval');
+    expect(await balanceOf(gateway, merchant)).toBe(8_900);
 
-    const second = await withdraw(merchant, toHolder({ externalRef: 'to-reject' }));
+    const second = await withdraw(gateway, merchant, withdrawalToHolder({ externalRef: 'to-reject' }));
     const rejected = await gateway.admin('POST', `/admin/v1/transactions/${second.body.transactionId}/reject`);
     expect(rejected.body).toMatchObject({ status: 'cancelled' });
-    expect(await balanceOf(merchant)).toBe(8_900);
-    expect(await eventNames(second.body.transactionId)).toEqual(['transfer.created', 'transfer.pending_approval', 'transfer.rejected', 'transfer.cancelled']);
+    expect(await balanceOf(gateway, merchant)).toBe(8_900);
+    expect(await eventNames(gateway, second.body.transactionId)).toEqual(['transfer.created', 'transfer.pending_approval', 'transfer.rejected', 'transfer.cancelled']);
   });
 });
 
@@ -264,59 +249,58 @@ describe('provider outcomes', () => {
   it('provider error → 502, nothing debited; a retry with the same externalRef succeeds', async () => {
     const merchant = await fundedMerchant(10_000);
     expect((await arm(merchant, 'provider_error')).status).toBe(201);
-    const failed = await withdraw(merchant, toHolder({ externalRef: 'retry' }));
+    const failed = await withdraw(gateway, merchant, withdrawalToHolder({ externalRef: 'retry' }));
     expect(failed).toMatchObject({ status: 502, body: { error: 'Erro ao processar saque. O valor não foi debitado.' } });
-    expect(await balanceOf(merchant)).toBe(10_000);
-    const retry = await withdraw(merchant, toHolder({ externalRef: 'retry' }));
+    expect(await balanceOf(gateway, merchant)).toBe(10_000);
+    const retry = await withdraw(gateway, merchant, withdrawalToHolder({ externalRef: 'retry' }));
     expect(retry).toMatchObject({ status: 201, body: { status: 'processing' } });
     expect(retry.body.transactionId).not.toBe(undefined);
-    expect(await balanceOf(merchant)).toBe(8_900);
+    expect(await balanceOf(gateway, merchant)).toBe(8_900);
   });
 
   it('unknown → 202 failed_unknown, debited; reconciliation resolves it to paid or failed', async () => {
     const merchant = await fundedMerchant(10_000);
     await arm(merchant, 'unknown');
-    const unknown = await withdraw(merchant, toHolder());
+    const unknown = await withdraw(gateway, merchant, withdrawalToHolder());
     expect(unknown.status).toBe(202);
     expect(unknown.body).toEqual({ error: 'Saque em verificação. Saldo debitado; status final em até 24h.', transactionId: unknown.body.transactionId, status: 'failed_unknown' });
-    expect(await balanceOf(merchant)).toBe(8_900);
+    expect(await balanceOf(gateway, merchant)).toBe(8_900);
     expect(await gateway.services.withdrawals.reconcileUnknown()).toBe(0); // the provider does not know yet
-    expect((await read(merchant, unknown.body.transactionId)).status).toBe('failed_unknown');
-    await settle(merchant, unknown.body.transactionId, { outcome: 'paid' });
-    expect((await read(merchant, unknown.body.transactionId)).status).toBe('failed_unknown'); // until reconciliation
+    expect((await readTransaction(gateway, merchant, unknown.body.transactionId)).status).toBe('failed_unknown');
+    await settleWithdrawal(gateway, merchant, unknown.body.transactionId, { outcome: 'paid' });
+    expect((await readTransaction(gateway, merchant, unknown.body.transactionId)).status).toBe('failed_unknown'); // until reconciliation
     expect(await gateway.services.withdrawals.reconcileUnknown()).toBe(1);
-    expect((await read(merchant, unknown.body.transactionId)).status).toBe('paid');
+    expect((await readTransaction(gateway, merchant, unknown.body.transactionId)).status).toBe('paid');
 
     gateway.clock.advance(2_000);
     await arm(merchant, 'unknown');
-    const second = await withdraw(merchant, toHolder());
-    await settle(merchant, second.body.transactionId, { outcome: 'failed' });
+    const second = await withdraw(gateway, merchant, withdrawalToHolder());
+    await settleWithdrawal(gateway, merchant, second.body.transactionId, { outcome: 'failed' });
     await gateway.services.withdrawals.reconcileUnknown();
-    expect((await read(merchant, second.body.transactionId)).status).toBe('failed');
-    expect(await balanceOf(merchant)).toBe(8_900);
+    expect((await readTransaction(gateway, merchant, second.body.transactionId)).status).toBe('failed');
+    expect(await balanceOf(gateway, merchant)).toBe(8_900);
   });
 
   it('confirmation interrupted → 502 naming the transaction, which exists and proceeds', async () => {
     const merchant = await fundedMerchant(10_000);
     await arm(merchant, 'interrupted');
-    const reply = await withdraw(merchant, toHolder());
+    const reply = await withdraw(gateway, merchant, withdrawalToHolder());
     expect(reply.status).toBe(502);
     const match = /^Saque iniciado mas confirmação interrompida\. Consulte \/v1\/transactions\/([0-9a-f-]{36})$/.exec(reply.body.error);
     expect(match).not.toBeNull();
     const id = match?.[1] ?? '';
-    expect((await read(merchant, id)).status).toBe('processing');
-    expect((await settle(merchant, id, { outcome: 'paid' })).body.status).toBe('paid');
+    expect((await readTransaction(gateway, merchant, id)).status).toBe('processing');
+    expect((await settleWithdrawal(gateway, merchant, id, { outcome: 'paid' })).body.status).toBe('paid');
   });
 
   it('settles by itself after SANDBOX_SETTLE_MS', async () => {
     const auto = await startGateway({ SANDBOX_SETTLE_MS: '0' });
     try {
       const merchant = await auto.createMerchant(RELAXED);
-      await auto.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: 5_000, reason: 'x' });
-      const created = await auto.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: toHolder() });
+      await fund(auto, merchant, 5_000);
+      const created = await withdraw(auto, merchant, withdrawalToHolder());
       expect(await auto.services.sandbox?.settleDue()).toBe(1);
-      const paid = await auto.call('GET', `/v1/transactions/${created.body.transactionId}`, { key: merchant.apiKey });
-      expect(paid.body.status).toBe('paid');
+      expect((await readTransaction(auto, merchant, created.body.transactionId)).status).toBe('paid');
     } finally {
       await auto.close();
     }
@@ -327,38 +311,35 @@ describe('Mode 2: approved recipients', () => {
   it('cpf key of an approved recipient → processing, with an internal alert; mismatches refused', async () => {
     const merchant = await fundedMerchant(50_000);
     const recipientId = await approvedRecipient(merchant);
-    const created = await withdraw(merchant, { amountCents: 1000, pixKey: OTHER_CPF, pixKeyType: 'cpf', recipientId });
+    const created = await withdraw(gateway, merchant, { amountCents: 1000, pixKey: OTHER_CPF, pixKeyType: 'cpf', recipientId });
     expect(created).toMatchObject({ status: 201, body: { status: 'processing' } });
     const alerts = await gateway.admin('GET', `/admin/v1/alerts?accountId=${merchant.accountId}`);
     expect(alerts.body.alerts).toEqual([expect.objectContaining({ kind: 'third_party_withdrawal', transactionId: created.body.transactionId })]);
-    const paid = await settle(merchant, created.body.transactionId, { outcome: 'paid' });
+    const paid = await settleWithdrawal(gateway, merchant, created.body.transactionId, { outcome: 'paid' });
     expect(paid.body.beneficiary).toMatchObject({ name: 'Fornecedor Terceiro', document: OTHER_CPF });
 
-    expect((await withdraw(merchant, { amountCents: 1000, pixKey: HOLDER_CPF, pixKeyType: 'cpf', recipientId })).body).toEqual({
+    expect((await withdraw(gateway, merchant, { amountCents: 1000, pixKey: HOLDER_CPF, pixKeyType: 'cpf', recipientId })).body).toEqual({
       error: 'Chave PIX (CPF/CNPJ) não corresponde ao documento do destinatário autorizado.',
     });
-    expect((await withdraw(merchant, { amountCents: 1000, pixKey: HOLDER_CNPJ, pixKeyType: 'cnpj', recipientId })).body).toEqual({
+    expect((await withdraw(gateway, merchant, { amountCents: 1000, pixKey: HOLDER_CNPJ, pixKeyType: 'cnpj', recipientId })).body).toEqual({
       error: 'Tipo de chave (CPF/CNPJ) não bate com o tipo do documento do destinatário.',
     });
-    expect((await withdraw(merchant, { amountCents: 1000, pixKey: OTHER_CPF, pixKeyType: 'cpf', recipientId: 'ab'.repeat(12) })).body).toEqual({
+    expect((await withdraw(gateway, merchant, { amountCents: 1000, pixKey: OTHER_CPF, pixKeyType: 'cpf', recipientId: 'ab'.repeat(12) })).body).toEqual({
       error: 'Destinatário autorizado não encontrado.',
     });
   });
 
   it('a recipient under review is not found; a deactivated one answers 422', async () => {
     const merchant = await fundedMerchant(50_000);
-    const pending = await gateway.call('POST', '/v1/recipients', {
-      key: merchant.apiKey,
-      body: { legalName: 'Em Análise', document: '11144477735', documentType: 'cpf', pixKey: '11144477735', pixKeyType: 'cpf' },
-    });
-    const underReview = await withdraw(merchant, { amountCents: 1000, pixKey: '11144477735', pixKeyType: 'cpf', recipientId: pending.body.recipientId });
+    const pending = await registerRecipient(gateway, merchant, { legalName: 'Em Análise', document: '11144477735', documentType: 'cpf', pixKey: '11144477735', pixKeyType: 'cpf' });
+    const underReview = await withdraw(gateway, merchant, { amountCents: 1000, pixKey: '11144477735', pixKeyType: 'cpf', recipientId: pending.body.recipientId });
     expect(underReview).toMatchObject({ status: 404, body: { error: 'Destinatário autorizado não encontrado.' } });
 
     const recipientId = await approvedRecipient(merchant);
-    await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/recipients/${recipientId}/deactivate`, {});
-    const deactivated = await withdraw(merchant, { amountCents: 1000, pixKey: OTHER_CPF, pixKeyType: 'cpf', recipientId });
+    await reviewRecipient(gateway, merchant, recipientId, 'deactivate', {});
+    const deactivated = await withdraw(gateway, merchant, { amountCents: 1000, pixKey: OTHER_CPF, pixKeyType: 'cpf', recipientId });
     expect(deactivated).toMatchObject({ status: 422, body: { error: 'Destinatário desativado pelo time SVC. Saque cancelado.' } });
-    expect(await balanceOf(merchant)).toBe(50_000);
+    expect(await balanceOf(gateway, merchant)).toBe(50_000);
   });
 
   it('email/phone/evp keys are resolved in the DICT: the recipient\'s key proceeds, another holder\'s fails and is reversed', async () => {
@@ -370,15 +351,15 @@ describe('Mode 2: approved recipients', () => {
     expect((await register('Fornecedor@Example.com', 'email', OTHER_CPF)).status).toBe(201);
     expect((await register('+5511912345678', 'phone', HOLDER_CPF)).status).toBe(201);
 
-    const good = await withdraw(merchant, { amountCents: 1000, pixKey: 'fornecedor@example.com', pixKeyType: 'email', recipientId });
+    const good = await withdraw(gateway, merchant, { amountCents: 1000, pixKey: 'fornecedor@example.com', pixKeyType: 'email', recipientId });
     expect(good).toMatchObject({ status: 201, body: { status: 'processing' } });
-    const paid = await settle(merchant, good.body.transactionId, { outcome: 'paid' });
+    const paid = await settleWithdrawal(gateway, merchant, good.body.transactionId, { outcome: 'paid' });
     expect(paid.body.beneficiary).toMatchObject({ document: OTHER_CPF, bankAccount: { ispb: '12345678' } });
 
-    const mismatch = await withdraw(merchant, { amountCents: 1000, pixKey: '+5511912345678', pixKeyType: 'phone', recipientId });
+    const mismatch = await withdraw(gateway, merchant, { amountCents: 1000, pixKey: '+5511912345678', pixKeyType: 'phone', recipientId });
     expect(mismatch).toMatchObject({ status: 201, body: { status: 'failed' } });
-    expect(await eventNames(mismatch.body.transactionId)).toEqual(['transfer.created', 'transfer.processing', 'transfer.failed']);
-    expect(await balanceOf(merchant)).toBe(50_000 - 1_100);
+    expect(await eventNames(gateway, mismatch.body.transactionId)).toEqual(['transfer.created', 'transfer.processing', 'transfer.failed']);
+    expect(await balanceOf(gateway, merchant)).toBe(50_000 - 1_100);
     expect(await gateway.ledgerProblems()).toEqual([]);
   });
 });

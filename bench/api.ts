@@ -1,5 +1,5 @@
 /** A JSON call to the gateway for the bench's setup and checks (not the measured load: that is autocannon). */
-export async function callJson<T = any>(
+export async function callJson<T = unknown>(
   baseUrl: string,
   method: string,
   path: string,
@@ -16,11 +16,12 @@ export async function callJson<T = any>(
   } catch {
     // not JSON: keep the text
   }
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the caller names the body's shape; the bench's own checks fail loudly when it is not
   return { status: response.status, body: body as T };
 }
 
 /** Like callJson, but anything other than `expected` is an error naming the call. */
-export async function expectJson<T = any>(expected: number, baseUrl: string, method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<T> {
+export async function expectJson<T = unknown>(expected: number, baseUrl: string, method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<T> {
   const reply = await callJson<T>(baseUrl, method, path, options);
   if (reply.status !== expected) throw new Error(`${method} ${path}: expected ${expected}, got ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.body;
@@ -33,6 +34,7 @@ export async function mapConcurrently<T, R>(items: readonly T[], concurrency: nu
   const lane = async () => {
     while (next < items.length) {
       const index = next++;
+      // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- index < items.length: the item exists
       results[index] = await work(items[index] as T, index);
     }
   };

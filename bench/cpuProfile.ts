@@ -79,6 +79,7 @@ function rank(counts: Map<string, { name: string; location: string; samples: num
  * start-up and the warm-up do not dilute the figures.
  */
 export function summarizeProfile(file: string, window?: { startMicros: number; endMicros: number }, limit = 15): ProfileSummary {
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- a .cpuprofile written by Node's --cpu-prof
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const nodes = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
   const overlaps = window !== undefined && window.startMicros < profile.endTime && window.endMicros > profile.startTime;
@@ -146,6 +147,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     for (const file of files) process.stdout.write(`${formatProfile(file, summarizeProfile(file))}\n\n`);
   } else {
     type Run = { results: { id: string; title: string; profile?: { file: string }; load?: { window: { startMicros: number; endMicros: number } } }[] };
+    // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- a results file this bench wrote
     const run = JSON.parse(readFileSync(join(ROOT, 'bench/results/latest-profiled.json'), 'utf8')) as Run;
     for (const result of run.results) {
       if (!result.profile) continue;

@@ -9,5 +9,5 @@ const stop = async () => {
   await app.close();
   process.exit(0);
 };
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+process.once('SIGTERM', () => void stop());
+process.once('SIGINT', () => void stop());

@@ -12,7 +12,7 @@ export type LoadSpec = {
    */
   requestsFor(index: number): autocannon.Request[];
   /** Every response of the warm-up and the measurement, with the index of its connection. */
-  onResponse?(index: number, statusCode: number): void;
+  onResponse?: (index: number, statusCode: number) => void;
   /** Processes whose CPU time over the measured window is divided by its requests. */
   cpuMeters?: CpuMeter[];
 };
@@ -35,7 +35,7 @@ export type LoadResult = {
   window: { startMicros: number; endMicros: number };
 };
 
-export const monotonicMicros = (): number => Number(process.hrtime.bigint() / 1000n);
+const monotonicMicros = (): number => Number(process.hrtime.bigint() / 1000n);
 
 function fire(spec: LoadSpec, durationSeconds: number): Promise<autocannon.Result> {
   const indexOf = new WeakMap<object, number>();
@@ -53,10 +53,10 @@ function fire(spec: LoadSpec, durationSeconds: number): Promise<autocannon.Resul
           client.setRequests(spec.requestsFor(index));
         },
       },
-      (error, result) => (error ? reject(error) : resolve(result)),
+      (error: Error | null, result) => (error ? reject(error) : resolve(result)),
     );
     if (spec.onResponse) {
-      const onResponse = spec.onResponse;
+      const { onResponse } = spec;
       instance.on('response', (client, statusCode) => onResponse(indexOf.get(client) ?? -1, statusCode));
     }
   });

@@ -25,6 +25,7 @@ export async function describeMachine(config: BenchConfig): Promise<Machine> {
   const pgbench = await promisify(execFile)(config.pgbench, ['--version'])
     .then(({ stdout }) => stdout.trim())
     .catch(() => 'not found');
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- a package.json has a version
   const autocannon = (JSON.parse(readFileSync(join(ROOT, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string }).version;
   return {
     cpu: cpus[0]?.model.trim() ?? 'unknown',

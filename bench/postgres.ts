@@ -26,7 +26,7 @@ export async function recreateDatabase(config: BenchConfig, name: string): Promi
   return databaseUrl(config, name);
 }
 
-export async function dropDatabase(config: BenchConfig, name: string): Promise<void> {
+async function dropDatabase(config: BenchConfig, name: string): Promise<void> {
   await withAdminClient(config, (client) => client.query(`DROP DATABASE IF EXISTS "${name.replaceAll('"', '""')}" WITH (FORCE)`));
 }
 

@@ -25,7 +25,7 @@ export type NodeProcess = {
 
 export type HttpProcess = NodeProcess & { url: string };
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -50,7 +50,7 @@ function readPeakRss(pid: number): number | null {
  * Node process itself: its VmHWM is the gateway's peak RSS. TypeScript scripts run through tsx;
  * the gateway runs compiled (dist/), as `npm start` does.
  */
-export function startNode(name: string, script: string, args: string[], env: Record<string, string>, nodeFlags: string[] = []): NodeProcess {
+function startNode(name: string, script: string, args: string[], env: Record<string, string>, nodeFlags: string[] = []): NodeProcess {
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const child: ChildProcess = spawn(process.execPath, [...nodeFlags, ...loader, script, ...args], {
     cwd: ROOT,
@@ -92,7 +92,7 @@ export function startNode(name: string, script: string, args: string[], env: Rec
 }
 
 /** Polls `url` until it answers (any status) or the process dies. */
-export async function waitUntilAnswering(child: NodeProcess, url: string, timeoutMs = 60_000): Promise<void> {
+async function waitUntilAnswering(child: NodeProcess, url: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {

@@ -93,7 +93,7 @@ export function formatProfiles(results: ScenarioResult[]): string {
 }
 
 /** Profiled runs are slower: they go to their own file and leave latest.json to plain runs. */
-export const resultsFile = (config: BenchConfig): string => join(ROOT, 'bench/results', config.profile ? 'latest-profiled.json' : 'latest.json');
+const resultsFile = (config: BenchConfig): string => join(ROOT, 'bench/results', config.profile ? 'latest-profiled.json' : 'latest.json');
 
 export function writeResults(contents: { config: BenchConfig; machine: Machine; baselines: Baselines; results: ScenarioResult[]; table: string }): string {
   const file = resultsFile(contents.config);

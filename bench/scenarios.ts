@@ -87,7 +87,12 @@ function fromLoad(fields: { id: string; title: string; fleet: Fleet; target: Tar
 }
 
 /** Connection `index` acts as merchant `index mod N`: every merchant gets the same share of the load. */
-const merchantOf = (merchants: Merchant[], index: number): Merchant => merchants[index % merchants.length] as Merchant;
+/** The merchant a load connection uses: connections are spread over the accounts in turn. */
+export function merchantOf(merchants: readonly Merchant[], index: number): Merchant {
+  const merchant = merchants[index % merchants.length];
+  if (!merchant) throw new Error('no merchants to spread the load over');
+  return merchant;
+}
 
 const jsonHeaders = (merchant: Merchant) => ({ ...authorization(merchant), 'content-type': 'application/json' });
 

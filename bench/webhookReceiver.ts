@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 /** One delivery as the receiver saw it. */
-export type Delivery = { transactionId: string; event: string; receivedAt: number; occurredAt: number | null };
+type Delivery = { transactionId: string; event: string; receivedAt: number; occurredAt: number | null };
 
 export type WebhookReceiver = {
   url: string;
@@ -21,6 +21,16 @@ export const epochMillis = (): number => performance.timeOrigin + performance.no
 
 const numberOrNull = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 
+type Fields = { transactionId?: unknown; event?: unknown; type?: unknown; occurredAt?: unknown };
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/** A webhook body's fields, at the top level and under `data` (absent ones undefined). */
+function envelope(parsed: unknown): Fields & { data: Fields } {
+  const top: Fields = isObject(parsed) ? parsed : {};
+  const data: Fields = isObject(parsed) && isObject(parsed.data) ? parsed.data : {};
+  return { ...top, data };
+}
+
 /**
  * A merchant's webhook endpoint on 127.0.0.1 that answers 200 at once and records when each
  * event arrived. It does not verify signatures: the webhook tests do; here only timing counts.
@@ -36,17 +46,17 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const receivedAt = epochMillis();
       response.writeHead(200).end();
       try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, any>;
+        const body = envelope(JSON.parse(Buffer.concat(chunks).toString('utf8')));
         // Lenient about the envelope: the fields at the top level or under `data`.
-        const transactionId = body.transactionId ?? body.data?.transactionId;
-        const event = body.event ?? body.type ?? body.data?.event;
+        const transactionId = body.transactionId ?? body.data.transactionId;
+        const event = body.event ?? body.type ?? body.data.event;
         if (typeof transactionId !== 'string' || typeof event !== 'string') {
           malformed++;
           return;
         }
         const key = `${event} ${transactionId}`;
         if (deliveries.has(key)) duplicates++;
-        else deliveries.set(key, { transactionId, event, receivedAt, occurredAt: numberOrNull(body.occurredAt ?? body.data?.occurredAt) });
+        else deliveries.set(key, { transactionId, event, receivedAt, occurredAt: numberOrNull(body.occurredAt ?? body.data.occurredAt) });
       } catch {
         malformed++;
       }
@@ -54,6 +64,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- a TCP server listening on a port has an AddressInfo
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

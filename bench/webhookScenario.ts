@@ -6,7 +6,7 @@ import { millisecondsPer, processCpu, startCpuWindow } from './cpuTime.js';
 import { chargeBody, type Merchant } from './merchants.js';
 import { ADMIN_TOKEN, startWorker, type HttpProcess, type NodeProcess } from './processes.js';
 import type { ScenarioResult } from './results.js';
-import { onGateway, scenarioMeters, unavailableScenario, type Fleet } from './scenarios.js';
+import { merchantOf, onGateway, scenarioMeters, unavailableScenario, type Fleet } from './scenarios.js';
 import { epochMillis, startWebhookReceiver, type WebhookReceiver } from './webhookReceiver.js';
 
 const ID = '5';
@@ -66,7 +66,7 @@ export async function webhookScenario(config: BenchConfig, fleet: Fleet): Promis
         for (let index = 0; index < WORKERS; index++) workers.push(startWorker(`worker ${index + 1}`, fleet.databaseUrl, { WEBHOOK_ALLOW_PRIVATE: 'true' }));
 
         const charges = await mapConcurrently(Array.from({ length: config.webhookPayments }, (_, index) => index), config.connections, async (index) => {
-          const merchant = merchants[index % merchants.length] as Merchant;
+          const merchant = merchantOf(merchants, index);
           const charge = await expectJson<{ transactionId: string }>(201, gateway.url, 'POST', '/v1/pix', { token: merchant.apiKey, body: JSON.parse(chargeBody) });
           return { merchant, transactionId: charge.transactionId };
         });
@@ -88,7 +88,7 @@ export async function webhookScenario(config: BenchConfig, fleet: Fleet): Promis
 
         const paidDeliveries = [...receiver.deliveries.values()].filter((delivery) => delivery.event === PAID_EVENT && answeredAt.has(delivery.transactionId));
         const latencies = paidDeliveries
-          .map((delivery) => delivery.receivedAt - (delivery.occurredAt ?? (answeredAt.get(delivery.transactionId) as number)))
+          .map((delivery) => delivery.receivedAt - (delivery.occurredAt ?? answeredAt.get(delivery.transactionId) ?? delivery.receivedAt))
           .sort((a, b) => a - b);
         const lastDeliveryAt = Math.max(...paidDeliveries.map((delivery) => delivery.receivedAt), firstPayAt);
         const seconds = (lastDeliveryAt - firstPayAt) / 1000;
@@ -154,7 +154,7 @@ export async function webhookDrainScenario(config: BenchConfig, fleet: Fleet): P
       async (gateway, merchants) => {
         await registerEndpoints(gateway, merchants, receiver);
         const charges = await mapConcurrently(Array.from({ length: config.webhookPayments }, (_, index) => index), config.connections, async (index) => {
-          const merchant = merchants[index % merchants.length] as Merchant;
+          const merchant = merchantOf(merchants, index);
           const charge = await expectJson<{ transactionId: string }>(201, gateway.url, 'POST', '/v1/pix', { token: merchant.apiKey, body: JSON.parse(chargeBody) });
           await expectJson(200, gateway.url, 'POST', `/sandbox/v1/pix/${charge.transactionId}/pay`, { token: merchant.apiKey });
           return charge.transactionId;
@@ -172,7 +172,7 @@ export async function webhookDrainScenario(config: BenchConfig, fleet: Fleet): P
         const cpu = endCpuWindow();
 
         const received = [...receiver.deliveries.values()].filter((delivery) => delivery.event === PAID_EVENT).map((delivery) => delivery.receivedAt).sort((a, b) => a - b);
-        const seconds = received.length > 1 ? ((received.at(-1) as number) - (received[0] as number)) / 1000 : 0;
+        const seconds = received.length > 1 ? ((received.at(-1) ?? 0) - (received[0] ?? 0)) / 1000 : 0;
         return {
           id: DRAIN_ID,
           title: DRAIN_TITLE,

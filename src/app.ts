@@ -42,7 +42,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     bodyLimit: 64 * 1024,
     // Malformed URLs (bad percent-encoding) answer in the one error shape too.
-    frameworkErrors: (_error, _request, reply) => void (reply as FastifyReply).code(400).send({ error: messages.urlInvalid }),
+    frameworkErrors: (_error, _request, reply) => {
+      // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- Fastify types this reply with the route's generics, not yet known when the URL fails to parse
+      void (reply as FastifyReply).code(400).send({ error: messages.urlInvalid });
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -55,7 +58,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') return done(null, undefined);
-    parseJson(request, body as string, (error, parsed) => {
+    // Fastify's default JSON parser answers through `done`, synchronously.
+    void parseJson(request, typeof body === 'string' ? body : body.toString('utf8'), (error, parsed) => {
       if (error) return done(error);
       if (!hasOnlyStorableText(parsed)) return done(new InvalidRequestError(messages.bodyInvalidText));
       done(null, parsed);

@@ -59,8 +59,8 @@ async function serve(environment: Environment): Promise<void> {
     await database.close();
     process.exit(0);
   };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
 }
 
 async function worker(environment: Environment): Promise<void> {
@@ -75,8 +75,8 @@ async function worker(environment: Environment): Promise<void> {
     await database.close();
     process.exit(0);
   };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
 }
 
 async function main(): Promise<void> {

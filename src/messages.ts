@@ -1,5 +1,9 @@
 import { formatBrl } from './pix/money.js';
 
+/** A value as the client sent it, for the `Recebido: '<value>'` messages (absent = empty; an object reads [object Object]). */
+// eslint-disable-next-line @typescript-eslint/no-base-to-string -- any JSON value may arrive; its plain string form is what the message shows
+export const receivedText = (value: unknown): string => String(value ?? '');
+
 /**
  * Every message the API returns, in one place. The spec's texts are quoted to the character;
  * the others follow DESIGN.md §5 and docs/errors.md.

@@ -20,9 +20,9 @@ export function startWorkers(services: Services, logger: Logger, options: { expi
       running.add(run);
       await run;
       running.delete(run);
-      if (!stopped) timers.add(setTimeout(tick, intervalMs));
+      if (!stopped) timers.add(setTimeout(() => void tick(), intervalMs));
     };
-    timers.add(setTimeout(tick, 0));
+    timers.add(setTimeout(() => void tick(), 0));
   };
 
   every(options.expiryIntervalMs ?? 1000, 'charge-expiry', async () => {

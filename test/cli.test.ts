@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JsonBody } from './helpers/gateway.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
 
 /** The README's quickstart and walk-through, on a real compiled `serve` process (what `npm start` runs) with a fresh data folder. */
@@ -75,7 +76,7 @@ const call = async (method: string, path: string, body?: unknown, token = apiKey
     headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
-  return { status: response.status, body: (await response.json()) as any };
+  return { status: response.status, body: (await response.json()) as JsonBody };
 };
 
 // Child processes start PGlite from disk: slow on a loaded 2-core machine.

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { messages } from '../messages.js';
 import { isValidCnpj, isValidCpf, stripDocumentFormatting } from '../pix/documents.js';
 import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
+import { recordOf } from '../platform/records.js';
 import { LIMIT_NAMES } from './model.js';
 
 const cpf = (field: string) =>
@@ -39,7 +40,7 @@ export const patchAccountBody = z.object({
   ipAllowlist: z.array(z.string().max(64)).max(100).optional().meta({ description: 'IPs and CIDRs, IPv4 or IPv6; empty = no restriction.' }),
   allowedPixKeyTypes: z.array(z.enum(PIX_KEY_TYPES)).optional(),
   recipientLimit: z.int().min(0).max(10_000).optional(),
-  limits: z.object(Object.fromEntries(LIMIT_NAMES.map((name) => [name, cents.optional()])) as Record<(typeof LIMIT_NAMES)[number], z.ZodOptional<typeof cents>>).optional(),
+  limits: z.object(recordOf(LIMIT_NAMES, () => cents.optional())).optional(),
   fees: z.object({ pixIn: feePlan.partial().optional(), withdrawal: feePlan.partial().optional() }).optional(),
 });
 

@@ -5,7 +5,7 @@ import { NotAllowedError, UnauthenticatedError } from '../errors.js';
 import type { Account } from './model.js';
 import type { AccountService } from './service.js';
 
-export type Merchant = { account: Account; keyId: string };
+type Merchant = { account: Account; keyId: string };
 
 declare module 'fastify' {
   interface FastifyRequest {

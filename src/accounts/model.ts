@@ -1,7 +1,7 @@
 import type { FeePlan } from '../config.js';
+import { recordOf } from '../platform/records.js';
 import type { AccountRow, AccountsTable } from '../platform/schema.js';
-
-export type TransactionType = 'pix_in' | 'withdrawal';
+import type { TransactionType } from '../transactions/states.js';
 
 export const LIMIT_NAMES = [
   'pixPerHour',
@@ -48,7 +48,7 @@ export function toAccount(row: AccountRow, feePlans: FeePlanRow[]): Account {
     if (!found) throw new Error(`account ${row.id} has no ${type} fee plan`);
     return { fixedCents: found.fixedCents, bps: found.bps, minCents: found.minCents, maxCents: found.maxCents };
   };
-  const limits = Object.fromEntries(LIMIT_NAMES.map((name) => [name, row[name]])) as AccountLimits;
+  const limits: AccountLimits = recordOf(LIMIT_NAMES, (name) => row[name]);
   return {
     id: row.id,
     name: row.name,

@@ -14,7 +14,7 @@ import { createBalance } from '../ledger/repository.js';
 import { purgeExpiredRateCounters } from '../platform/rateLimitRepository.js';
 import * as repository from './repository.js';
 
-export const API_KEY_PREFIX = 'svck_';
+const API_KEY_PREFIX = 'svck_';
 const API_KEY_PATTERN = /^svck_[0-9a-f]{64}$/;
 const PUBLIC_PREFIX_LENGTH = 16;
 

@@ -24,6 +24,7 @@ const documentSchema = z
         .refine((value) => ['cpf', 'cnpj'].includes(value.trim().toLowerCase()), {
           error: (issue) => messages.documentTypeInvalid(String(issue.input)),
         })
+        // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the refine above admits only these two
         .transform((value) => value.trim().toLowerCase() as 'cpf' | 'cnpj'),
     },
     { error: messages.documentRequired },

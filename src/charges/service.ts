@@ -21,7 +21,7 @@ const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 const DEFAULT_EXPIRES_IN_DAYS = 2;
 
-export type ChargeSummary = { transactionId: string; status: TransactionStatus; pixPayload: string; expiresAt: Date; amountCents: number };
+type ChargeSummary = { transactionId: string; status: TransactionStatus; pixPayload: string; expiresAt: Date; amountCents: number };
 
 /** A new charge, or the one a known externalRef already names (a retry). */
 export type ChargeResult = { outcome: 'created' | 'replayed'; charge: ChargeSummary };

@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { CamelCasePlugin, Kysely, PostgresDialect, sql, type PluginTransformResultArgs, type QueryResult, type Transaction, type UnknownRow } from 'kysely';
 import pg from 'pg';
+import { errorCode } from './errors.js';
 import { GatewayPool } from './postgresPool.js';
 import { parseTimestamptz, TIMESTAMPTZ_OID } from './timestamps.js';
 import type { DatabaseTarget } from '../config.js';
@@ -71,13 +72,14 @@ function kyselyOver(pool: pg.Pool): Db {
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool: new GatewayPool(pool, plugin.columnToProperty) }), plugins: [plugin] });
 }
 
-const typeParsers = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
+const typeParsers: pg.CustomTypesConfig = {
+  getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
     if (oid === INT8_OID || oid === NUMERIC_OID) return parseExactInteger;
     if (oid === TIMESTAMPTZ_OID) return parseTimestamptz;
-    return pg.types.getTypeParser(oid, format);
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- pg's parsers are typed `any`; what they return is pg's to decide
+    return pg.types.getTypeParser(oid, format ?? 'text');
   },
-} as pg.CustomTypesConfig;
+};
 
 export type DatabaseOptions = {
   /** Schema to use on the server (tests isolate themselves this way). */
@@ -135,7 +137,7 @@ function lockDataDir(dataDir: string): () => void {
         }
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (errorCode(error) !== 'EEXIST') throw error;
       const holder = Number(readFileSync(lockPath, 'utf8'));
       if (holder && holder !== process.pid && isProcessAlive(holder)) {
         throw new Error(
@@ -153,7 +155,7 @@ function isProcessAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCode(error) === 'EPERM';
   }
 }
 

@@ -66,6 +66,7 @@ class RenamingQuery extends pg.Query {
   handleRowDescription(message: { fields: { name: string }[] }): void {
     for (const field of message.fields) field.name = this.naming(field.name);
     // @ts-expect-error pg's Submittable handler, not in its type definitions
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-call -- same: the method exists at run time on pg.Query
     super.handleRowDescription(message);
   }
 }
@@ -105,12 +106,14 @@ class GatewayClient implements PostgresPoolClient {
   query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
   query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
   query<R>(textOrCursor: string | PostgresCursor<R>, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+    // eslint-disable-next-line @typescript-eslint/consistent-type-assertions, @typescript-eslint/no-unnecessary-type-assertion -- Kysely's cursor and pg's Submittable are the same object under two type definitions
     if (typeof textOrCursor !== 'string') return this.client.query(textOrCursor as never) as PostgresCursor<R>;
-    const values = parameters as unknown[];
+    const values = parameters ? [...parameters] : [];
     const name = values.length > 0 ? this.statements.nameFor(textOrCursor) : undefined;
     // An empty values array keeps pg on the simple protocol; named ones go prepared.
     return new Promise((resolve, reject) => {
       const done = (error: Error | undefined, result: pg.QueryResult) => {
+        // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- rows are R by Kysely's contract with its dialect; pg types them as any
         if (!error) return resolve(result as unknown as PostgresQueryResult<R>);
         // This call fails (inside a transaction it cannot be retried); the next ones prepare afresh.
         if (name && isStalePreparedStatement(error)) this.statements.renew(textOrCursor);

@@ -20,6 +20,7 @@ type Template = { sql: string; parameters: readonly unknown[] };
 export function precompiled<Args extends unknown[], Row>(build: (db: Db, ...args: Args) => Compilable<Row>) {
   let template: Template | undefined;
   return async (executor: Executor, ...args: Args): Promise<Row[]> => {
+    // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- build is called once, with placeholders standing for Args
     template ??= compileTemplate(executor, build as (db: Db, ...args: unknown[]) => Compilable<Row>);
     const parameters = template.parameters.map((parameter) => (parameter instanceof Placeholder ? args[parameter.index] : parameter));
     const result = await executor.executeQuery<Row>(CompiledQuery.raw(template.sql, parameters));
@@ -27,10 +28,11 @@ export function precompiled<Args extends unknown[], Row>(build: (db: Db, ...args
   };
 }
 
-function compileTemplate<Row>(executor: Executor, build: (db: Db, ...args: unknown[]) => Compilable<Row>): Template {
+function compileTemplate<Row>(executor: Executor, build: (db: Executor, ...args: unknown[]) => Compilable<Row>): Template {
   // build's declared parameters after the handle are the query's arguments.
   const placeholders = Array.from({ length: build.length - 1 }, (_, index) => new Placeholder(index));
-  const { sql, parameters } = build(executor as Db, ...placeholders).compile();
+  // A transaction handle builds the same SQL as the root handle; only `compile` is called.
+  const { sql, parameters } = build(executor, ...placeholders).compile();
   for (const placeholder of placeholders) {
     if (!parameters.includes(placeholder)) throw new Error(`precompiled query: argument ${placeholder.index} is not a value of the query`);
   }

@@ -2,8 +2,6 @@ import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { PixKeyType } from '../pix/pixKeys.js';
 import type { TransactionStatus, TransactionType } from '../transactions/states.js';
 
-/** Table types as Kysely sees them (CamelCasePlugin maps snake_case columns). int8 arrives as number. */
-export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 export interface AccountsTable {
   id: string;

@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { recordOf } from './records.js';
 
 /** The one error shape of every route. */
-export const errorResponse = z.object({ error: z.string() }).meta({ id: 'Error' });
+const errorResponse = z.object({ error: z.string() }).meta({ id: 'Error' });
 
-export const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, errorResponse])) as Record<number, typeof errorResponse>;
+export const errorResponses = (...statuses: number[]) => recordOf(statuses, () => errorResponse);
 
 export const partySchema = z
   .object({

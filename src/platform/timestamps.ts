@@ -1,6 +1,7 @@
 import pg from 'pg';
 
 export const TIMESTAMPTZ_OID = 1184;
+// eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- pg's own timestamptz parser returns a Date (its types say any)
 const defaultTimestamptzParser = pg.types.getTypeParser(TIMESTAMPTZ_OID) as (text: string) => Date;
 
 const PLUS = 43;

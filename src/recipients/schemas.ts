@@ -1,17 +1,15 @@
 import { z } from 'zod';
-import { messages } from '../messages.js';
+import { messages, receivedText } from '../messages.js';
 import { isValidCnpj, isValidCpf, stripDocumentFormatting, type DocumentType } from '../pix/documents.js';
 import { normalizePixKey, normalizePixKeyType, pixKeyFormatError, PIX_KEY_TYPES, type PixKeyType } from '../pix/pixKeys.js';
 import type { RecipientStatus } from '../platform/schema.js';
 
-export const RECIPIENT_STATUSES = ['pending_review', 'active', 'rejected', 'removed', 'deactivated'] as const satisfies readonly RecipientStatus[];
+const RECIPIENT_STATUSES = ['pending_review', 'active', 'rejected', 'removed', 'deactivated'] as const satisfies readonly RecipientStatus[];
 
 const DOCUMENT_LENGTH = { cpf: 11, cnpj: 14 } as const;
 
 const isNonBlankString = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
 
-/** The value as the client sent it, for the `Recebido: '<value>'` messages (absent = empty). */
-const received = (value: unknown) => String(value ?? '');
 
 function normalizeDocumentType(value: unknown): DocumentType | null {
   const type = typeof value === 'string' ? value.trim().toLowerCase() : null;
@@ -28,7 +26,7 @@ function documentError(type: DocumentType, document: string): string | null {
 }
 
 /** Optional alias: trimmed, blank = none, at most 80 characters. */
-export const recipientLabelSchema = z
+const recipientLabelSchema = z
   .string({ error: messages.recipientLabelTooLong })
   .trim()
   .max(80, messages.recipientLabelTooLong)
@@ -60,7 +58,8 @@ const holderFields = z
         .meta({ description: '11 digits (cpf) or 14 digits (cnpj); dots, dashes, slashes and spaces are ignored.' }),
       documentType: z
         .unknown()
-        .refine((value) => normalizeDocumentType(value) !== null, { error: (issue) => messages.recipientDocumentTypeInvalid(received(issue.input)) })
+        .refine((value) => normalizeDocumentType(value) !== null, { error: (issue) => messages.recipientDocumentTypeInvalid(receivedText(issue.input)) })
+        // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the refine above admits only values that normalize
         .transform((value) => normalizeDocumentType(value) as DocumentType)
         .meta({ type: 'string', enum: ['cpf', 'cnpj'], description: 'Case and surrounding whitespace are ignored.' }),
     },
@@ -83,7 +82,8 @@ const keyFields = z
         .meta({ description: 'Max 150 characters; formatted as DICT stores it (cpf/cnpj punctuation, email case and phone formatting are normalized).' }),
       pixKeyType: z
         .unknown()
-        .refine((value) => normalizePixKeyType(value) !== null, { error: (issue) => messages.pixKeyTypeInvalid(received(issue.input)) })
+        .refine((value) => normalizePixKeyType(value) !== null, { error: (issue) => messages.pixKeyTypeInvalid(receivedText(issue.input)) })
+        // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the refine above admits only values that normalize
         .transform((value) => normalizePixKeyType(value) as PixKeyType)
         .meta({ type: 'string', enum: [...PIX_KEY_TYPES], description: 'Case and surrounding whitespace are ignored.' }),
     },
@@ -122,7 +122,7 @@ export const recipientRegisteredResponse = z.object({
   note: z.string(),
 });
 
-export const approvedRecipientSchema = z
+const approvedRecipientSchema = z
   .object({
     recipientId: z.string(),
     legalName: z.string(),

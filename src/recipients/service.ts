@@ -20,7 +20,7 @@ export const isRecipientId = (value: string): boolean => RECIPIENT_ID_PATTERN.te
 export type RecipientRegistration = { outcome: 'registered' | 'existing'; recipientId: string; status: 'pending_review' | 'active'; note: string };
 
 /** The merchant's list: only active recipients, the document masked, the alias of the approval. */
-export function presentApprovedRecipient(row: RecipientRow) {
+function presentApprovedRecipient(row: RecipientRow) {
   if (!row.approvedAt) throw new Error(`active recipient ${row.id} has no approvedAt`); // the table's CHECK forbids it
   return {
     recipientId: row.id,
@@ -33,7 +33,7 @@ export function presentApprovedRecipient(row: RecipientRow) {
 }
 
 /** The operator's view: everything submitted and reviewed. */
-export function presentOperatorRecipient(row: RecipientRow) {
+function presentOperatorRecipient(row: RecipientRow) {
   return {
     accountId: row.accountId,
     recipientId: row.id,

@@ -1,6 +1,5 @@
 import type { ChargeService } from '../charges/service.js';
 import { InvalidRequestError, InvalidStateError } from '../errors.js';
-import { messages } from '../messages.js';
 import { normalizePixKey, pixKeyFormatError } from '../pix/pixKeys.js';
 import type { Party, TransactionRow } from '../platform/schema.js';
 import type { ChargeDirective, SimulatedNetwork, WithdrawalDirective } from '../provider/provider.js';

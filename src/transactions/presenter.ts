@@ -1,15 +1,14 @@
 import type { Party, TransactionRow } from '../platform/schema.js';
+import { SETTLED_STATUSES, type TransactionStatus, type TransactionType } from './states.js';
 
-/** Statuses in which a transaction has settled on the PIX network (spec: Transaction rule 1). */
-const SETTLED_STATUSES = new Set(['paid', 'refunded', 'partially_refunded']);
 
 export type TransactionView = {
   transactionId: string;
-  type: 'pix_in' | 'withdrawal';
+  type: TransactionType;
   amountCents: number;
   feeCents: number;
   netCents: number;
-  status: string;
+  status: TransactionStatus;
   externalRef: string | null;
   pixPayload: string | null;
   expiresAt: number | null;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { messages } from '../messages.js';
 import { partySchema } from '../platform/schemas.js';
+import type { TransactionType } from './states.js';
 
 export const transactionSchema = z
   .object({
@@ -39,10 +40,9 @@ export const listTransactionsQuery = z.object({
   type: z
     .string({ error: (issue) => messages.transactionTypeInvalid(String(issue.input)) })
     .optional()
-    .refine((value) => value === undefined || value === 'pix_in' || value === 'withdrawal', {
+    .refine((value): value is TransactionType | undefined => value === undefined || value === 'pix_in' || value === 'withdrawal', {
       error: (issue) => messages.transactionTypeInvalid(String(issue.input)),
     })
-    .transform((value) => value as 'pix_in' | 'withdrawal' | undefined)
     .meta({ description: "'pix_in' or 'withdrawal'; both when absent." }),
   limit: listLimitQuery,
 });

@@ -2,9 +2,11 @@ import type { EventName } from '../webhooks/events.js';
 
 /**
  * The statuses of each transaction type and the only moves between them (DESIGN.md §5, §9).
- * Every status a transaction takes is the `to` of one of these transitions: the repository writes
- * a status only from a transition, checked against its `from`, with the transition's events in
- * the same database transaction. The CHECK of migration 005 holds the same lists.
+ * A transaction takes a status only as the `to` of one of these transitions: the repository
+ * writes a status only from a transition, checked against its `from`, with the transition's
+ * events in the same database transaction. The status lists are the spec's (the charge's
+ * cancellation, failure and refunds arrive with their transitions); the CHECK of migration 005
+ * holds the same lists.
  */
 export const CHARGE_STATUSES = ['pending', 'paid', 'expired', 'cancelled', 'failed', 'refunded', 'partially_refunded'] as const;
 export const WITHDRAWAL_STATUSES = ['pending_approval', 'processing', 'failed_unknown', 'paid', 'failed', 'cancelled', 'refunded', 'partially_refunded'] as const;
@@ -23,31 +25,36 @@ export type Transition<S extends TransactionStatus = TransactionStatus> = {
   readonly events: readonly EventName[];
 };
 
-const transitions =
-  <S extends TransactionStatus>(type: TransactionType) =>
-  <T extends Record<string, { from: readonly S[]; to: S; events: readonly EventName[] }>>(table: T): { readonly [K in keyof T]: Transition<S> } =>
-    Object.freeze(Object.fromEntries(Object.entries(table).map(([name, spec]) => [name, Object.freeze({ type, ...spec })]))) as { [K in keyof T]: Transition<S> }; // fromEntries loses the keys' types
+/** Freezes a table, its transitions and their lists: nothing can add or change a move at run time. */
+function frozen<T extends Record<string, Transition>>(table: T): T {
+  for (const transition of Object.values(table)) {
+    Object.freeze(transition.from);
+    Object.freeze(transition.events);
+    Object.freeze(transition);
+  }
+  return Object.freeze(table);
+}
 
-export const CHARGE = transitions<ChargeStatus>('pix_in')({
-  create: { from: [], to: 'pending', events: [] },
-  pay: { from: ['pending'], to: 'paid', events: ['transaction.paid'] },
-  expire: { from: ['pending'], to: 'expired', events: ['transaction.expired'] },
-});
+export const CHARGE = frozen({
+  create: { type: 'pix_in', from: [], to: 'pending', events: [] },
+  pay: { type: 'pix_in', from: ['pending'], to: 'paid', events: ['transaction.paid'] },
+  expire: { type: 'pix_in', from: ['pending'], to: 'expired', events: ['transaction.expired'] },
+} as const satisfies Record<string, Transition<ChargeStatus>>);
 
-export const WITHDRAWAL = transitions<WithdrawalStatus>('withdrawal')({
+export const WITHDRAWAL = frozen({
   /** Automatic mode: debited and sent at once. */
-  submit: { from: [], to: 'processing', events: ['transfer.created', 'transfer.processing'] },
+  submit: { type: 'withdrawal', from: [], to: 'processing', events: ['transfer.created', 'transfer.processing'] },
   /** Manual mode: waits for the operator, nothing debited yet. */
-  hold: { from: [], to: 'pending_approval', events: ['transfer.created', 'transfer.pending_approval'] },
-  approve: { from: ['pending_approval'], to: 'processing', events: ['transfer.approved', 'transfer.processing'] },
-  reject: { from: ['pending_approval'], to: 'cancelled', events: ['transfer.rejected', 'transfer.cancelled'] },
+  hold: { type: 'withdrawal', from: [], to: 'pending_approval', events: ['transfer.created', 'transfer.pending_approval'] },
+  approve: { type: 'withdrawal', from: ['pending_approval'], to: 'processing', events: ['transfer.approved', 'transfer.processing'] },
+  reject: { type: 'withdrawal', from: ['pending_approval'], to: 'cancelled', events: ['transfer.rejected', 'transfer.cancelled'] },
   /** The provider's answer was lost: reconciliation will tell. */
-  loseTrack: { from: ['processing'], to: 'failed_unknown', events: [] },
-  fail: { from: ['processing', 'failed_unknown'], to: 'failed', events: ['transfer.failed'] },
-  settle: { from: ['processing', 'failed_unknown'], to: 'paid', events: ['transfer.paid'] },
-  returnInFull: { from: ['paid'], to: 'refunded', events: ['transfer.refunded'] },
-  returnInPart: { from: ['paid'], to: 'partially_refunded', events: ['transfer.partially_refunded'] },
-});
+  loseTrack: { type: 'withdrawal', from: ['processing'], to: 'failed_unknown', events: [] },
+  fail: { type: 'withdrawal', from: ['processing', 'failed_unknown'], to: 'failed', events: ['transfer.failed'] },
+  settle: { type: 'withdrawal', from: ['processing', 'failed_unknown'], to: 'paid', events: ['transfer.paid'] },
+  returnInFull: { type: 'withdrawal', from: ['paid'], to: 'refunded', events: ['transfer.refunded'] },
+  returnInPart: { type: 'withdrawal', from: ['paid'], to: 'partially_refunded', events: ['transfer.partially_refunded'] },
+} as const satisfies Record<string, Transition<WithdrawalStatus>>);
 
 /** True when a transaction in `status` may take this transition. */
 export const allows = (transition: Transition, status: TransactionStatus): boolean => transition.from.includes(status);

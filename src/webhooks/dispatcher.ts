@@ -133,7 +133,7 @@ export class WebhookDispatcher {
   private record(outcome: AttemptOutcome): Promise<void> {
     return new Promise((resolve, reject) => {
       this.unrecorded.push({ outcome, resolve, reject });
-      if (!this.flushing) this.flushing = this.flushRecords();
+      this.flushing ??= this.flushRecords();
     });
   }
 

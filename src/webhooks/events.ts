@@ -3,6 +3,7 @@ import { newId } from '../platform/ids.js';
 import { insertEventsWithDeliveries } from './repository.js';
 import type { TransactionRow } from '../platform/schema.js';
 import { presentTransaction } from '../transactions/presenter.js';
+import { recordOf } from '../platform/records.js';
 
 /** The 21 canonical event names of the spec. */
 export const CANONICAL_EVENTS = [
@@ -35,7 +36,7 @@ const NO_SETTLEMENT: readonly SettlementField[] = [];
 
 /** The PIX fields each event carries (spec: Canonical events); every other event omits them. */
 export const SETTLEMENT_FIELDS: Record<EventName, readonly SettlementField[]> = {
-  ...(Object.fromEntries(CANONICAL_EVENTS.map((name) => [name, NO_SETTLEMENT])) as Record<EventName, readonly SettlementField[]>),
+  ...recordOf(CANONICAL_EVENTS, () => NO_SETTLEMENT),
   'transaction.paid': ['endToEndId', 'payer'],
   'transaction.refunded': ['endToEndId', 'payer'],
   'transaction.partially_refunded': ['endToEndId', 'payer'],
@@ -61,7 +62,7 @@ export const EVENT_CATEGORIES = {
   dispute: ['transaction.infraction', 'transaction.dispute', 'transaction.protest', 'transaction.blocked'],
   chargeback: ['transaction.chargeback'],
 } as const satisfies Record<string, readonly EventName[]>;
-export type EventCategory = keyof typeof EVENT_CATEGORIES;
+type EventCategory = keyof typeof EVENT_CATEGORIES;
 
 /** Names used before the canonical catalog (spec: Events), still accepted in filters. */
 export const FORMER_EVENT_NAMES: Record<string, EventName> = {
@@ -75,7 +76,9 @@ export const FORMER_EVENT_NAMES: Record<string, EventName> = {
   'protest.opened': 'transaction.protest',
 };
 
-const canonicalNames = new Set<string>(CANONICAL_EVENTS);
+const canonicalNames: ReadonlySet<string> = new Set(CANONICAL_EVENTS);
+const isEventName = (name: string): name is EventName => canonicalNames.has(name);
+const isCategory = (name: string): name is EventCategory => Object.hasOwn(EVENT_CATEGORIES, name);
 
 /**
  * An endpoint filter as the service keeps it: each entry a canonical name or a category (former
@@ -85,13 +88,13 @@ export function normalizeEventFilter(entries: readonly string[]): { filters: str
   const filters = new Set<string>();
   const eventNames = new Set<EventName>();
   for (const entry of entries) {
-    const name = FORMER_EVENT_NAMES[entry] ?? entry;
-    if (canonicalNames.has(name)) {
+    const name = (Object.hasOwn(FORMER_EVENT_NAMES, entry) ? FORMER_EVENT_NAMES[entry] : undefined) ?? entry;
+    if (isEventName(name)) {
       filters.add(name);
-      eventNames.add(name as EventName);
-    } else if (Object.hasOwn(EVENT_CATEGORIES, name)) {
+      eventNames.add(name);
+    } else if (isCategory(name)) {
       filters.add(name);
-      for (const member of EVENT_CATEGORIES[name as EventCategory]) eventNames.add(member);
+      for (const member of EVENT_CATEGORIES[name]) eventNames.add(member);
     } else {
       return { unknown: entry };
     }
@@ -119,9 +122,4 @@ export async function recordTransactionEvents(tx: Tx, events: readonly { name: E
     }),
     at,
   );
-}
-
-/** One status change's event: see recordTransactionEvents. */
-export function recordTransactionEvent(tx: Tx, name: EventName, transaction: TransactionRow, at: Date): Promise<void> {
-  return recordTransactionEvents(tx, [{ name, transaction }], at);
 }

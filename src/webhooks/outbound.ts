@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, request } from 'undici';
+import { errorCode } from '../platform/errors.js';
 
 /**
  * Outbound webhook HTTP, safe against SSRF: only public unicast addresses are dialled, checked
@@ -25,7 +26,7 @@ export function isNonPublicLiteral(hostname: string): boolean {
 export const allowsProtocol = (protocol: string, allowPrivate: boolean): boolean => protocol === 'https:' || (allowPrivate && protocol === 'http:');
 
 /** The attempt's recorded error does not say which internal address a name resolved to (tenants read it). */
-export class BlockedAddressError extends Error {
+class BlockedAddressError extends Error {
   readonly code = 'BLOCKED_ADDRESS';
   constructor() {
     super('destination address not allowed');
@@ -38,14 +39,14 @@ const systemLookup: Lookup = (hostname, options, callback) => dnsLookup(hostname
 
 /** A `lookup` for net/tls.connect that refuses names resolving to any non-public address. */
 function guardedLookup(resolve: Lookup) {
-  return (hostname: string, options: LookupOptions, callback: (...args: any[]) => void) => {
+  return (hostname: string, options: LookupOptions, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error);
+      if (error) return callback(error, []);
       const blocked = addresses.find((entry) => !isPublicAddress(entry.address));
-      if (blocked) return callback(new BlockedAddressError());
+      if (blocked) return callback(new BlockedAddressError(), []);
       if (options.all) return callback(null, addresses);
       const [first] = addresses;
-      return first ? callback(null, first.address, first.family) : callback(new Error(`${hostname} has no address`));
+      return first ? callback(null, first.address, first.family) : callback(new Error(`${hostname} has no address`), []);
     });
   };
 }
@@ -118,14 +119,14 @@ export class WebhookClient {
 }
 
 function describeFailure(error: unknown, timeoutMs: number): string {
-  const causes: unknown[] = [];
+  const causes: Error[] = [];
   for (let current: unknown = error; current instanceof Error && causes.length < 5; current = current.cause) causes.push(current);
   const blocked = causes.find((cause) => cause instanceof BlockedAddressError);
-  if (blocked) return `blocked: ${(blocked as Error).message}`;
-  const names = causes.map((cause) => (cause as Error).name);
+  if (blocked) return `blocked: ${blocked.message}`;
+  const names = causes.map((cause) => cause.name);
   if (names.includes('TimeoutError') || names.includes('HeadersTimeoutError') || names.includes('BodyTimeoutError') || names.includes('ConnectTimeoutError')) {
     return `timeout after ${timeoutMs} ms`;
   }
-  const last = causes.at(-1) as (Error & { code?: string }) | undefined;
-  return `network error: ${last?.code ?? last?.message ?? String(error)}`;
+  const last = causes.at(-1);
+  return `network error: ${errorCode(last) ?? last?.message ?? String(error)}`;
 }

@@ -235,7 +235,7 @@ export async function purgeHistory(db: Db, before: Date): Promise<number> {
   await db
     .deleteFrom('events')
     .where('createdAt', '<', before)
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhookDeliveries').select('id').whereRef('webhookDeliveries.eventId', '=', 'events.id'))))
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('webhookDeliveries').select('id').whereRef('webhookDeliveries.eventId', '=', 'events.id'))))
     .execute();
   return Number(deliveries.numDeletedRows);
 }

@@ -61,7 +61,7 @@ export const deliveriesQuery = z.object({
   limit: listLimitQuery,
 });
 
-export const attemptSchema = z
+const attemptSchema = z
   .object({
     attemptId: z.string(),
     deliveryId: z.string().meta({ description: 'What POST …/webhook-deliveries/{deliveryId}/resend takes.' }),
@@ -93,7 +93,7 @@ export const resendResponse = z.object({
 const { pixPayload: _payload, endToEndId: _e2e, payer: _payer, beneficiary: _beneficiary, refundEndToEndId: _refund, ...transactionFields } = transactionSchema.shape;
 
 /** The body of one event, for the OpenAPI document's `webhooks` section. */
-export function eventBodySchema(name: EventName) {
+function eventBodySchema(name: EventName) {
   const settlement = SETTLEMENT_FIELDS[name];
   const fields = Object.fromEntries(settlement.map((field) => [field, transactionSchema.shape[field].unwrap()]));
   return z.object({
@@ -121,12 +121,15 @@ export function openApiWebhooks(): Record<string, OpenAPIV3_1.PathItemObject> {
     CANONICAL_EVENTS.map((name) => {
       const { $schema: _schema, $defs: _defs, ...schema } = z.toJSONSchema(eventBodySchema(name), { io: 'output', unrepresentable: 'any' });
       // Shared schemas (Party) are the document's components, not local definitions.
+      // The same JSON Schema (any JSON value to the type checker), its $defs references pointed at the document's components.
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment
       const body = JSON.parse(JSON.stringify(schema).replaceAll('"#/$defs/', '"#/components/schemas/'));
       const pathItem: OpenAPIV3_1.PathItemObject = {
           post: {
             summary: `Event ${name}`,
             description: 'Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.',
             parameters: WEBHOOK_HEADERS.map(([header, description]) => ({ name: header, in: 'header', required: true, description, schema: { type: 'string' } })),
+            // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- body: see above
             requestBody: { required: true, content: { 'application/json': { schema: body } } },
             responses: {
               '2XX': { description: 'Delivered.' },

@@ -13,14 +13,14 @@ import * as repository from './repository.js';
 import { generateWebhookSecret } from './signature.js';
 
 /** Spec limits: 6 URLs per account, 10 manual resends per hour per account. */
-export const MAX_ENDPOINTS_PER_ACCOUNT = 6;
+const MAX_ENDPOINTS_PER_ACCOUNT = 6;
 const RESENDS_PER_HOUR = 10;
 const HOUR_MS = 3_600_000;
 const DEFAULT_OVERLAP_SECONDS = 86_400;
 const HISTORY_RETENTION_MS = 60 * 24 * HOUR_MS;
 const MAX_URL_LENGTH = 2048;
 
-export function presentEndpoint(row: WebhookEndpointRow, now: Date) {
+function presentEndpoint(row: WebhookEndpointRow, now: Date) {
   return {
     endpointId: row.id,
     url: row.url,
@@ -30,7 +30,7 @@ export function presentEndpoint(row: WebhookEndpointRow, now: Date) {
   };
 }
 
-export function presentAttempt(record: repository.AttemptRecord) {
+function presentAttempt(record: repository.AttemptRecord) {
   return {
     attemptId: record.attemptId,
     deliveryId: record.deliveryId,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { amountCentsSchema, externalRefSchema } from '../charges/schemas.js';
-import { messages } from '../messages.js';
+import { messages, receivedText } from '../messages.js';
 import { normalizePixKey, normalizePixKeyType, pixKeyFormatError, PIX_KEY_TYPES, type PixKeyType } from '../pix/pixKeys.js';
 
 const RECIPIENT_ID_PATTERN = /^[0-9a-f]{24}$/;
@@ -25,7 +25,8 @@ function buildWithdrawalBody(limits: AmountLimits) {
         .refine((value) => value.length <= 150, messages.pixKeyTooLong),
       pixKeyType: z
         .unknown()
-        .refine((value) => normalizePixKeyType(value) !== null, { error: (issue) => messages.pixKeyTypeInvalid(String(issue.input ?? '')) })
+        .refine((value) => normalizePixKeyType(value) !== null, { error: (issue) => messages.pixKeyTypeInvalid(receivedText(issue.input)) })
+        // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the refine above admits only values that normalize
         .transform((value) => normalizePixKeyType(value) as PixKeyType)
         .meta({ type: 'string', enum: [...PIX_KEY_TYPES], description: 'Case and surrounding whitespace are ignored.' }),
       description: z.string({ error: messages.descriptionTooLong }).max(200, messages.descriptionTooLong).nullish(),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type Gateway } from '../helpers/gateway.js';
+import { startGateway, type Gateway, type JsonBody } from '../helpers/gateway.js';
 
-type JsonObject = Record<string, any>;
+type JsonObject = Record<string, JsonBody>;
 
 let gateway: Gateway;
 let document: JsonObject;
@@ -23,7 +23,7 @@ function resolve(schema: JsonObject | undefined): JsonObject | undefined {
     current = ref
       .slice(2)
       .split('/')
-      .reduce<any>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+      .reduce<JsonBody>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], document);
   }
   return current;
 }

@@ -14,7 +14,11 @@ export const PUBLIC_HOST = 'pix.example.com';
 export const serverUrl = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : undefined;
 export const backend = serverUrl ? 'postgres' : 'pglite';
 
-export type Reply<T = any> = { status: number; body: T; headers: Headers };
+/** A JSON body as the API answered it: tests read its fields freely and assert them. The one `any` of the code base. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsonBody = any;
+
+export type Reply<T = JsonBody> = { status: number; body: T; headers: Headers };
 
 export type Gateway = {
   url: string;
@@ -27,8 +31,8 @@ export type Gateway = {
   database: Database;
   clock: ManualClock;
   /** A merchant API call with the given key (no Authorization header when key is null). */
-  call<T = any>(method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<Reply<T>>;
-  admin<T = any>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
+  call<T = JsonBody>(method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<Reply<T>>;
+  admin<T = JsonBody>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
   /** A merchant with approved KYC and a key; `patch` goes through PATCH /admin/v1/accounts. */
   createMerchant(patch?: Record<string, unknown>, account?: Record<string, unknown>): Promise<Merchant>;
   /** The services of another process on the same database (own pool on the server): a second worker. */

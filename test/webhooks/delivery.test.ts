@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signPayload, secretKeyBytes } from '../../src/webhooks/signature.js';
 import { paidCharge, registerEndpoint, settleWithdrawal, startNextHour, withdraw } from '../helpers/api.js';
-import { startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { startGateway, withdrawalToHolder, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
 import { startReceiver, type ReceivedWebhook, type Receiver } from '../helpers/receiver.js';
 
 const SCHEDULE = [60, 300, 1800, 7200, 21600];
@@ -30,7 +30,7 @@ const dispatcher = () => gateway.services.webhookDispatcher;
 const attemptsOf = async (merchant: Merchant, query = '') => {
   const reply = await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}/webhook-deliveries${query}`);
   expect(reply.status).toBe(200);
-  return reply.body.attempts as any[];
+  return reply.body.attempts as JsonBody[];
 };
 /** Requests the receiver got on one path since the test started. */
 const receivedOn = (path: string) => receiver.received.filter((request) => request.path === path);

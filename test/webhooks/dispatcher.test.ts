@@ -61,7 +61,7 @@ describe(`several workers (${backend})`, () => {
       // Stopping waits for attempts in flight to be recorded.
       await Promise.all([second.close(), gateway.services.webhookDispatcher.stop()]);
     }
-    const keys = receiver.received.filter((request) => request.path === '/w1' || request.path === '/w2').map((request) => `${request.path} ${request.headers['x-svc-event-id']}`);
+    const keys = receiver.received.filter((request) => request.path === '/w1' || request.path === '/w2').map((request) => `${request.path} ${String(request.headers['x-svc-event-id'])}`);
     expect(keys).toHaveLength(80);
     expect(new Set(keys).size).toBe(80);
     const deliveries = await deliveriesOf(merchant.accountId);
@@ -109,7 +109,7 @@ describe.runIf(serverUrl)('a worker process killed mid-attempt (PostgreSQL serve
     const url = new URL(serverUrl!);
     url.searchParams.set('options', `-c search_path=${gateway.schema}`);
     // A long timeout (lease 45 s): the attempt is still in flight when the process dies.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'worker'], {
+    const child = spawn(process.execPath, ['dist/cli.js', 'worker'], {
       env: { ...process.env, ...gateway.environment, DATABASE_URL: url.toString(), LOG_LEVEL: 'silent', WEBHOOK_TIMEOUT_MS: '20000' },
       stdio: 'ignore',
     });

@@ -22,10 +22,10 @@ import {
 import * as repository from './repository.js';
 
 /** ISPB the simulated network uses in the end-to-end ids it mints and for the bank accounts it makes up. */
-export const SIMULATED_ISPB = '99999999';
+const SIMULATED_ISPB = '99999999';
 
 /** The payer of a sandbox payment that names none. */
-export const DEFAULT_SANDBOX_PAYER: Party = {
+const DEFAULT_SANDBOX_PAYER: Party = {
   name: 'Pagador Sandbox',
   document: '52998224725',
   documentType: 'cpf',

@@ -1,0 +1,200 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigurationError, readEnvironment, resolveSecrets } from '../src/config.js';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const ADMIN_TOKEN = 'admin-token-0123456789';
+const SECRET_KEY = 'secret-key-0123456789abcdef0123456789';
+const SERVER_SECRETS = { ADMIN_TOKEN, SECRET_KEY };
+
+/** The ConfigurationError readEnvironment throws for `env` (fails the test when it does not throw). */
+function refusal(env: NodeJS.ProcessEnv): ConfigurationError {
+  try {
+    readEnvironment(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigurationError);
+    if (error instanceof ConfigurationError) return error;
+  }
+  throw new Error(`readEnvironment accepted ${JSON.stringify(env)}`);
+}
+
+const temporaryFolders: string[] = [];
+const freshFolder = () => {
+  const folder = mkdtempSync(join(tmpdir(), 'pix-config-test-'));
+  temporaryFolders.push(folder);
+  return folder;
+};
+afterEach(() => {
+  for (const folder of temporaryFolders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+const DATABASE_URL_MESSAGE = (got: string) =>
+  `Invalid configuration: DATABASE_URL must be postgres://…, postgresql://… or memory:// (or unset for the embedded database in DATA_DIR); got ${got}`;
+
+describe('readEnvironment: DATABASE_URL', () => {
+  it.each([
+    ['postgress://db.example.com/prod', 'a URL with scheme "postgress:"'],
+    ['mysql://x/y', 'a URL with scheme "mysql:"'],
+    ['memory://x', 'a URL with scheme "memory:"'],
+    ['file:./data', 'a URL with scheme "file:"'],
+    ['./data', 'a value that is not such a URL'],
+    ['sqlite::memory:', 'a URL with scheme "sqlite:"'],
+  ])('refuses %s, naming DATABASE_URL', (url, got) => {
+    const error = refusal({ DATABASE_URL: url, ...SERVER_SECRETS });
+    expect(error.message).toBe(DATABASE_URL_MESSAGE(got));
+  });
+
+  it('names the scheme of a refused URL but never its user, password or host', () => {
+    const error = refusal({ DATABASE_URL: 'postgress://alice:s3cret@db.example.com/prod', ...SERVER_SECRETS });
+    expect(error.message).toBe(DATABASE_URL_MESSAGE('a URL with scheme "postgress:"'));
+    for (const secret of ['alice', 's3cret', 'db.example.com']) expect(error.message).not.toContain(secret);
+  });
+
+  it.each(['postgres://alice:s3cret@db.example.com:5432/prod', 'postgresql://db.example.com/prod'])('%s is a server database', (url) => {
+    expect(readEnvironment({ DATABASE_URL: url, ...SERVER_SECRETS }).database).toEqual({ kind: 'server', url });
+  });
+
+  it('memory:// is the in-memory database', () => {
+    expect(readEnvironment({ DATABASE_URL: 'memory://' }).database).toEqual({ kind: 'memory' });
+  });
+
+  it.each([
+    ['unset', {}],
+    ['empty', { DATABASE_URL: '' }],
+  ])('%s is the embedded database in ./data', (_name, env) => {
+    expect(readEnvironment(env).database).toEqual({ kind: 'embedded', dataDir: './data' });
+  });
+
+  it.each([
+    ['unset', {}],
+    ['empty', { DATABASE_URL: '' }],
+  ])('%s is the embedded database in DATA_DIR when given', (_name, env) => {
+    expect(readEnvironment({ ...env, DATA_DIR: '/var/lib/pix' }).database).toEqual({ kind: 'embedded', dataDir: '/var/lib/pix' });
+  });
+});
+
+describe('readEnvironment: secrets and provider', () => {
+  const server = { DATABASE_URL: 'postgres://db.example.com/prod' };
+
+  it.each([
+    ['SECRET_KEY', { ADMIN_TOKEN }, 'Invalid configuration: SECRET_KEY required with a PostgreSQL server database'],
+    ['ADMIN_TOKEN', { SECRET_KEY }, 'Invalid configuration: ADMIN_TOKEN required with a PostgreSQL server database'],
+    ['both', {}, 'Invalid configuration: ADMIN_TOKEN and SECRET_KEY required with a PostgreSQL server database'],
+  ])('a server database without %s is refused, naming exactly the missing ones', (_name, secrets, message) => {
+    expect(refusal({ ...server, ...secrets }).message).toBe(message);
+  });
+
+  it('ADMIN_TOKEN shorter than 16 characters is refused', () => {
+    expect(refusal({ ...server, SECRET_KEY, ADMIN_TOKEN: 'a'.repeat(15) }).message).toBe('Invalid configuration: ADMIN_TOKEN must have at least 16 characters');
+    expect(readEnvironment({ ...server, SECRET_KEY, ADMIN_TOKEN: 'a'.repeat(16) }).adminToken).toBe('a'.repeat(16));
+  });
+
+  it('SECRET_KEY shorter than 32 characters is refused', () => {
+    expect(refusal({ ...server, ADMIN_TOKEN, SECRET_KEY: 's'.repeat(31) }).message).toBe('Invalid configuration: SECRET_KEY must have at least 32 characters');
+    expect(readEnvironment({ ...server, ADMIN_TOKEN, SECRET_KEY: 's'.repeat(32) }).secretKey).toBe('s'.repeat(32));
+  });
+
+  it('a short secret is refused on the embedded database too', () => {
+    expect(refusal({ ADMIN_TOKEN: 'short' }).message).toBe('Invalid configuration: ADMIN_TOKEN must have at least 16 characters');
+  });
+
+  it('PIX_PROVIDER apipix (not implemented) is refused', () => {
+    expect(refusal({ ...server, ...SERVER_SECRETS, PIX_PROVIDER: 'apipix' }).message).toBe(
+      "Invalid configuration: PIX_PROVIDER must be 'simulated' (the only provider today)",
+    );
+  });
+
+  it('PIX_PROVIDER defaults to the simulator', () => {
+    expect(readEnvironment({ DATABASE_URL: 'memory://' }).pixProvider).toBe('simulated');
+  });
+});
+
+describe('resolveSecrets', () => {
+  it('memory: generates both secrets for this run and writes nothing', () => {
+    const cwd = freshFolder();
+    const dataDir = join(cwd, 'data');
+    const previous = process.cwd();
+    process.chdir(cwd);
+    try {
+      const { config, adminTokenGenerated } = resolveSecrets(readEnvironment({ DATABASE_URL: 'memory://', DATA_DIR: dataDir }));
+      expect(config.adminToken).toMatch(/^adm_[0-9a-f]{64}$/);
+      expect(config.secretKey).toMatch(/^[0-9a-f]{64}$/);
+      expect(adminTokenGenerated).toBe(true);
+    } finally {
+      process.chdir(previous);
+    }
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it('memory: each run has its own secrets', () => {
+    const first = resolveSecrets(readEnvironment({ DATABASE_URL: 'memory://' })).config;
+    const second = resolveSecrets(readEnvironment({ DATABASE_URL: 'memory://' })).config;
+    expect(second.adminToken).not.toBe(first.adminToken);
+    expect(second.secretKey).not.toBe(first.secretKey);
+  });
+
+  it('embedded: generates both once, keeps them in secrets.json (0600), and reuses them', () => {
+    const dataDir = join(freshFolder(), 'data');
+    const first = resolveSecrets(readEnvironment({ DATA_DIR: dataDir }));
+    expect(first.adminTokenGenerated).toBe(true);
+    expect(first.config.adminToken).toMatch(/^adm_[0-9a-f]{64}$/);
+    expect(first.config.secretKey).toMatch(/^[0-9a-f]{64}$/);
+
+    const store = join(dataDir, 'secrets.json');
+    expect(statSync(store).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(store, 'utf8'))).toEqual({ adminToken: first.config.adminToken, secretKey: first.config.secretKey });
+
+    const second = resolveSecrets(readEnvironment({ DATA_DIR: dataDir }));
+    expect(second.adminTokenGenerated).toBe(false);
+    expect(second.config.adminToken).toBe(first.config.adminToken);
+    expect(second.config.secretKey).toBe(first.config.secretKey);
+  });
+
+  it('embedded: an ADMIN_TOKEN from the environment is used and never written to secrets.json', () => {
+    const dataDir = freshFolder();
+    const given = 'operator-chosen-token-0123';
+    const { config, adminTokenGenerated } = resolveSecrets(readEnvironment({ DATA_DIR: dataDir, ADMIN_TOKEN: given }));
+    expect(config.adminToken).toBe(given);
+    expect(adminTokenGenerated).toBe(false);
+
+    const text = readFileSync(join(dataDir, 'secrets.json'), 'utf8');
+    expect(JSON.parse(text)).toEqual({ secretKey: config.secretKey });
+    expect(text).not.toContain(given);
+    expect(statSync(join(dataDir, 'secrets.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('embedded: both secrets from the environment write no file', () => {
+    const dataDir = freshFolder();
+    const { config, adminTokenGenerated } = resolveSecrets(readEnvironment({ DATA_DIR: dataDir, ...SERVER_SECRETS }));
+    expect(config).toMatchObject({ adminToken: ADMIN_TOKEN, secretKey: SECRET_KEY });
+    expect(adminTokenGenerated).toBe(false);
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+});
+
+describe('the CLI with a mistyped DATABASE_URL', () => {
+  it('migrate exits 1 naming DATABASE_URL and creates no data folder', async () => {
+    const cwd = freshFolder();
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: 'postgress://db.example.com/prod' };
+    delete env.DATA_DIR;
+    const child = spawn(process.execPath, [join(REPO, 'scripts/start.mjs'), 'migrate'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.resume();
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', resolve);
+    });
+
+    expect(code).toBe(1);
+    expect(stderr).toContain('DATABASE_URL');
+    expect(stderr).toContain('"postgress:"');
+    expect(stderr).not.toContain('db.example.com');
+    expect(existsSync(join(cwd, 'data'))).toBe(false);
+    expect(readdirSync(cwd)).toEqual([]);
+  }, 60_000);
+});

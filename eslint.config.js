@@ -10,7 +10,11 @@ const SQL_FILES = ['src/**/repository.ts', 'src/**/*Repository.ts', 'src/platfor
 /** Query-building calls of Kysely: only repositories build queries. */
 const QUERY_BUILDING = 'CallExpression[callee.property.name=/^(selectFrom|insertInto|updateTable|deleteFrom|executeQuery|replaceInto|mergeInto)$/]';
 const SQL_ONLY_IN_REPOSITORIES = 'SQL lives in repository modules (repository.ts, *Repository.ts).';
-const NO_HTTP = { group: ['fastify', 'fastify-*', '@fastify/*'], allowTypeImports: true, message: 'HTTP lives in routes (routes.ts, adminRoutes.ts) and src/platform/http.ts.' };
+const NO_HTTP = {
+  group: ['fastify', 'fastify-*', '@fastify/*'],
+  allowTypeImports: true,
+  message: 'HTTP lives in routes (routes.ts, adminRoutes.ts) and src/platform/http.ts.',
+};
 const NO_SQL = { group: ['kysely'], message: SQL_ONLY_IN_REPOSITORIES };
 
 export default tseslint.config(
@@ -51,7 +55,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/repository.js', '**/*Repository.js', '**/platform/database.js'], message: 'Routes call services, never a repository or the database handle.' },
+            {
+              group: ['**/repository.js', '**/*Repository.js', '**/platform/database.js'],
+              message: 'Routes call services, never a repository or the database handle.',
+            },
             NO_SQL,
             { group: ['**/provider/**'], message: 'Only src/provider/ and src/services.ts know the provider.' },
           ],

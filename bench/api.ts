@@ -21,7 +21,13 @@ export async function callJson<T = unknown>(
 }
 
 /** Like callJson, but anything other than `expected` is an error naming the call. */
-export async function expectJson<T = unknown>(expected: number, baseUrl: string, method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<T> {
+export async function expectJson<T = unknown>(
+  expected: number,
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown } = {},
+): Promise<T> {
   const reply = await callJson<T>(baseUrl, method, path, options);
   if (reply.status !== expected) throw new Error(`${method} ${path}: expected ${expected}, got ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.body;

@@ -28,7 +28,9 @@ function positiveNumber(name: string, fallback: number): number {
 }
 
 export function loadBenchConfig(): BenchConfig {
-  const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim()).filter(Boolean);
+  const only = process.env.BENCH_ONLY?.split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
   return {
     durationSeconds: positiveNumber('BENCH_DURATION', 10),
     warmupSeconds: positiveNumber('BENCH_WARMUP', 3),

@@ -131,7 +131,9 @@ export function formatProfile(title: string, summary: ProfileSummary): string {
     `${title} — ${summary.samples} samples${summary.windowApplied ? ' in the measured window' : ' (whole process)'}, idle ${summary.idlePercent.toFixed(1)}%, socket writes ${summary.socketWritePercent.toFixed(1)}%`,
     `  ${summary.file}`,
     '  % of work (excl. idle, socket writes) · % of all samples · function · location',
-    ...summary.top.map((row) => `  ${row.percentOfWork.toFixed(1).padStart(5)}  ${row.percent.toFixed(1).padStart(5)}  ${row.name.slice(0, 40).padEnd(40)}  ${row.location}`),
+    ...summary.top.map(
+      (row) => `  ${row.percentOfWork.toFixed(1).padStart(5)}  ${row.percent.toFixed(1).padStart(5)}  ${row.name.slice(0, 40).padEnd(40)}  ${row.location}`,
+    ),
     `  by area (% of work): ${summary.byArea.map((row) => `${row.name} ${row.percentOfWork.toFixed(1)}%`).join(', ')}`,
   ];
   return lines.join('\n');

@@ -111,7 +111,8 @@ export function startCpuWindow(meters: CpuMeter[]): () => CpuWindow {
       seconds[meter.name] = spent === null || seconds[meter.name] === null ? null : (seconds[meter.name] ?? 0) + spent;
     });
     const machineAfter = machineBusySeconds();
-    const othersPercentOfCore = machineBefore === null || machineAfter === null || wallSeconds === 0 ? null : Math.max(0, (100 * (machineAfter - machineBefore - metered)) / wallSeconds);
+    const othersPercentOfCore =
+      machineBefore === null || machineAfter === null || wallSeconds === 0 ? null : Math.max(0, (100 * (machineAfter - machineBefore - metered)) / wallSeconds);
     return { seconds, othersPercentOfCore, wallSeconds };
   };
 }

@@ -21,29 +21,33 @@ const UNLIMITED = {
 /** `count` approved merchants, one API key each, through the operator API; funded when `fundCents` is given. */
 export async function createMerchants(gatewayUrl: string, count: number, options: { fundCents?: number } = {}): Promise<Merchant[]> {
   const admin = { token: ADMIN_TOKEN };
-  return mapConcurrently(Array.from({ length: count }, (_, index) => index), 8, async (index) => {
-    const account = await expectJson<{ accountId: string }>(201, gatewayUrl, 'POST', '/admin/v1/accounts', {
-      ...admin,
-      body: {
-        name: `Loja Bench ${index + 1}`,
-        email: `loja${index + 1}@example.com`,
-        emailVerified: true,
-        city: 'Sao Paulo',
-        responsible: { name: 'Ana Souza', cpf: HOLDER_CPF },
-        kycStatus: 'approved',
-      },
-    });
-    const { accountId } = account;
-    await expectJson(200, gatewayUrl, 'PATCH', `/admin/v1/accounts/${accountId}`, { ...admin, body: UNLIMITED });
-    const key = await expectJson<{ apiKey: string }>(201, gatewayUrl, 'POST', `/admin/v1/accounts/${accountId}/api-keys`, admin);
-    if (options.fundCents) {
-      await expectJson(201, gatewayUrl, 'POST', `/admin/v1/accounts/${accountId}/adjustments`, {
+  return mapConcurrently(
+    Array.from({ length: count }, (_, index) => index),
+    8,
+    async (index) => {
+      const account = await expectJson<{ accountId: string }>(201, gatewayUrl, 'POST', '/admin/v1/accounts', {
         ...admin,
-        body: { amountCents: options.fundCents, reason: 'fundos do benchmark' },
+        body: {
+          name: `Loja Bench ${index + 1}`,
+          email: `loja${index + 1}@example.com`,
+          emailVerified: true,
+          city: 'Sao Paulo',
+          responsible: { name: 'Ana Souza', cpf: HOLDER_CPF },
+          kycStatus: 'approved',
+        },
       });
-    }
-    return { accountId, apiKey: key.apiKey };
-  });
+      const { accountId } = account;
+      await expectJson(200, gatewayUrl, 'PATCH', `/admin/v1/accounts/${accountId}`, { ...admin, body: UNLIMITED });
+      const key = await expectJson<{ apiKey: string }>(201, gatewayUrl, 'POST', `/admin/v1/accounts/${accountId}/api-keys`, admin);
+      if (options.fundCents) {
+        await expectJson(201, gatewayUrl, 'POST', `/admin/v1/accounts/${accountId}/adjustments`, {
+          ...admin,
+          body: { amountCents: options.fundCents, reason: 'fundos do benchmark' },
+        });
+      }
+      return { accountId, apiKey: key.apiKey };
+    },
+  );
 }
 
 /** A new charge's body (as the tests' chargeBody()): no externalRef, so every request creates one. */

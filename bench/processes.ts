@@ -161,10 +161,15 @@ export async function startHelloWorld(): Promise<HttpProcess> {
 /** A one-shot `src/cli.ts <command>` (e.g. doctor) on a database: its exit code and output. */
 export function runCli(command: string, databaseUrl: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', command], { cwd: ROOT, env: { ...process.env, ...gatewayEnv(databaseUrl, 0) } }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, output: `${stdout}${stderr}`.trim() });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', command],
+      { cwd: ROOT, env: { ...process.env, ...gatewayEnv(databaseUrl, 0) } },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, output: `${stdout}${stderr}`.trim() });
+      },
+    );
   });
 }
 

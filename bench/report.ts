@@ -42,11 +42,39 @@ export function formatTable(results: ScenarioResult[], baselines: Baselines, con
   const rows: string[][] = [];
   const hello = baselines.helloWorld;
   if (hello) {
-    rows.push(['B1', 'Fastify hello-world (HTTP ceiling)', '—', integer(hello.requestsPerSecond), millis(hello.p50Ms), millis(hello.p99Ms), `${integer(hello.non2xx)} / ${integer(hello.errors)}`, mebibytes(hello.peakRssBytes), cpuShares(hello.cpuMsPerRequest), otherLoad(hello.othersPercentOfCore), 'baseline', '100%', '—']);
+    rows.push([
+      'B1',
+      'Fastify hello-world (HTTP ceiling)',
+      '—',
+      integer(hello.requestsPerSecond),
+      millis(hello.p50Ms),
+      millis(hello.p99Ms),
+      `${integer(hello.non2xx)} / ${integer(hello.errors)}`,
+      mebibytes(hello.peakRssBytes),
+      cpuShares(hello.cpuMsPerRequest),
+      otherLoad(hello.othersPercentOfCore),
+      'baseline',
+      '100%',
+      '—',
+    ]);
   }
   const pgbench = baselines.pgbench;
   if (pgbench) {
-    rows.push(['B2', `pgbench -N, ${pgbench.clients} clients, scale ${pgbench.scale} (commit ceiling)`, 'postgres', `${integer(pgbench.tps)} TPS`, '—', '—', '—', '—', cpuShares({ postgres: pgbench.postgresCpuMsPerTransaction }), '—', 'baseline', `avg latency ${millis(pgbench.latencyAverageMs)} ms`, '—']);
+    rows.push([
+      'B2',
+      `pgbench -N, ${pgbench.clients} clients, scale ${pgbench.scale} (commit ceiling)`,
+      'postgres',
+      `${integer(pgbench.tps)} TPS`,
+      '—',
+      '—',
+      '—',
+      '—',
+      cpuShares({ postgres: pgbench.postgresCpuMsPerTransaction }),
+      '—',
+      'baseline',
+      `avg latency ${millis(pgbench.latencyAverageMs)} ms`,
+      '—',
+    ]);
   }
   for (const result of results) {
     const { met, misses } = verdict(result, baselines);
@@ -67,7 +95,21 @@ export function formatTable(results: ScenarioResult[], baselines: Baselines, con
       outcome,
     ]);
   }
-  const header = ['#', 'scenario', 'db', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx / errors', 'peak RSS', 'CPU ms/req', 'other CPU', 'target', 'vs baseline', 'result'];
+  const header = [
+    '#',
+    'scenario',
+    'db',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'non-2xx / errors',
+    'peak RSS',
+    'CPU ms/req',
+    'other CPU',
+    'target',
+    'vs baseline',
+    'result',
+  ];
   const lines = [header, header.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`);
   return [
     `${config.connections} connections, ${config.durationSeconds} s measured after ${config.warmupSeconds} s warm-up, ${config.accounts} merchant accounts.`,
@@ -81,7 +123,13 @@ export function formatTable(results: ScenarioResult[], baselines: Baselines, con
 export function formatNotes(results: ScenarioResult[]): string {
   return results
     .filter((result) => result.notes.length || result.checks.length)
-    .map((result) => [`${result.id}. ${result.title}`, ...result.checks.map((check) => `   ${check.ok ? 'ok' : 'FAILED'} ${check.name}: ${check.detail}`), ...result.notes.map((note) => `   ${note}`)].join('\n'))
+    .map((result) =>
+      [
+        `${result.id}. ${result.title}`,
+        ...result.checks.map((check) => `   ${check.ok ? 'ok' : 'FAILED'} ${check.name}: ${check.detail}`),
+        ...result.notes.map((note) => `   ${note}`),
+      ].join('\n'),
+    )
     .join('\n');
 }
 
@@ -101,7 +149,12 @@ export function writeResults(contents: { config: BenchConfig; machine: Machine; 
   const results = contents.results.map((result) => ({ ...result, ...verdict(result, contents.baselines) }));
   const document = {
     date: new Date().toISOString(),
-    command: [...Object.entries(process.env).filter(([name]) => name.startsWith('BENCH_') || name === 'PGBENCH').map(([name, value]) => `${name}=${value}`), 'npm run bench'].join(' '),
+    command: [
+      ...Object.entries(process.env)
+        .filter(([name]) => name.startsWith('BENCH_') || name === 'PGBENCH')
+        .map(([name, value]) => `${name}=${value}`),
+      'npm run bench',
+    ].join(' '),
     config: { ...contents.config, only: contents.config.only ? [...contents.config.only] : null },
     machine: contents.machine,
     baselines: contents.baselines,

@@ -11,15 +11,7 @@ import { recreateDatabase, runPgbench } from './postgres.js';
 import { ROOT } from './processes.js';
 import { formatNotes, formatProfiles, formatTable, writeResults } from './report.js';
 import type { Baselines, ScenarioResult } from './results.js';
-import {
-  balanceScenario,
-  chargeScenario,
-  listScenario,
-  readTransactionScenario,
-  unavailableScenario,
-  withdrawalScenario,
-  type Fleet,
-} from './scenarios.js';
+import { balanceScenario, chargeScenario, listScenario, readTransactionScenario, unavailableScenario, withdrawalScenario, type Fleet } from './scenarios.js';
 import { webhookDrainScenario, webhookScenario } from './webhookScenario.js';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
@@ -49,7 +41,12 @@ function steps(config: BenchConfig): Step[] {
       database: 'postgres',
       run: async () => webhookDrainScenario(config, { databaseUrl: await recreateDatabase(config, 'bench_webhooks'), backend: 'postgres', merchants: null }),
     },
-    { id: '6', title: 'POST /v1/pix, PGlite memory://', database: 'pglite', run: () => chargeScenario(config, { databaseUrl: 'memory://', backend: 'pglite', merchants: null }, '6') },
+    {
+      id: '6',
+      title: 'POST /v1/pix, PGlite memory://',
+      database: 'pglite',
+      run: () => chargeScenario(config, { databaseUrl: 'memory://', backend: 'pglite', merchants: null }, '6'),
+    },
   ];
 }
 

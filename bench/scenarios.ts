@@ -30,7 +30,12 @@ export async function onGateway(
 ): Promise<ScenarioResult> {
   const profileName = config.profile ? `scenario-${scenarioId}` : undefined;
   if (profileName) rmSync(join(ROOT, PROFILE_DIR, profileName), { recursive: true, force: true });
-  const gateway = await startGateway({ name: `gateway (scenario ${scenarioId})`, databaseUrl: fleet.databaseUrl, env, ...(profileName ? { profileName } : {}) });
+  const gateway = await startGateway({
+    name: `gateway (scenario ${scenarioId})`,
+    databaseUrl: fleet.databaseUrl,
+    env,
+    ...(profileName ? { profileName } : {}),
+  });
   let measured: Measured;
   let peakRssBytes: number | null;
   try {
@@ -52,7 +57,13 @@ export const scenarioMeters = (gateway: HttpProcess, backend: Fleet['backend']):
   selfCpu('bench'),
 ];
 
-function loadSpec(config: BenchConfig, gateway: HttpProcess, backend: Fleet['backend'], requestsFor: LoadSpec['requestsFor'], onResponse?: LoadSpec['onResponse']): LoadSpec {
+function loadSpec(
+  config: BenchConfig,
+  gateway: HttpProcess,
+  backend: Fleet['backend'],
+  requestsFor: LoadSpec['requestsFor'],
+  onResponse?: LoadSpec['onResponse'],
+): LoadSpec {
   return {
     url: gateway.url,
     connections: config.connections,
@@ -64,7 +75,12 @@ function loadSpec(config: BenchConfig, gateway: HttpProcess, backend: Fleet['bac
   };
 }
 
-function fromLoad(fields: { id: string; title: string; fleet: Fleet; target: Target | null; baseline: ScenarioResult['baseline'] }, load: LoadResult, checks: Check[] = [], notes: string[] = []): Measured {
+function fromLoad(
+  fields: { id: string; title: string; fleet: Fleet; target: Target | null; baseline: ScenarioResult['baseline'] },
+  load: LoadResult,
+  checks: Check[] = [],
+  notes: string[] = [],
+): Measured {
   const unexpected = Object.entries(load.statusCodes).filter(([code]) => !code.startsWith('2'));
   return {
     id: fields.id,
@@ -96,17 +112,19 @@ export function merchantOf(merchants: readonly Merchant[], index: number): Merch
 
 const jsonHeaders = (merchant: Merchant) => ({ ...authorization(merchant), 'content-type': 'application/json' });
 
-const chargeRequests = (merchants: Merchant[]) => (index: number): autocannon.Request[] => [
-  { method: 'POST', path: '/v1/pix', headers: jsonHeaders(merchantOf(merchants, index)), body: chargeBody },
-];
+const chargeRequests =
+  (merchants: Merchant[]) =>
+  (index: number): autocannon.Request[] => [{ method: 'POST', path: '/v1/pix', headers: jsonHeaders(merchantOf(merchants, index)), body: chargeBody }];
 
 /** At least `count` charges per merchant (scenario 1 leaves plenty; this covers BENCH_ONLY runs); their ids, newest first. */
 async function chargeIds(gateway: HttpProcess, merchants: Merchant[], count: number): Promise<string[][]> {
   return mapConcurrently(merchants, 8, async (merchant) => {
     const list = async () =>
-      (await expectJson<{ transactions: { transactionId: string }[] }>(200, gateway.url, 'GET', `/v1/transactions?type=pix_in&limit=${Math.min(count, 100)}`, { token: merchant.apiKey })).transactions.map(
-        (transaction) => transaction.transactionId,
-      );
+      (
+        await expectJson<{ transactions: { transactionId: string }[] }>(200, gateway.url, 'GET', `/v1/transactions?type=pix_in&limit=${Math.min(count, 100)}`, {
+          token: merchant.apiKey,
+        })
+      ).transactions.map((transaction) => transaction.transactionId);
     const ids = await list();
     if (ids.length >= count) return ids;
     for (let missing = count - ids.length; missing > 0; missing--) {
@@ -138,7 +156,11 @@ export const readTransactionScenario = (config: BenchConfig, fleet: Fleet): Prom
   onGateway(config, '2a', fleet, async (gateway, merchants) => {
     const ids = await chargeIds(gateway, merchants, 100);
     const requestsFor = (index: number): autocannon.Request[] =>
-      (ids[index % merchants.length] ?? []).map((transactionId) => ({ method: 'GET', path: `/v1/transactions/${transactionId}`, headers: authorization(merchantOf(merchants, index)) }));
+      (ids[index % merchants.length] ?? []).map((transactionId) => ({
+        method: 'GET',
+        path: `/v1/transactions/${transactionId}`,
+        headers: authorization(merchantOf(merchants, index)),
+      }));
     const load = await measureLoad(loadSpec(config, gateway, fleet.backend, requestsFor));
     return fromLoad({ id: '2a', title: 'GET /v1/transactions/{id}', fleet, target: { minRequestsPerSecond: 15_000, maxP99Ms: 10 }, baseline: 'hello' }, load);
   });
@@ -155,7 +177,9 @@ export const balanceScenario = (config: BenchConfig, fleet: Fleet): Promise<Scen
 export const listScenario = (config: BenchConfig, fleet: Fleet): Promise<ScenarioResult> =>
   onGateway(config, '3', fleet, async (gateway, merchants) => {
     await chargeIds(gateway, merchants, 50);
-    const requestsFor = (index: number): autocannon.Request[] => [{ method: 'GET', path: '/v1/transactions?limit=50', headers: authorization(merchantOf(merchants, index)) }];
+    const requestsFor = (index: number): autocannon.Request[] => [
+      { method: 'GET', path: '/v1/transactions?limit=50', headers: authorization(merchantOf(merchants, index)) },
+    ];
     const load = await measureLoad(loadSpec(config, gateway, fleet.backend, requestsFor));
     return fromLoad({ id: '3', title: 'GET /v1/transactions?limit=50', fleet, target: { minRequestsPerSecond: 5000 }, baseline: 'hello' }, load);
   });
@@ -176,7 +200,11 @@ async function withdrawalDebits(databaseUrl: string): Promise<Debits> {
 }
 
 const availableOf = async (gateway: HttpProcess, merchants: Merchant[]) =>
-  mapConcurrently(merchants, 8, async (merchant) => (await expectJson<{ available: number }>(200, gateway.url, 'GET', '/v1/balance', { token: merchant.apiKey })).available);
+  mapConcurrently(
+    merchants,
+    8,
+    async (merchant) => (await expectJson<{ available: number }>(200, gateway.url, 'GET', '/v1/balance', { token: merchant.apiKey })).available,
+  );
 
 /** What every bench account is credited before the withdrawal load: far more than a run withdraws. */
 const WITHDRAWAL_FUNDING_CENTS = 1_000_000_000;
@@ -199,7 +227,9 @@ export const withdrawalScenario = (config: BenchConfig, fleet: Fleet): Promise<S
     const debitsBefore = await withdrawalDebits(fleet.databaseUrl);
     const created = new Array<number>(merchants.length).fill(0);
     const body = JSON.stringify({ amountCents: 100, pixKey: HOLDER_CPF, pixKeyType: 'cpf' });
-    const requestsFor = (index: number): autocannon.Request[] => [{ method: 'POST', path: '/v1/withdraw', headers: jsonHeaders(merchantOf(merchants, index)), body }];
+    const requestsFor = (index: number): autocannon.Request[] => [
+      { method: 'POST', path: '/v1/withdraw', headers: jsonHeaders(merchantOf(merchants, index)), body },
+    ];
     const onResponse = (index: number, statusCode: number) => {
       if (statusCode === 201 && index >= 0) created[index % merchants.length]! += 1;
     };
@@ -226,8 +256,15 @@ export const withdrawalScenario = (config: BenchConfig, fleet: Fleet): Promise<S
       },
       { name: 'ledger invariants', ok: doctor.code === 0, detail: doctor.output.split('\n').slice(0, 3).join('; ') },
     ];
-    const notes = [`${withdrawals.toLocaleString('en-US')} withdrawals in the database, ${seen.toLocaleString('en-US')} 201s seen by the client (the rest were in flight when the load stopped)`];
-    return fromLoad({ id: '4', title: 'POST /v1/withdraw (funded accounts)', fleet, target: { minRequestsPerSecond: 2000 }, baseline: 'hello' }, load, checks, notes);
+    const notes = [
+      `${withdrawals.toLocaleString('en-US')} withdrawals in the database, ${seen.toLocaleString('en-US')} 201s seen by the client (the rest were in flight when the load stopped)`,
+    ];
+    return fromLoad(
+      { id: '4', title: 'POST /v1/withdraw (funded accounts)', fleet, target: { minRequestsPerSecond: 2000 }, baseline: 'hello' },
+      load,
+      checks,
+      notes,
+    );
   });
 
 /** A scenario that could not run: a row saying why, so the table keeps its shape. */

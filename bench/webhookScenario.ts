@@ -17,7 +17,8 @@ const WORKERS = 2;
 /** Give up waiting when no delivery arrived for this long. */
 const QUIET_LIMIT_MS = 20_000;
 
-const percentile = (sorted: number[], p: number): number | null => (sorted.length ? (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? null) : null);
+const percentile = (sorted: number[], p: number): number | null =>
+  sorted.length ? (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? null) : null;
 
 class WebhooksUnavailable extends Error {}
 
@@ -65,11 +66,18 @@ export async function webhookScenario(config: BenchConfig, fleet: Fleet): Promis
         await registerEndpoints(gateway, merchants, receiver);
         for (let index = 0; index < WORKERS; index++) workers.push(startWorker(`worker ${index + 1}`, fleet.databaseUrl, { WEBHOOK_ALLOW_PRIVATE: 'true' }));
 
-        const charges = await mapConcurrently(Array.from({ length: config.webhookPayments }, (_, index) => index), config.connections, async (index) => {
-          const merchant = merchantOf(merchants, index);
-          const charge = await expectJson<{ transactionId: string }>(201, gateway.url, 'POST', '/v1/pix', { token: merchant.apiKey, body: JSON.parse(chargeBody) });
-          return { merchant, transactionId: charge.transactionId };
-        });
+        const charges = await mapConcurrently(
+          Array.from({ length: config.webhookPayments }, (_, index) => index),
+          config.connections,
+          async (index) => {
+            const merchant = merchantOf(merchants, index);
+            const charge = await expectJson<{ transactionId: string }>(201, gateway.url, 'POST', '/v1/pix', {
+              token: merchant.apiKey,
+              body: JSON.parse(chargeBody),
+            });
+            return { merchant, transactionId: charge.transactionId };
+          },
+        );
         await sleep(1000); // the workers are up and polling before the clock starts
 
         const answeredAt = new Map<string, number>();
@@ -118,7 +126,9 @@ export async function webhookScenario(config: BenchConfig, fleet: Fleet): Promis
             ...(receiver.duplicates() ? [`${receiver.duplicates()} duplicate deliveries`] : []),
             ...(receiver.malformed() ? [`${receiver.malformed()} deliveries without transactionId/event`] : []),
             `worker peak RSS: ${workers.map((worker) => `${((worker.peakRssBytes() ?? 0) / 2 ** 20).toFixed(0)} MiB`).join(', ')}`,
-            ...workers.filter((worker) => !worker.running()).map((worker) => `${worker.name} exited: ${worker.output().trim().split('\n').slice(-3).join(' / ')}`),
+            ...workers
+              .filter((worker) => !worker.running())
+              .map((worker) => `${worker.name} exited: ${worker.output().trim().split('\n').slice(-3).join(' / ')}`),
           ],
         };
       },
@@ -153,12 +163,19 @@ export async function webhookDrainScenario(config: BenchConfig, fleet: Fleet): P
       fleet,
       async (gateway, merchants) => {
         await registerEndpoints(gateway, merchants, receiver);
-        const charges = await mapConcurrently(Array.from({ length: config.webhookPayments }, (_, index) => index), config.connections, async (index) => {
-          const merchant = merchantOf(merchants, index);
-          const charge = await expectJson<{ transactionId: string }>(201, gateway.url, 'POST', '/v1/pix', { token: merchant.apiKey, body: JSON.parse(chargeBody) });
-          await expectJson(200, gateway.url, 'POST', `/sandbox/v1/pix/${charge.transactionId}/pay`, { token: merchant.apiKey });
-          return charge.transactionId;
-        });
+        const charges = await mapConcurrently(
+          Array.from({ length: config.webhookPayments }, (_, index) => index),
+          config.connections,
+          async (index) => {
+            const merchant = merchantOf(merchants, index);
+            const charge = await expectJson<{ transactionId: string }>(201, gateway.url, 'POST', '/v1/pix', {
+              token: merchant.apiKey,
+              body: JSON.parse(chargeBody),
+            });
+            await expectJson(200, gateway.url, 'POST', `/sandbox/v1/pix/${charge.transactionId}/pay`, { token: merchant.apiKey });
+            return charge.transactionId;
+          },
+        );
 
         // The backlog falls due at once a few seconds from now, when both workers are up: the
         // figure is dispatch alone, not process start-up.
@@ -171,7 +188,10 @@ export async function webhookDrainScenario(config: BenchConfig, fleet: Fleet): P
         await awaitDeliveries(receiver, charges.length);
         const cpu = endCpuWindow();
 
-        const received = [...receiver.deliveries.values()].filter((delivery) => delivery.event === PAID_EVENT).map((delivery) => delivery.receivedAt).sort((a, b) => a - b);
+        const received = [...receiver.deliveries.values()]
+          .filter((delivery) => delivery.event === PAID_EVENT)
+          .map((delivery) => delivery.receivedAt)
+          .sort((a, b) => a - b);
         const seconds = received.length > 1 ? ((received.at(-1) ?? 0) - (received[0] ?? 0)) / 1000 : 0;
         return {
           id: DRAIN_ID,

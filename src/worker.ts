@@ -8,7 +8,11 @@ type Logger = Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'>;
  * reconciliation of withdrawals with an unknown outcome, and housekeeping (every minute). Safe to run in
  * any number of processes: each step claims its rows with SKIP LOCKED or is idempotent.
  */
-export function startWorkers(services: Services, logger: Logger, options: { expiryIntervalMs?: number; settlementIntervalMs?: number; reconciliationIntervalMs?: number } = {}): () => Promise<void> {
+export function startWorkers(
+  services: Services,
+  logger: Logger,
+  options: { expiryIntervalMs?: number; settlementIntervalMs?: number; reconciliationIntervalMs?: number } = {},
+): () => Promise<void> {
   let stopped = false;
   const running = new Set<Promise<unknown>>();
   const timers = new Set<NodeJS.Timeout>();

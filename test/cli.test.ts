@@ -117,30 +117,47 @@ describe('npm start on a fresh machine', { timeout: 120_000 }, () => {
       pixKeyType: 'cpf',
     });
     expect(recipient.body.status).toBe('pending_review');
-    const approved = await call('POST', `/admin/v1/accounts/${demoAccountId}/recipients/${recipient.body.recipientId}/approve`, { label: 'Fornecedor' }, adminToken);
+    const approved = await call(
+      'POST',
+      `/admin/v1/accounts/${demoAccountId}/recipients/${recipient.body.recipientId}/approve`,
+      { label: 'Fornecedor' },
+      adminToken,
+    );
     expect(approved.status).toBe(200);
     expect((await call('GET', '/v1/recipients')).body.count).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 1_100)); // one withdrawal per second
-    const toRecipient = await call('POST', '/v1/withdraw', { amountCents: 300, pixKey: '39053344705', pixKeyType: 'cpf', recipientId: recipient.body.recipientId });
+    const toRecipient = await call('POST', '/v1/withdraw', {
+      amountCents: 300,
+      pixKey: '39053344705',
+      pixKeyType: 'cpf',
+      recipientId: recipient.body.recipientId,
+    });
     expect(toRecipient.body.status).toBe('processing');
     // The simulator settles both after SANDBOX_SETTLE_MS (1.5 s by default), through the in-process worker.
     const deadline = Date.now() + 20_000;
     let statuses: string[] = [];
     while (Date.now() < deadline) {
-      statuses = await Promise.all([toHolder, toRecipient].map(async (reply) => (await call('GET', `/v1/transactions/${reply.body.transactionId}`)).body.status));
+      statuses = await Promise.all(
+        [toHolder, toRecipient].map(async (reply) => (await call('GET', `/v1/transactions/${reply.body.transactionId}`)).body.status),
+      );
       if (statuses.every((status) => status === 'paid')) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(statuses).toEqual(['paid', 'paid']);
     expect((await call('GET', '/v1/balance')).body.available).toBe(1450 - 600 - 400);
-    const account = await call('POST', '/admin/v1/accounts', {
-      name: 'Minha Loja',
-      email: 'loja@example.com',
-      emailVerified: true,
-      city: 'Recife',
-      responsible: { name: 'João Lima', cpf: '529.982.247-25' },
-      kycStatus: 'approved',
-    }, adminToken);
+    const account = await call(
+      'POST',
+      '/admin/v1/accounts',
+      {
+        name: 'Minha Loja',
+        email: 'loja@example.com',
+        emailVerified: true,
+        city: 'Recife',
+        responsible: { name: 'João Lima', cpf: '529.982.247-25' },
+        kycStatus: 'approved',
+      },
+      adminToken,
+    );
     expect(account.status).toBe(201);
     expect((await call('POST', `/admin/v1/accounts/${account.body.accountId}/api-keys`, undefined, adminToken)).status).toBe(201);
     const docs = await fetch(`${base}/openapi.json`);

@@ -31,7 +31,14 @@ export const accountAdminRoutes =
 
     app.get(
       '/accounts/:accountId',
-      { schema: { ...common, summary: 'Read an account with its limits and fee plans', params: accountIdParams, response: { 200: accountResponse, ...errorResponses(400, 401, 404) } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Read an account with its limits and fee plans',
+          params: accountIdParams,
+          response: { 200: accountResponse, ...errorResponses(400, 401, 404) },
+        },
+      },
       async (request) => presentAccount(await accounts.getAccount(requireAccountId(request.params.accountId))),
     );
 

@@ -5,17 +5,9 @@ import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
 import { recordOf } from '../platform/records.js';
 import { LIMIT_NAMES } from './model.js';
 
-const cpf = (field: string) =>
-  z
-    .string()
-    .transform(stripDocumentFormatting)
-    .refine(isValidCpf, messages.cpfInvalid(field));
+const cpf = (field: string) => z.string().transform(stripDocumentFormatting).refine(isValidCpf, messages.cpfInvalid(field));
 
-const cnpj = (field: string) =>
-  z
-    .string()
-    .transform(stripDocumentFormatting)
-    .refine(isValidCnpj, messages.cnpjInvalid(field));
+const cnpj = (field: string) => z.string().transform(stripDocumentFormatting).refine(isValidCnpj, messages.cnpjInvalid(field));
 
 const cents = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
 

@@ -37,19 +37,15 @@ export async function upsertFeePlan(db: Executor, plan: Insertable<FeePlansTable
     .execute();
 }
 
-export async function insertApiKey(
-  db: Executor,
-  key: { id: string; accountId: string; prefix: string; keyHash: Buffer },
-): Promise<void> {
-  await db.insertInto('apiKeys').values({ ...key, revokedAt: null, ipAllowlist: null }).execute();
+export async function insertApiKey(db: Executor, key: { id: string; accountId: string; prefix: string; keyHash: Buffer }): Promise<void> {
+  await db
+    .insertInto('apiKeys')
+    .values({ ...key, revokedAt: null, ipAllowlist: null })
+    .execute();
 }
 
 export function findApiKeyByPrefix(db: Executor, prefix: string) {
-  return db
-    .selectFrom('apiKeys')
-    .select(['id', 'accountId', 'keyHash', 'ipAllowlist', 'revokedAt'])
-    .where('prefix', '=', prefix)
-    .executeTakeFirst();
+  return db.selectFrom('apiKeys').select(['id', 'accountId', 'keyHash', 'ipAllowlist', 'revokedAt']).where('prefix', '=', prefix).executeTakeFirst();
 }
 
 export function findApiKey(db: Executor, keyId: string) {

@@ -38,11 +38,7 @@ const documentSchema = z
 
 const customerSchema = z.object(
   {
-    name: z
-      .string({ error: messages.customerNameRequired })
-      .trim()
-      .min(1, messages.customerNameRequired)
-      .max(100, messages.customerNameTooLong),
+    name: z.string({ error: messages.customerNameRequired }).trim().min(1, messages.customerNameRequired).max(100, messages.customerNameTooLong),
     document: documentSchema,
     email: z.email({ error: messages.customerEmailInvalid }).max(254, messages.customerEmailInvalid),
     phone: z.string({ error: messages.customerPhoneInvalid }).regex(/^\d{10,11}$/, messages.customerPhoneInvalid),
@@ -59,7 +55,10 @@ export const externalRefSchema = z
 
 /** Amount of a charge or withdrawal: an integer number of cents, at least 100. */
 export const amountCentsSchema = (message: string) =>
-  z.number({ error: message }).refine((value) => Number.isInteger(value) && value >= 100, message).meta({ type: 'integer', minimum: 100, description: 'Amount in cents (integer, minimum 100).' });
+  z
+    .number({ error: message })
+    .refine((value) => Number.isInteger(value) && value >= 100, message)
+    .meta({ type: 'integer', minimum: 100, description: 'Amount in cents (integer, minimum 100).' });
 
 /** Field order follows the order of the spec's 400 table, which is the order errors are reported in. */
 export const createChargeBody = z.object(

@@ -29,7 +29,13 @@ export type ChargeResult = { outcome: 'created' | 'replayed'; charge: ChargeSumm
 function replayed(charge: TransactionRow): ChargeResult {
   return {
     outcome: 'replayed',
-    charge: { transactionId: charge.id, status: charge.status, pixPayload: charge.pixPayload ?? '', expiresAt: charge.expiresAt ?? new Date(0), amountCents: charge.amountCents },
+    charge: {
+      transactionId: charge.id,
+      status: charge.status,
+      pixPayload: charge.pixPayload ?? '',
+      expiresAt: charge.expiresAt ?? new Date(0),
+      amountCents: charge.amountCents,
+    },
   };
 }
 

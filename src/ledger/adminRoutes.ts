@@ -24,7 +24,14 @@ export const ledgerAdminRoutes =
           params: accountIdParams,
           body: z.object({ amountCents: z.int().refine((value) => value !== 0 && Number.isSafeInteger(value)), reason }),
           response: {
-            201: z.object({ adjustmentId: z.string(), accountId: z.string(), amountCents: z.int(), reason: z.string(), available: z.int(), createdAt: z.int() }),
+            201: z.object({
+              adjustmentId: z.string(),
+              accountId: z.string(),
+              amountCents: z.int(),
+              reason: z.string(),
+              available: z.int(),
+              createdAt: z.int(),
+            }),
             ...errorResponses(400, 401, 404, 422),
           },
         },
@@ -55,7 +62,14 @@ export const ledgerAdminRoutes =
           params: accountIdParams,
           body: z.object({ amountCents: z.int().min(1).max(Number.MAX_SAFE_INTEGER), reason }),
           response: {
-            201: z.object({ blockId: z.string(), accountId: z.string(), amountCents: z.int(), reason: z.string(), status: z.literal('active'), createdAt: z.int() }),
+            201: z.object({
+              blockId: z.string(),
+              accountId: z.string(),
+              amountCents: z.int(),
+              reason: z.string(),
+              status: z.literal('active'),
+              createdAt: z.int(),
+            }),
             ...errorResponses(400, 401, 404),
           },
         },
@@ -66,7 +80,14 @@ export const ledgerAdminRoutes =
 
     app.delete(
       '/blocks/:blockId',
-      { schema: { ...common, summary: 'Release a block', params: z.object({ blockId: z.string() }), response: { 204: z.null(), ...errorResponses(400, 401, 404) } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Release a block',
+          params: z.object({ blockId: z.string() }),
+          response: { 204: z.null(), ...errorResponses(400, 401, 404) },
+        },
+      },
       async (request, reply) => {
         if (!isId(request.params.blockId)) throw new InvalidRequestError(messages.blockIdInvalid);
         await ledger.releaseBlock(request.params.blockId);

@@ -75,7 +75,11 @@ const balanceRow = precompiled((db, accountId: string) => balanceWithBlocks(db, 
 const lockedBalanceRow = precompiled((db, accountId: string) => balanceWithBlocks(db, accountId).forUpdate());
 
 /** The balance row with its active blocks; `lock` holds the row (FOR UPDATE) for a check-then-debit. */
-export async function findBalance(db: Executor, accountId: string, options: { lock?: boolean } = {}): Promise<{ availableCents: number; blockedCents: number }> {
+export async function findBalance(
+  db: Executor,
+  accountId: string,
+  options: { lock?: boolean } = {},
+): Promise<{ availableCents: number; blockedCents: number }> {
   const [row] = await (options.lock ? lockedBalanceRow : balanceRow)(db, accountId);
   if (!row) throw new Error(`balance row missing for account ${accountId}`);
   return { availableCents: row.availableCents, blockedCents: row.blockedCents ?? 0 };
@@ -84,7 +88,15 @@ export async function findBalance(db: Executor, accountId: string, options: { lo
 export async function insertBlock(db: Executor, block: { id: string; accountId: string; amountCents: number; reason: string; at: Date }) {
   await db
     .insertInto('blocks')
-    .values({ id: block.id, accountId: block.accountId, amountCents: block.amountCents, reason: block.reason, status: 'active', createdAt: block.at, releasedAt: null })
+    .values({
+      id: block.id,
+      accountId: block.accountId,
+      amountCents: block.amountCents,
+      reason: block.reason,
+      status: 'active',
+      createdAt: block.at,
+      releasedAt: null,
+    })
     .execute();
 }
 
@@ -106,7 +118,10 @@ export function findBlock(db: Executor, blockId: string) {
 /** Ledger invariants (DESIGN.md §4): the problems found, empty when all hold. */
 export async function findLedgerProblems(db: Executor): Promise<string[]> {
   const problems: string[] = [];
-  const total = await db.selectFrom('ledgerEntries').select(sql<number>`coalesce(sum(amount_cents), 0)`.as('total')).executeTakeFirstOrThrow();
+  const total = await db
+    .selectFrom('ledgerEntries')
+    .select(sql<number>`coalesce(sum(amount_cents), 0)`.as('total'))
+    .executeTakeFirstOrThrow();
   if (total.total !== 0) problems.push(`ledger entries sum to ${total.total}, not 0`);
 
   const unbalanced = await db

@@ -32,11 +32,7 @@ function field(id: string, value: string): string {
  * Dynamic BR Code: the payer's app fetches the charge (amount included) from the location,
  * so no field 54 is written; 01=12 marks the code as single-use.
  */
-export function buildDynamicBrCode(input: {
-  locationUrl: string;
-  merchantName: string;
-  merchantCity: string;
-}): string {
+export function buildDynamicBrCode(input: { locationUrl: string; merchantName: string; merchantCity: string }): string {
   const { locationUrl } = input;
   // The manual requires the location without scheme: apps always prepend https://.
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(locationUrl)) {

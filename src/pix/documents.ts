@@ -42,7 +42,5 @@ export function maskDocument(type: DocumentType, digits: string): string {
   if (digits.length !== length || !/^\d+$/.test(digits)) {
     throw new Error(`maskDocument expects ${length} digits for ${type}.`);
   }
-  return type === 'cpf'
-    ? `***.${digits.slice(3, 6)}.${digits.slice(6, 9)}-**`
-    : `**.${digits.slice(2, 5)}.${digits.slice(5, 8)}/${digits.slice(8, 12)}-**`;
+  return type === 'cpf' ? `***.${digits.slice(3, 6)}.${digits.slice(6, 9)}-**` : `**.${digits.slice(2, 5)}.${digits.slice(5, 8)}/${digits.slice(8, 12)}-**`;
 }

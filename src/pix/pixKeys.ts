@@ -6,8 +6,7 @@ export type PixKeyType = (typeof PIX_KEY_TYPES)[number];
 
 // DICT stores keys of at most 77 characters.
 const MAX_EMAIL_LENGTH = 77;
-const EMAIL_PATTERN =
-  /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
+const EMAIL_PATTERN = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
 const E164_PATTERN = /^\+[1-9]\d{1,14}$/;
 const BRAZILIAN_PHONE_PATTERN = /^\+55\d{10,11}$/; // DDD + 8 or 9 digit number
 // Any UUID version: DICT's own examples are not v4.
@@ -42,17 +41,12 @@ export function pixKeyFormatError(type: PixKeyType, normalizedKey: string): stri
     case 'cnpj':
       return isValidCnpj(normalizedKey) ? null : messages.pixKeyNotCnpj;
     case 'email':
-      return normalizedKey.length <= MAX_EMAIL_LENGTH && EMAIL_PATTERN.test(normalizedKey)
-        ? null
-        : messages.pixKeyNotEmail;
+      return normalizedKey.length <= MAX_EMAIL_LENGTH && EMAIL_PATTERN.test(normalizedKey) ? null : messages.pixKeyNotEmail;
     case 'phone':
-      return E164_PATTERN.test(normalizedKey) &&
-        (!normalizedKey.startsWith('+55') || BRAZILIAN_PHONE_PATTERN.test(normalizedKey))
+      return E164_PATTERN.test(normalizedKey) && (!normalizedKey.startsWith('+55') || BRAZILIAN_PHONE_PATTERN.test(normalizedKey))
         ? null
         : messages.pixKeyNotPhone;
     case 'evp':
-      return EVP_PATTERN.test(normalizedKey)
-        ? null
-        : messages.pixKeyNotEvp;
+      return EVP_PATTERN.test(normalizedKey) ? null : messages.pixKeyNotEvp;
   }
 }

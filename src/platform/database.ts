@@ -168,9 +168,7 @@ export async function migrate(db: Db): Promise<string[]> {
   await db.connection().execute(async (connection) => {
     await sql`SELECT pg_advisory_lock(727274)`.execute(connection);
     try {
-      await sql`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(
-        connection,
-      );
+      await sql`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(connection);
       const done = new Set((await connection.selectFrom('schemaMigrations').select('version').execute()).map((row) => row.version));
       for (const file of files) {
         if (done.has(file)) continue;

@@ -2,7 +2,6 @@ import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { PixKeyType } from '../pix/pixKeys.js';
 import type { TransactionStatus, TransactionType } from '../transactions/states.js';
 
-
 export interface AccountsTable {
   id: string;
   name: string;

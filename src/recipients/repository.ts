@@ -8,12 +8,7 @@ import type { RecipientRow, RecipientsTable, RecipientStatus } from '../platform
  * account (their foreign-key KEY SHARE lock) are not blocked.
  */
 export function lockAccountForRecipients(tx: Tx, accountId: string) {
-  return tx
-    .selectFrom('accounts')
-    .select(['recipientLimit', 'recipientsPerHour'])
-    .where('id', '=', accountId)
-    .forNoKeyUpdate()
-    .executeTakeFirstOrThrow();
+  return tx.selectFrom('accounts').select(['recipientLimit', 'recipientsPerHour']).where('id', '=', accountId).forNoKeyUpdate().executeTakeFirstOrThrow();
 }
 
 export function findRecipient(db: Executor, accountId: string, recipientId: string): Promise<RecipientRow | undefined> {
@@ -41,13 +36,7 @@ export async function insertRecipient(tx: Tx, recipient: RecipientRow): Promise<
 }
 
 export function updateRecipient(tx: Tx, accountId: string, recipientId: string, changes: Updateable<RecipientsTable>): Promise<RecipientRow> {
-  return tx
-    .updateTable('recipients')
-    .set(changes)
-    .where('accountId', '=', accountId)
-    .where('id', '=', recipientId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return tx.updateTable('recipients').set(changes).where('accountId', '=', accountId).where('id', '=', recipientId).returningAll().executeTakeFirstOrThrow();
 }
 
 /** The account's active recipients, newest approval first. */

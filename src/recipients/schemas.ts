@@ -10,7 +10,6 @@ const DOCUMENT_LENGTH = { cpf: 11, cnpj: 14 } as const;
 
 const isNonBlankString = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
 
-
 function normalizeDocumentType(value: unknown): DocumentType | null {
   const type = typeof value === 'string' ? value.trim().toLowerCase() : null;
   return type === 'cpf' || type === 'cnpj' ? type : null;

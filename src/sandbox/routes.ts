@@ -37,10 +37,7 @@ const payBody = z
   )
   .nullish();
 
-const nextChargeBody = z.object(
-  { outcome: z.enum(['provider_error'], { error: messages.sandboxChargeOutcomeInvalid }) },
-  { error: messages.bodyNotObject },
-);
+const nextChargeBody = z.object({ outcome: z.enum(['provider_error'], { error: messages.sandboxChargeOutcomeInvalid }) }, { error: messages.bodyNotObject });
 
 function requireTransactionId(id: string): string {
   if (!isId(id)) throw new InvalidRequestError(messages.transactionIdInvalid);
@@ -136,7 +133,12 @@ export const sandboxRoutes =
         },
       },
       async (request) => {
-        const settled = await sandbox.settle(request.merchant.account.id, requireTransactionId(request.params.id), request.body.outcome, request.body.amountCents);
+        const settled = await sandbox.settle(
+          request.merchant.account.id,
+          requireTransactionId(request.params.id),
+          request.body.outcome,
+          request.body.amountCents,
+        );
         return presentTransaction(settled);
       },
     );

@@ -1,7 +1,6 @@
 import type { Party, TransactionRow } from '../platform/schema.js';
 import { SETTLED_STATUSES, type TransactionStatus, type TransactionType } from './states.js';
 
-
 export type TransactionView = {
   transactionId: string;
   type: TransactionType;

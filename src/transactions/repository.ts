@@ -61,7 +61,13 @@ export type StatusChanges = Partial<Pick<NewTransaction, 'paidAt' | 'endToEndId'
  * The only writer of `status` after creation: the transition's `to`, and only from one of its
  * `from` statuses (undefined when the row is not in one of them).
  */
-export function updateStatus(tx: Tx, transactionId: string, transition: Transition, at: Date, changes: StatusChanges = {}): Promise<TransactionRow | undefined> {
+export function updateStatus(
+  tx: Tx,
+  transactionId: string,
+  transition: Transition,
+  at: Date,
+  changes: StatusChanges = {},
+): Promise<TransactionRow | undefined> {
   return tx
     .updateTable('transactions')
     .set({ ...changes, status: transition.to, updatedAt: at })
@@ -86,7 +92,11 @@ export function updateStatusOfDue(tx: Tx, transition: Transition, due: { expires
         .select('id')
         // Literals, not parameters: the partial index on due charges matches them in every plan.
         .where('type', '=', sql.lit(transition.type))
-        .where('status', 'in', transition.from.map((status) => sql.lit(status)))
+        .where(
+          'status',
+          'in',
+          transition.from.map((status) => sql.lit(status)),
+        )
         .where('expiresAt', '<=', due.expiresAtUpTo)
         .limit(batch)
         .forUpdate()

@@ -9,7 +9,16 @@ import type { EventName } from '../webhooks/events.js';
  * holds the same lists.
  */
 export const CHARGE_STATUSES = ['pending', 'paid', 'expired', 'cancelled', 'failed', 'refunded', 'partially_refunded'] as const;
-export const WITHDRAWAL_STATUSES = ['pending_approval', 'processing', 'failed_unknown', 'paid', 'failed', 'cancelled', 'refunded', 'partially_refunded'] as const;
+export const WITHDRAWAL_STATUSES = [
+  'pending_approval',
+  'processing',
+  'failed_unknown',
+  'paid',
+  'failed',
+  'cancelled',
+  'refunded',
+  'partially_refunded',
+] as const;
 
 export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
 export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];

@@ -49,7 +49,14 @@ export const webhookAdminRoutes =
 
     app.get(
       '/accounts/:accountId/webhook-endpoints',
-      { schema: { ...common, summary: "The account's webhook URLs", params: accountIdParams, response: { 200: endpointListResponse, ...errorResponses(400, 401, 404) } } },
+      {
+        schema: {
+          ...common,
+          summary: "The account's webhook URLs",
+          params: accountIdParams,
+          response: { 200: endpointListResponse, ...errorResponses(400, 401, 404) },
+        },
+      },
       async (request) => {
         const accountId = requireAccountId(request.params.accountId);
         await accounts.getAccount(accountId);

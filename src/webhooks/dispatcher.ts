@@ -142,7 +142,11 @@ export class WebhookDispatcher {
     while (this.unrecorded.length > 0) {
       const batch = this.unrecorded.splice(0, 500);
       try {
-        await recordAttempts(this.db, batch.map((entry) => entry.outcome), this.clock.now());
+        await recordAttempts(
+          this.db,
+          batch.map((entry) => entry.outcome),
+          this.clock.now(),
+        );
         for (const entry of batch) entry.resolve();
       } catch (error) {
         for (const entry of batch) entry.reject(error);

@@ -33,13 +33,21 @@ class BlockedAddressError extends Error {
   }
 }
 
-export type Lookup = (hostname: string, options: LookupOptions & { all: true }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Lookup = (
+  hostname: string,
+  options: LookupOptions & { all: true },
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 const systemLookup: Lookup = (hostname, options, callback) => dnsLookup(hostname, options, callback);
 
 /** A `lookup` for net/tls.connect that refuses names resolving to any non-public address. */
 function guardedLookup(resolve: Lookup) {
-  return (hostname: string, options: LookupOptions, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+  return (
+    hostname: string,
+    options: LookupOptions,
+    callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
       const blocked = addresses.find((entry) => !isPublicAddress(entry.address));

@@ -43,7 +43,14 @@ export async function insertEndpoint(tx: Tx, endpoint: NewEndpoint): Promise<Web
 
 /** Live endpoints of an account, oldest first. */
 export async function listEndpoints(db: Executor, accountId: string): Promise<WebhookEndpointRow[]> {
-  return db.selectFrom('webhookEndpoints').selectAll().where('accountId', '=', accountId).where('deletedAt', 'is', null).orderBy('createdAt').orderBy('id').execute();
+  return db
+    .selectFrom('webhookEndpoints')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .where('deletedAt', 'is', null)
+    .orderBy('createdAt')
+    .orderBy('id')
+    .execute();
 }
 
 export async function findEndpoint(db: Executor, endpointId: string, options: { lock?: boolean } = {}): Promise<WebhookEndpointRow | undefined> {
@@ -74,7 +81,12 @@ export async function deleteEndpoint(tx: Tx, accountId: string, endpointId: stri
   return true;
 }
 
-export async function rotateEndpointSecret(tx: Tx, endpointId: string, secretEncrypted: string, previous: { secretEncrypted: string; expiresAt: Date } | null): Promise<void> {
+export async function rotateEndpointSecret(
+  tx: Tx,
+  endpointId: string,
+  secretEncrypted: string,
+  previous: { secretEncrypted: string; expiresAt: Date } | null,
+): Promise<void> {
   await tx
     .updateTable('webhookEndpoints')
     .set({ secretEncrypted, previousSecretEncrypted: previous?.secretEncrypted ?? null, previousSecretExpiresAt: previous?.expiresAt ?? null })
@@ -210,7 +222,12 @@ export async function findDelivery(db: Executor, deliveryId: string) {
 }
 
 /** A new delivery of the same event to the same endpoint, due now. */
-export async function insertResend(tx: Tx, original: { id: string; accountId: string; endpointId: string; eventId: string; transactionId: string | null }, id: string, at: Date): Promise<void> {
+export async function insertResend(
+  tx: Tx,
+  original: { id: string; accountId: string; endpointId: string; eventId: string; transactionId: string | null },
+  id: string,
+  at: Date,
+): Promise<void> {
   await tx
     .insertInto('webhookDeliveries')
     .values({

@@ -11,7 +11,8 @@ const filterDescription =
 export const endpointBody = z.object(
   {
     url: z.string({ error: messages.webhookUrlInvalid }).meta({ description: 'HTTPS URL (public address).' }),
-    events: z.array(z.string({ error: (issue) => messages.webhookEventsInvalid(String(issue.input)) }), { error: messages.webhookEventsNotList })
+    events: z
+      .array(z.string({ error: (issue) => messages.webhookEventsInvalid(String(issue.input)) }), { error: messages.webhookEventsNotList })
       .max(50, messages.webhookEventsNotList)
       .optional()
       .meta({ description: filterDescription }),
@@ -90,7 +91,14 @@ export const resendResponse = z.object({
   status: z.literal('pending'),
 });
 
-const { pixPayload: _payload, endToEndId: _e2e, payer: _payer, beneficiary: _beneficiary, refundEndToEndId: _refund, ...transactionFields } = transactionSchema.shape;
+const {
+  pixPayload: _payload,
+  endToEndId: _e2e,
+  payer: _payer,
+  beneficiary: _beneficiary,
+  refundEndToEndId: _refund,
+  ...transactionFields
+} = transactionSchema.shape;
 
 /** The body of one event, for the OpenAPI document's `webhooks` section. */
 function eventBodySchema(name: EventName) {
@@ -125,17 +133,17 @@ export function openApiWebhooks(): Record<string, OpenAPIV3_1.PathItemObject> {
       // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment
       const body = JSON.parse(JSON.stringify(schema).replaceAll('"#/$defs/', '"#/components/schemas/'));
       const pathItem: OpenAPIV3_1.PathItemObject = {
-          post: {
-            summary: `Event ${name}`,
-            description: 'Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.',
-            parameters: WEBHOOK_HEADERS.map(([header, description]) => ({ name: header, in: 'header', required: true, description, schema: { type: 'string' } })),
-            // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- body: see above
-            requestBody: { required: true, content: { 'application/json': { schema: body } } },
-            responses: {
-              '2XX': { description: 'Delivered.' },
-              default: { description: 'Timeout, network error, 5xx, 408 and 429 are retried after 1 min, 5 min, 30 min, 2 h and 6 h; other answers are final.' },
-            },
+        post: {
+          summary: `Event ${name}`,
+          description: 'Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.',
+          parameters: WEBHOOK_HEADERS.map(([header, description]) => ({ name: header, in: 'header', required: true, description, schema: { type: 'string' } })),
+          // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- body: see above
+          requestBody: { required: true, content: { 'application/json': { schema: body } } },
+          responses: {
+            '2XX': { description: 'Delivered.' },
+            default: { description: 'Timeout, network error, 5xx, 408 and 429 are retried after 1 min, 5 min, 30 min, 2 h and 6 h; other answers are final.' },
           },
+        },
       };
       return [name, pathItem];
     }),

@@ -20,7 +20,12 @@ const isDocumentKey = (type: PixKeyType): type is 'cpf' | 'cnpj' => type === 'cp
  * recipient of the account (`recipient`: the one named, if the account has it); cpf/cnpj keys
  * must be its document, other keys are checked by the provider against it.
  */
-export function resolveDestination(account: Account, request: DestinationRequest, recipient: RecipientForWithdrawal | undefined, serviceName: string): Destination {
+export function resolveDestination(
+  account: Account,
+  request: DestinationRequest,
+  recipient: RecipientForWithdrawal | undefined,
+  serviceName: string,
+): Destination {
   if (!request.recipientId) {
     if (!isDocumentKey(request.pixKeyType)) throw new InvalidRequestError(messages.thirdPartyKeyNeedsRecipient);
     assertKeyTypeAllowed(account, request.pixKeyType);
@@ -42,7 +47,11 @@ export function resolveDestination(account: Account, request: DestinationRequest
     if (request.pixKeyType !== recipient.documentType) throw new InvalidRequestError(messages.recipientKeyTypeMismatch);
     if (request.pixKey !== recipient.document) throw new NotAllowedError(messages.recipientKeyMismatch);
   }
-  return { holder: { name: recipient.legalName, document: recipient.document, documentType: recipient.documentType }, recipientId: recipient.id, thirdParty: true };
+  return {
+    holder: { name: recipient.legalName, document: recipient.document, documentType: recipient.documentType },
+    recipientId: recipient.id,
+    thirdParty: true,
+  };
 }
 
 function assertKeyTypeAllowed(account: Account, type: PixKeyType): void {

@@ -18,7 +18,11 @@ const capSums = precompiled((db, accountId: string, dayStart: Date, monthStart: 
 );
 
 /** The account's withdrawals of the UTC day and month that hold or moved money (not failed/cancelled), in one scan. */
-export async function sumWithdrawalsForCaps(tx: Tx, accountId: string, since: { dayStart: Date; monthStart: Date }): Promise<{ today: number; thisMonth: number }> {
+export async function sumWithdrawalsForCaps(
+  tx: Tx,
+  accountId: string,
+  since: { dayStart: Date; monthStart: Date },
+): Promise<{ today: number; thisMonth: number }> {
   const [sums] = await capSums(tx, accountId, since.dayStart, since.monthStart);
   return sums ?? { today: 0, thisMonth: 0 };
 }
@@ -26,7 +30,14 @@ export async function sumWithdrawalsForCaps(tx: Tx, accountId: string, since: { 
 export async function insertAlert(tx: Tx, alert: { accountId: string; kind: string; transactionId: string; details: Record<string, unknown>; at: Date }) {
   await tx
     .insertInto('alerts')
-    .values({ id: newId(), accountId: alert.accountId, kind: alert.kind, transactionId: alert.transactionId, details: JSON.stringify(alert.details), createdAt: alert.at })
+    .values({
+      id: newId(),
+      accountId: alert.accountId,
+      kind: alert.kind,
+      transactionId: alert.transactionId,
+      details: JSON.stringify(alert.details),
+      createdAt: alert.at,
+    })
     .execute();
 }
 

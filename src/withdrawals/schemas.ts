@@ -14,38 +14,38 @@ type AmountLimits = { withdrawMinCents: number; withdrawMaxCents: number };
  */
 function buildWithdrawalBody(limits: AmountLimits) {
   return z
-  .object(
-    {
-      amountCents: amountCentsSchema(messages.withdrawalAmountInvalid)
-        .refine((value) => value >= limits.withdrawMinCents, messages.amountBelowMinimum(limits.withdrawMinCents))
-        .refine((value) => value <= limits.withdrawMaxCents, messages.withdrawalAboveMaximum(limits.withdrawMaxCents)),
-      pixKey: z
-        .string({ error: messages.pixKeyRequired })
-        .refine((value) => value.trim() !== '', messages.pixKeyRequired)
-        .refine((value) => value.length <= 150, messages.pixKeyTooLong),
-      pixKeyType: z
-        .unknown()
-        .refine((value) => normalizePixKeyType(value) !== null, { error: (issue) => messages.pixKeyTypeInvalid(receivedText(issue.input)) })
-        // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the refine above admits only values that normalize
-        .transform((value) => normalizePixKeyType(value) as PixKeyType)
-        .meta({ type: 'string', enum: [...PIX_KEY_TYPES], description: 'Case and surrounding whitespace are ignored.' }),
-      description: z.string({ error: messages.descriptionTooLong }).max(200, messages.descriptionTooLong).nullish(),
-      externalRef: externalRefSchema,
-      recipientId: z
-        .string({ error: messages.recipientIdInvalid })
-        .refine((value) => RECIPIENT_ID_PATTERN.test(value), messages.recipientIdInvalid)
-        .nullish()
-        .meta({ description: '24 hex characters; selects Mode 2 (authorized third party).' }),
-    },
-    { error: messages.bodyNotObject },
-  )
-  .transform((body, context) => {
-    const pixKey = normalizePixKey(body.pixKeyType, body.pixKey);
-    // Key formats follow DICT (CPF/CNPJ check digits, e-mail, +55 phone, EVP UUID).
-    const formatError = pixKeyFormatError(body.pixKeyType, pixKey);
-    if (formatError) context.addIssue({ code: 'custom', path: ['pixKey'], message: formatError });
-    return { ...body, pixKey };
-  });
+    .object(
+      {
+        amountCents: amountCentsSchema(messages.withdrawalAmountInvalid)
+          .refine((value) => value >= limits.withdrawMinCents, messages.amountBelowMinimum(limits.withdrawMinCents))
+          .refine((value) => value <= limits.withdrawMaxCents, messages.withdrawalAboveMaximum(limits.withdrawMaxCents)),
+        pixKey: z
+          .string({ error: messages.pixKeyRequired })
+          .refine((value) => value.trim() !== '', messages.pixKeyRequired)
+          .refine((value) => value.length <= 150, messages.pixKeyTooLong),
+        pixKeyType: z
+          .unknown()
+          .refine((value) => normalizePixKeyType(value) !== null, { error: (issue) => messages.pixKeyTypeInvalid(receivedText(issue.input)) })
+          // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the refine above admits only values that normalize
+          .transform((value) => normalizePixKeyType(value) as PixKeyType)
+          .meta({ type: 'string', enum: [...PIX_KEY_TYPES], description: 'Case and surrounding whitespace are ignored.' }),
+        description: z.string({ error: messages.descriptionTooLong }).max(200, messages.descriptionTooLong).nullish(),
+        externalRef: externalRefSchema,
+        recipientId: z
+          .string({ error: messages.recipientIdInvalid })
+          .refine((value) => RECIPIENT_ID_PATTERN.test(value), messages.recipientIdInvalid)
+          .nullish()
+          .meta({ description: '24 hex characters; selects Mode 2 (authorized third party).' }),
+      },
+      { error: messages.bodyNotObject },
+    )
+    .transform((body, context) => {
+      const pixKey = normalizePixKey(body.pixKeyType, body.pixKey);
+      // Key formats follow DICT (CPF/CNPJ check digits, e-mail, +55 phone, EVP UUID).
+      const formatError = pixKeyFormatError(body.pixKeyType, pixKey);
+      if (formatError) context.addIssue({ code: 'custom', path: ['pixKey'], message: formatError });
+      return { ...body, pixKey };
+    });
 }
 
 /** The schema the OpenAPI document shows (default limits); requests are checked per account. */

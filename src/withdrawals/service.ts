@@ -1,6 +1,14 @@
 import type { Account } from '../accounts/model.js';
 import type { Config } from '../config.js';
-import { InsufficientBalanceError, InvalidRequestError, InvalidStateError, LimitExceededError, NotFoundError, ProviderFailedError, RateLimitedError } from '../errors.js';
+import {
+  InsufficientBalanceError,
+  InvalidRequestError,
+  InvalidStateError,
+  LimitExceededError,
+  NotFoundError,
+  ProviderFailedError,
+  RateLimitedError,
+} from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
 import { findBalance, postMovement } from '../ledger/repository.js';
 import { messages } from '../messages.js';
@@ -47,7 +55,11 @@ export class WithdrawalService {
     const externalRef = input.externalRef ?? null;
     if (externalRef) {
       // Idempotent retries answer at once and consume no rate limit.
-      const existing = await findTransactionByExternalRef(this.db, { accountId: account.id, scope: IDEMPOTENCY_SCOPE.withdrawal, externalRef }, this.clock.now());
+      const existing = await findTransactionByExternalRef(
+        this.db,
+        { accountId: account.id, scope: IDEMPOTENCY_SCOPE.withdrawal, externalRef },
+        this.clock.now(),
+      );
       if (existing) return { outcome: 'replayed', withdrawal: existing };
     }
     const feeCents = computeFee(account.fees.withdrawal, input.amountCents, { capAtAmount: false });
@@ -69,7 +81,8 @@ export class WithdrawalService {
       await this.consumeWithdrawalLimits(tx, account, now);
       await this.checkCaps(tx, account, input.amountCents, now);
       const debitNow = debitNowFor(creation);
-      if (debitNow && balance.availableCents - balance.blockedCents < input.amountCents + feeCents) throw new InsufficientBalanceError(messages.insufficientBalance);
+      if (debitNow && balance.availableCents - balance.blockedCents < input.amountCents + feeCents)
+        throw new InsufficientBalanceError(messages.insufficientBalance);
 
       const row = await createTransaction(
         tx,
@@ -162,7 +175,8 @@ export class WithdrawalService {
     const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
     const { today, thisMonth } = await repository.sumWithdrawalsForCaps(tx, account.id, { dayStart, monthStart });
     if (today + amountCents > account.limits.withdrawDailyCents) throw new LimitExceededError(messages.withdrawalDailyCap(account.limits.withdrawDailyCents));
-    if (thisMonth + amountCents > account.limits.withdrawMonthlyCents) throw new LimitExceededError(messages.withdrawalMonthlyCap(account.limits.withdrawMonthlyCents));
+    if (thisMonth + amountCents > account.limits.withdrawMonthlyCents)
+      throw new LimitExceededError(messages.withdrawalMonthlyCap(account.limits.withdrawMonthlyCents));
   }
 
   /** Debit (direction 1) or its exact reversal (-1): amount to settlement, fee to the platform. */

@@ -81,7 +81,12 @@ describe('merchant API keys on /v1', () => {
     { rule: 'malformed key (65 hex characters)', auth: (key) => ({ key: `${key}0` }), status: 401, error: API_KEY_INVALID },
     { rule: 'malformed key (63 hex characters)', auth: (key) => ({ key: key.slice(0, -1) }), status: 401, error: API_KEY_INVALID },
     { rule: 'unknown well-formed key', auth: () => ({ key: `svck_${'0123456789abcdef'.repeat(4)}` }), status: 401, error: API_KEY_INVALID },
-    { rule: 'valid key with its last character changed', auth: (key) => ({ key: changeOneCharacter(key, key.length - 1) }), status: 401, error: API_KEY_INVALID },
+    {
+      rule: 'valid key with its last character changed',
+      auth: (key) => ({ key: changeOneCharacter(key, key.length - 1) }),
+      status: 401,
+      error: API_KEY_INVALID,
+    },
     { rule: 'valid key with a public-prefix character changed', auth: (key) => ({ key: changeOneCharacter(key, 10) }), status: 401, error: API_KEY_INVALID },
     { rule: 'the operator token used as an API key', auth: () => ({ key: ADMIN_TOKEN }), status: 401, error: API_KEY_INVALID },
   ];
@@ -202,27 +207,30 @@ describe('account preconditions (KYC, block)', () => {
     expect(reply.body).toEqual({ error });
   });
 
-  it.each(titled(rows, (row) => `${row.rule}: a PATCH takes effect at once in the same process, and on a peer started after it`))('%s', async (_, { patch, error }) => {
-    const merchant = await gateway.createMerchant();
-    // Caches the account as approved and unblocked.
-    expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).status).toBe(200);
+  it.each(titled(rows, (row) => `${row.rule}: a PATCH takes effect at once in the same process, and on a peer started after it`))(
+    '%s',
+    async (_, { patch, error }) => {
+      const merchant = await gateway.createMerchant();
+      // Caches the account as approved and unblocked.
+      expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).status).toBe(200);
 
-    const patched = await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, patch);
-    expect(patched.status).toBe(200);
+      const patched = await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, patch);
+      expect(patched.status).toBe(200);
 
-    const reply = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
-    expect(reply.status).toBe(403);
-    expect(reply.body).toEqual({ error });
+      const reply = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
+      expect(reply.status).toBe(403);
+      expect(reply.body).toEqual({ error });
 
-    const peer = await gateway.startPeer();
-    try {
-      const onPeer = await callAt(peer.url, 'GET', '/v1/balance', { key: merchant.apiKey });
-      expect(onPeer.status).toBe(403);
-      expect(onPeer.body).toEqual({ error });
-    } finally {
-      await peer.close();
-    }
-  });
+      const peer = await gateway.startPeer();
+      try {
+        const onPeer = await callAt(peer.url, 'GET', '/v1/balance', { key: merchant.apiKey });
+        expect(onPeer.status).toBe(403);
+        expect(onPeer.body).toEqual({ error });
+      } finally {
+        await peer.close();
+      }
+    },
+  );
 
   it('undoing the block and approving KYC lets the key work again at once', async () => {
     const merchant = await gateway.createMerchant({ kycStatus: 'pending', blocked: true });
@@ -290,38 +298,44 @@ describe('IP allowlist (requests come from 127.0.0.1)', () => {
     { rule: "account ['127.0.0.1'] + key null (the account's list)", account: ['127.0.0.1'], key: null, allowed: true },
   ];
 
-  it.each(titled(keyRows, (row) => `key list replaces the account list: ${row.rule} → ${row.allowed ? 'allowed' : '403'}`))('%s', async (_, { account, key, allowed }) => {
-    const merchant = await gateway.createMerchant({ ipAllowlist: account });
-    const patched = await gateway.admin('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: key });
-    expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ keyId: merchant.keyId, accountId: merchant.accountId, ipAllowlist: key, revoked: false });
+  it.each(titled(keyRows, (row) => `key list replaces the account list: ${row.rule} → ${row.allowed ? 'allowed' : '403'}`))(
+    '%s',
+    async (_, { account, key, allowed }) => {
+      const merchant = await gateway.createMerchant({ ipAllowlist: account });
+      const patched = await gateway.admin('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: key });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({ keyId: merchant.keyId, accountId: merchant.accountId, ipAllowlist: key, revoked: false });
 
-    const reply = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
-    if (allowed) {
-      expect(reply.status).toBe(200);
-    } else {
-      expect(reply.status).toBe(403);
-      expect(reply.body).toEqual({ error: IP_NOT_ALLOWED });
-    }
-  });
+      const reply = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
+      if (allowed) {
+        expect(reply.status).toBe(200);
+      } else {
+        expect(reply.status).toBe(403);
+        expect(reply.body).toEqual({ error: IP_NOT_ALLOWED });
+      }
+    },
+  );
 
   const resetRows = [
     { rule: "account ['10.0.0.0/8'], key ['127.0.0.1'] then null", account: ['10.0.0.0/8'], key: ['127.0.0.1'], before: 200, after: 403 },
     { rule: "account ['127.0.0.1'], key ['10.0.0.1'] then null", account: ['127.0.0.1'], key: ['10.0.0.1'], before: 403, after: 200 },
   ];
 
-  it.each(titled(resetRows, (row) => `setting the key list back to null restores the account list: ${row.rule}`))('%s', async (_, { account, key, before, after }) => {
-    const merchant = await gateway.createMerchant({ ipAllowlist: account });
-    expect((await gateway.admin('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: key })).status).toBe(200);
-    expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).status).toBe(before);
+  it.each(titled(resetRows, (row) => `setting the key list back to null restores the account list: ${row.rule}`))(
+    '%s',
+    async (_, { account, key, before, after }) => {
+      const merchant = await gateway.createMerchant({ ipAllowlist: account });
+      expect((await gateway.admin('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: key })).status).toBe(200);
+      expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).status).toBe(before);
 
-    const reset = await gateway.admin('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: null });
-    expect(reset.status).toBe(200);
-    expect(reset.body.ipAllowlist).toBeNull();
-    const reply = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
-    expect(reply.status).toBe(after);
-    if (after === 403) expect(reply.body).toEqual({ error: IP_NOT_ALLOWED });
-  });
+      const reset = await gateway.admin('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: null });
+      expect(reset.status).toBe(200);
+      expect(reset.body.ipAllowlist).toBeNull();
+      const reply = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
+      expect(reply.status).toBe(after);
+      if (after === 403) expect(reply.body).toEqual({ error: IP_NOT_ALLOWED });
+    },
+  );
 
   it("a key's own list does not affect the account's other keys", async () => {
     const merchant = await gateway.createMerchant();
@@ -365,16 +379,19 @@ describe('X-Forwarded-For', () => {
     { rule: "allowlist ['10.1.2.3'] + XFF 10.1.2.3 (header ignored)", ipAllowlist: ['10.1.2.3'], forwardedFor: '10.1.2.3', allowed: false },
   ];
 
-  it.each(titled(untrustedRows, (row) => `without TRUST_PROXY: ${row.rule} → ${row.allowed ? 'allowed' : '403'}`))('%s', async (_, { ipAllowlist, forwardedFor, allowed }) => {
-    const merchant = await gateway.createMerchant({ ipAllowlist });
-    const reply = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey, headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {} });
-    if (allowed) {
-      expect(reply.status).toBe(200);
-    } else {
-      expect(reply.status).toBe(403);
-      expect(reply.body).toEqual({ error: IP_NOT_ALLOWED });
-    }
-  });
+  it.each(titled(untrustedRows, (row) => `without TRUST_PROXY: ${row.rule} → ${row.allowed ? 'allowed' : '403'}`))(
+    '%s',
+    async (_, { ipAllowlist, forwardedFor, allowed }) => {
+      const merchant = await gateway.createMerchant({ ipAllowlist });
+      const reply = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey, headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {} });
+      if (allowed) {
+        expect(reply.status).toBe(200);
+      } else {
+        expect(reply.status).toBe(403);
+        expect(reply.body).toEqual({ error: IP_NOT_ALLOWED });
+      }
+    },
+  );
 
   describe('on a peer with TRUST_PROXY=127.0.0.1', () => {
     let trustingPeer: { url: string; close(): Promise<void> };
@@ -389,13 +406,21 @@ describe('X-Forwarded-For', () => {
       { rule: "allowlist ['127.0.0.1'] without XFF (the proxy itself)", ipAllowlist: ['127.0.0.1'], allowed: true },
       { rule: "allowlist ['2001:db8::/32'] + XFF 2001:db8::5", ipAllowlist: ['2001:db8::/32'], forwardedFor: '2001:db8::5', allowed: true },
       { rule: "allowlist ['2001:db8::/32'] + XFF 2001:db9::5", ipAllowlist: ['2001:db8::/32'], forwardedFor: '2001:db9::5', allowed: false },
-      { rule: "allowlist ['10.1.2.3'] + XFF '10.1.2.3, 10.9.9.9' (only the last untrusted hop counts)", ipAllowlist: ['10.1.2.3'], forwardedFor: '10.1.2.3, 10.9.9.9', allowed: false },
+      {
+        rule: "allowlist ['10.1.2.3'] + XFF '10.1.2.3, 10.9.9.9' (only the last untrusted hop counts)",
+        ipAllowlist: ['10.1.2.3'],
+        forwardedFor: '10.1.2.3, 10.9.9.9',
+        allowed: false,
+      },
       { rule: "allowlist ['10.9.9.9'] + XFF '10.1.2.3, 10.9.9.9'", ipAllowlist: ['10.9.9.9'], forwardedFor: '10.1.2.3, 10.9.9.9', allowed: true },
     ];
 
     it.each(titled(trustedRows, (row) => `${row.rule} → ${row.allowed ? 'allowed' : '403'}`))('%s', async (_, { ipAllowlist, forwardedFor, allowed }) => {
       const merchant = await gateway.createMerchant({ ipAllowlist });
-      const reply = await callAt(trustingPeer.url, 'GET', '/v1/balance', { key: merchant.apiKey, headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {} });
+      const reply = await callAt(trustingPeer.url, 'GET', '/v1/balance', {
+        key: merchant.apiKey,
+        headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {},
+      });
       if (allowed) {
         expect(reply.status).toBe(200);
       } else {
@@ -443,7 +468,9 @@ describe('API key creation (operator API)', () => {
     const row = rows[0]!;
     const secretPart = merchant.apiKey.slice(16);
     for (const [column, value] of Object.entries(row)) {
-      const texts = Buffer.isBuffer(value) ? [value.toString('utf8'), value.toString('hex'), value.toString('base64'), value.toString('latin1')] : [JSON.stringify(value) ?? String(value)];
+      const texts = Buffer.isBuffer(value)
+        ? [value.toString('utf8'), value.toString('hex'), value.toString('base64'), value.toString('latin1')]
+        : [JSON.stringify(value) ?? String(value)];
       for (const text of texts) {
         expect(text, `column ${column}`).not.toContain(merchant.apiKey);
         expect(text, `column ${column}`).not.toContain(secretPart);
@@ -591,7 +618,10 @@ describe('operator account calls', () => {
     expect(restAfter).toEqual(restBefore);
 
     // A second partial patch keeps the first one.
-    await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { limits: { withdrawPerHour: 20 }, fees: { withdrawal: { fixedCents: 200, maxCents: 300 } } });
+    await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, {
+      limits: { withdrawPerHour: 20 },
+      fees: { withdrawal: { fixedCents: 200, maxCents: 300 } },
+    });
     const again = (await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}`)).body;
     expect(again.limits).toEqual({ ...before.limits, pixPerHour: 500, withdrawPerHour: 20 });
     expect(again.fees).toEqual({ pixIn: { ...before.fees.pixIn, bps: 150 }, withdrawal: { ...before.fees.withdrawal, fixedCents: 200, maxCents: 300 } });
@@ -617,12 +647,44 @@ describe('operator account calls', () => {
       error: 'responsible.cpf deve ser um CPF válido.',
     },
     { rule: 'GET an unknown account id', method: 'GET', path: () => `/admin/v1/accounts/${newId()}`, status: 404, error: ACCOUNT_NOT_FOUND },
-    { rule: 'PATCH an unknown account id', method: 'PATCH', path: () => `/admin/v1/accounts/${newId()}`, body: { blocked: true }, status: 404, error: ACCOUNT_NOT_FOUND },
-    { rule: 'create a key for an unknown account id', method: 'POST', path: () => `/admin/v1/accounts/${newId()}/api-keys`, status: 404, error: ACCOUNT_NOT_FOUND },
+    {
+      rule: 'PATCH an unknown account id',
+      method: 'PATCH',
+      path: () => `/admin/v1/accounts/${newId()}`,
+      body: { blocked: true },
+      status: 404,
+      error: ACCOUNT_NOT_FOUND,
+    },
+    {
+      rule: 'create a key for an unknown account id',
+      method: 'POST',
+      path: () => `/admin/v1/accounts/${newId()}/api-keys`,
+      status: 404,
+      error: ACCOUNT_NOT_FOUND,
+    },
     { rule: 'GET a malformed account id', method: 'GET', path: () => '/admin/v1/accounts/not-an-id', status: 400, error: ACCOUNT_ID_INVALID },
-    { rule: 'GET an account id in upper case', method: 'GET', path: () => `/admin/v1/accounts/${newId().toUpperCase()}`, status: 400, error: ACCOUNT_ID_INVALID },
-    { rule: 'GET a UUID v4 account id', method: 'GET', path: () => '/admin/v1/accounts/3b241101-e2bb-4255-8caf-4136c566a962', status: 400, error: ACCOUNT_ID_INVALID },
-    { rule: 'PATCH a malformed account id', method: 'PATCH', path: () => '/admin/v1/accounts/123', body: { blocked: true }, status: 400, error: ACCOUNT_ID_INVALID },
+    {
+      rule: 'GET an account id in upper case',
+      method: 'GET',
+      path: () => `/admin/v1/accounts/${newId().toUpperCase()}`,
+      status: 400,
+      error: ACCOUNT_ID_INVALID,
+    },
+    {
+      rule: 'GET a UUID v4 account id',
+      method: 'GET',
+      path: () => '/admin/v1/accounts/3b241101-e2bb-4255-8caf-4136c566a962',
+      status: 400,
+      error: ACCOUNT_ID_INVALID,
+    },
+    {
+      rule: 'PATCH a malformed account id',
+      method: 'PATCH',
+      path: () => '/admin/v1/accounts/123',
+      body: { blocked: true },
+      status: 400,
+      error: ACCOUNT_ID_INVALID,
+    },
     { rule: 'create a key for a malformed account id', method: 'POST', path: () => '/admin/v1/accounts/123/api-keys', status: 400, error: ACCOUNT_ID_INVALID },
   ];
 

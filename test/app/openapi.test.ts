@@ -89,7 +89,10 @@ describe('GET /openapi.json', () => {
     for (const { path, method } of operations.filter((entry) => entry.path.startsWith('/v1') || entry.path.startsWith('/sandbox'))) {
       const security: JsonObject[] = operation(path, method)?.security ?? document.security ?? [];
       const names = security.flatMap((requirement) => Object.keys(requirement));
-      expect(names.some((name) => bearerNames.includes(name)), `${method} ${path} security`).toBe(true);
+      expect(
+        names.some((name) => bearerNames.includes(name)),
+        `${method} ${path} security`,
+      ).toBe(true);
     }
   });
 
@@ -122,7 +125,9 @@ describe('webhooks section (OpenAPI 3.1)', () => {
 
   it('lists the settlement fields each event carries, and no others', () => {
     const paid = bodyOf('transaction.paid');
-    expect(paid.required).toEqual(expect.arrayContaining(['eventId', 'event', 'transactionId', 'type', 'status', 'amountCents', 'externalRef', 'endToEndId', 'payer', 'occurredAt']));
+    expect(paid.required).toEqual(
+      expect.arrayContaining(['eventId', 'event', 'transactionId', 'type', 'status', 'amountCents', 'externalRef', 'endToEndId', 'payer', 'occurredAt']),
+    );
     expect(paid.properties.event.const).toBe('transaction.paid');
     expect(paid.properties).not.toHaveProperty('beneficiary');
     expect(paid.properties).not.toHaveProperty('pixPayload');

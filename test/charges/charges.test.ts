@@ -43,19 +43,55 @@ describe('POST /v1/pix validation (one row per rule, in the order of the spec)',
     ['document number missing', chargeBody({ customer: documentWith({ type: 'cpf' }) }), 'customer.document.number e customer.document.type obrigatórios.'],
     ['document type missing', chargeBody({ customer: documentWith({ number: '52998224725' }) }), 'customer.document.type é obrigatório.'],
     ['document type blank', chargeBody({ customer: documentWith({ number: '52998224725', type: ' ' }) }), 'customer.document.type é obrigatório.'],
-    ['document type invalid', chargeBody({ customer: documentWith({ number: '52998224725', type: 'rg' }) }), "customer.document.type deve ser 'cpf' ou 'cnpj'. Recebido: 'rg'."],
-    ['cpf with 10 digits', chargeBody({ customer: documentWith({ number: '529.982.247-2', type: 'cpf' }) }), 'customer.document.number deve ter 11 dígitos para cpf. Recebido: 10 dígitos.'],
-    ['cpf with 14 digits', chargeBody({ customer: documentWith({ number: '11222333000181', type: 'cpf' }) }), 'customer.document.number deve ter 11 dígitos para cpf. Recebido: 14 dígitos.'],
-    ['cnpj with 11 digits', chargeBody({ customer: documentWith({ number: '52998224725', type: 'CNPJ' }) }), 'customer.document.number deve ter 14 dígitos para cnpj. Recebido: 11 dígitos.'],
-    ['document with letters', chargeBody({ customer: documentWith({ number: '5299822472A', type: 'cpf' }) }), 'customer.document.number deve conter apenas dígitos, pontos, traços e barras.'],
-    ['document error comes before email errors', chargeBody({ customer: customerWith({ document: { number: '1', type: 'cpf' }, email: 'x' }) }), 'customer.document.number deve ter 11 dígitos para cpf. Recebido: 1 dígitos.'],
+    [
+      'document type invalid',
+      chargeBody({ customer: documentWith({ number: '52998224725', type: 'rg' }) }),
+      "customer.document.type deve ser 'cpf' ou 'cnpj'. Recebido: 'rg'.",
+    ],
+    [
+      'cpf with 10 digits',
+      chargeBody({ customer: documentWith({ number: '529.982.247-2', type: 'cpf' }) }),
+      'customer.document.number deve ter 11 dígitos para cpf. Recebido: 10 dígitos.',
+    ],
+    [
+      'cpf with 14 digits',
+      chargeBody({ customer: documentWith({ number: '11222333000181', type: 'cpf' }) }),
+      'customer.document.number deve ter 11 dígitos para cpf. Recebido: 14 dígitos.',
+    ],
+    [
+      'cnpj with 11 digits',
+      chargeBody({ customer: documentWith({ number: '52998224725', type: 'CNPJ' }) }),
+      'customer.document.number deve ter 14 dígitos para cnpj. Recebido: 11 dígitos.',
+    ],
+    [
+      'document with letters',
+      chargeBody({ customer: documentWith({ number: '5299822472A', type: 'cpf' }) }),
+      'customer.document.number deve conter apenas dígitos, pontos, traços e barras.',
+    ],
+    [
+      'document error comes before email errors',
+      chargeBody({ customer: customerWith({ document: { number: '1', type: 'cpf' }, email: 'x' }) }),
+      'customer.document.number deve ter 11 dígitos para cpf. Recebido: 1 dígitos.',
+    ],
     ['email missing', chargeBody({ customer: customerWith({ email: undefined }) }), 'customer.email é obrigatório e deve ser válido.'],
     ['email invalid', chargeBody({ customer: customerWith({ email: 'ana@' }) }), 'customer.email é obrigatório e deve ser válido.'],
-    ['email over 254', chargeBody({ customer: customerWith({ email: `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.com` }) }), 'customer.email é obrigatório e deve ser válido.'],
+    [
+      'email over 254',
+      chargeBody({ customer: customerWith({ email: `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.com` }) }),
+      'customer.email é obrigatório e deve ser válido.',
+    ],
     ['phone missing', chargeBody({ customer: customerWith({ phone: undefined }) }), 'customer.phone é obrigatório (DDD + número, 10 ou 11 dígitos).'],
     ['phone with 9 digits', chargeBody({ customer: customerWith({ phone: '119876543' }) }), 'customer.phone é obrigatório (DDD + número, 10 ou 11 dígitos).'],
-    ['phone with 12 digits', chargeBody({ customer: customerWith({ phone: '551198765432' }) }), 'customer.phone é obrigatório (DDD + número, 10 ou 11 dígitos).'],
-    ['phone with formatting', chargeBody({ customer: customerWith({ phone: '(11) 98765-4321' }) }), 'customer.phone é obrigatório (DDD + número, 10 ou 11 dígitos).'],
+    [
+      'phone with 12 digits',
+      chargeBody({ customer: customerWith({ phone: '551198765432' }) }),
+      'customer.phone é obrigatório (DDD + número, 10 ou 11 dígitos).',
+    ],
+    [
+      'phone with formatting',
+      chargeBody({ customer: customerWith({ phone: '(11) 98765-4321' }) }),
+      'customer.phone é obrigatório (DDD + número, 10 ou 11 dígitos).',
+    ],
     ['phone as number', chargeBody({ customer: customerWith({ phone: 11987654321 }) }), 'customer.phone é obrigatório (DDD + número, 10 ou 11 dígitos).'],
     ['externalRef empty', chargeBody({ externalRef: '' }), 'externalRef deve ser um texto de 1 a 100 caracteres.'],
     ['externalRef over 100', chargeBody({ externalRef: 'r'.repeat(101) }), 'externalRef deve ser um texto de 1 a 100 caracteres.'],
@@ -101,7 +137,11 @@ describe('POST /v1/pix success', () => {
     for (const [number, type] of cases) {
       const reply = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ customer: documentWith({ number, type }) }) });
       expect(reply.status).toBe(201);
-      const stored = await gateway.database.db.selectFrom('transactions').select('customer').where('id', '=', reply.body.transactionId).executeTakeFirstOrThrow();
+      const stored = await gateway.database.db
+        .selectFrom('transactions')
+        .select('customer')
+        .where('id', '=', reply.body.transactionId)
+        .executeTakeFirstOrThrow();
       expect(stored.customer?.document).toEqual({ number: number.replace(/\D/g, ''), type: type.trim().toLowerCase() });
     }
   });
@@ -298,7 +338,12 @@ describe('POST /v1/pix hourly rate limit', () => {
     const created = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ externalRef: 'late' }) });
     expect(created.status).toBe(201);
     expect(created.body.idempotent).toBeUndefined();
-    const stored = await gateway.database.db.selectFrom('transactions').select('externalRef').where('accountId', '=', merchant.accountId).orderBy('createdAt').execute();
+    const stored = await gateway.database.db
+      .selectFrom('transactions')
+      .select('externalRef')
+      .where('accountId', '=', merchant.accountId)
+      .orderBy('createdAt')
+      .execute();
     expect(stored.map((row) => row.externalRef)).toEqual([null, 'late']);
   });
 });

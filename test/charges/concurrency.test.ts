@@ -73,7 +73,12 @@ describe(`concurrency (${backend})`, () => {
       if (more === 0) break;
       total += more;
     }
-    const events = await gateway.database.db.selectFrom('events').select('transactionId').where('accountId', '=', merchant.accountId).where('name', '=', 'transaction.expired').execute();
+    const events = await gateway.database.db
+      .selectFrom('events')
+      .select('transactionId')
+      .where('accountId', '=', merchant.accountId)
+      .where('name', '=', 'transaction.expired')
+      .execute();
     expect(events.map((event) => event.transactionId).sort()).toEqual([...ids].sort());
   });
 });

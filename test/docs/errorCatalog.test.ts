@@ -78,7 +78,10 @@ function documentedMessages(markdown: string): { section: string; status: string
       inTable = false;
       continue;
     }
-    const [status = '', cell = ''] = line.split('|').slice(1).map((text) => text.trim());
+    const [status = '', cell = ''] = line
+      .split('|')
+      .slice(1)
+      .map((text) => text.trim());
     const lead = /^`[^`]+`(?:\s*\/\s*`[^`]+`)*/.exec(cell)?.[0] ?? '';
     const texts = [...lead.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? '');
     // A row without a backticked message would be silently skipped: report it as an empty message.

@@ -31,7 +31,11 @@ export type Gateway = {
   database: Database;
   clock: ManualClock;
   /** A merchant API call with the given key (no Authorization header when key is null). */
-  call<T = JsonBody>(method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<Reply<T>>;
+  call<T = JsonBody>(
+    method: string,
+    path: string,
+    options?: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string },
+  ): Promise<Reply<T>>;
   admin<T = JsonBody>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
   /** A merchant with approved KYC and a key; `patch` goes through PATCH /admin/v1/accounts. */
   createMerchant(patch?: Record<string, unknown>, account?: Record<string, unknown>): Promise<Merchant>;
@@ -72,7 +76,11 @@ export const accountBody = (overrides: Record<string, unknown> = {}) => ({
 /** A POST /v1/withdraw body: R$ 10,00 to the CPF of the account's responsible person (the holder, Mode 1). */
 export const withdrawalToHolder = (overrides: Record<string, unknown> = {}) => ({ amountCents: 1000, pixKey: '52998224725', pixKeyType: 'cpf', ...overrides });
 
-async function request(url: string, method: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<Reply> {
+async function request(
+  url: string,
+  method: string,
+  options: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string },
+): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   let payload: string | undefined = options.rawBody;
@@ -181,5 +189,9 @@ export async function startGateway(environment: Record<string, string> = {}, opt
 }
 
 /** A merchant API call against another server (e.g. a peer). */
-export const callAt = (baseUrl: string, method: string, path: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {}) =>
-  request(baseUrl + path, method, options);
+export const callAt = (
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+) => request(baseUrl + path, method, options);

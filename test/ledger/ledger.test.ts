@@ -145,10 +145,18 @@ describe('balance', () => {
     expect(block.status).toBe(201);
     expect(block.body.blockId).toBeTruthy();
     expect(await balanceOf(gateway, merchant)).toBe(5_000);
-    expect((await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}/balance`)).body).toEqual({ available: 5_000, blocked: 1_200, withdrawable: 3_800 });
+    expect((await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}/balance`)).body).toEqual({
+      available: 5_000,
+      blocked: 1_200,
+      withdrawable: 3_800,
+    });
 
     expect((await gateway.admin('DELETE', `/admin/v1/blocks/${block.body.blockId}`)).status).toBe(204);
-    expect((await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}/balance`)).body).toEqual({ available: 5_000, blocked: 0, withdrawable: 5_000 });
+    expect((await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}/balance`)).body).toEqual({
+      available: 5_000,
+      blocked: 0,
+      withdrawable: 5_000,
+    });
     expect((await gateway.admin('DELETE', `/admin/v1/blocks/${newId()}`)).body).toEqual({ error: 'Bloqueio não encontrado.' });
     expect((await gateway.admin('DELETE', '/admin/v1/blocks/xyz')).body).toEqual({ error: 'blockId inválido.' });
   });

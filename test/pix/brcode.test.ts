@@ -12,10 +12,7 @@ const OWN_SHAPE_EXAMPLE =
 const LONGEST_LOCATION = `pix.example.com/pix/v2/${'a1'.repeat(27)}`; // 77 chars
 
 /** Both independent parsers must accept the payload and read back what we wrote. */
-function expectAcceptedByIndependentParsers(
-  payload: string,
-  expected: { location: string; name: string; city: string },
-): void {
+function expectAcceptedByIndependentParsers(payload: string, expected: { location: string; name: string; city: string }): void {
   expect(isValidPixPayload(payload)).toBe(true);
   expect(getPixPayloadInfo(payload)).toMatchObject({
     url: expected.location,
@@ -119,23 +116,19 @@ describe('buildDynamicBrCode', () => {
 
   it('keeps fields 59/60 short ASCII and parseable for arbitrary Unicode input', () => {
     fc.assert(
-      fc.property(
-        fc.string({ unit: 'binary', maxLength: 60 }),
-        fc.string({ unit: 'binary', maxLength: 40 }),
-        (merchantName, merchantCity) => {
-          const payload = buildDynamicBrCode({
-            locationUrl: LONGEST_LOCATION,
-            merchantName,
-            merchantCity,
-          });
-          const fields = parseBrCodeFields(payload);
-          const name = fields.get('59') ?? '';
-          const city = fields.get('60') ?? '';
-          expect(name).toMatch(/^[\x20-\x7E]{1,25}$/);
-          expect(city).toMatch(/^[\x20-\x7E]{1,15}$/);
-          expectAcceptedByIndependentParsers(payload, { location: LONGEST_LOCATION, name, city });
-        },
-      ),
+      fc.property(fc.string({ unit: 'binary', maxLength: 60 }), fc.string({ unit: 'binary', maxLength: 40 }), (merchantName, merchantCity) => {
+        const payload = buildDynamicBrCode({
+          locationUrl: LONGEST_LOCATION,
+          merchantName,
+          merchantCity,
+        });
+        const fields = parseBrCodeFields(payload);
+        const name = fields.get('59') ?? '';
+        const city = fields.get('60') ?? '';
+        expect(name).toMatch(/^[\x20-\x7E]{1,25}$/);
+        expect(city).toMatch(/^[\x20-\x7E]{1,15}$/);
+        expectAcceptedByIndependentParsers(payload, { location: LONGEST_LOCATION, name, city });
+      }),
       { numRuns: 300 },
     );
   });
@@ -147,9 +140,7 @@ describe('buildDynamicBrCode', () => {
     ['', /77/],
     ['pix.example.com/pix/v2/ação', /77/],
   ])('rejects the location %j', (locationUrl, message) => {
-    expect(() =>
-      buildDynamicBrCode({ locationUrl, merchantName: 'X', merchantCity: 'Y' }),
-    ).toThrow(message);
+    expect(() => buildDynamicBrCode({ locationUrl, merchantName: 'X', merchantCity: 'Y' })).toThrow(message);
   });
 });
 

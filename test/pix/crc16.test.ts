@@ -33,10 +33,7 @@ describe('crc16CcittFalse', () => {
     expect(crc16CcittFalse(INVALID_EXAMPLE.slice(0, -4))).not.toBe(INVALID_EXAMPLE.slice(-4));
   });
 
-  it.each(['é', 'São João', 'ü€𝄞', 'plain ASCII'])(
-    'agrees with pix-utils (independent table-driven CRC over UTF-8) on %s',
-    (text) => {
-      expect(crc16CcittFalse(text)).toBe(computeCRC(text));
-    },
-  );
+  it.each(['é', 'São João', 'ü€𝄞', 'plain ASCII'])('agrees with pix-utils (independent table-driven CRC over UTF-8) on %s', (text) => {
+    expect(crc16CcittFalse(text)).toBe(computeCRC(text));
+  });
 });

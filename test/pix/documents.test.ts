@@ -1,10 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import {
-  isValidCnpj,
-  isValidCpf,
-  maskDocument,
-  stripDocumentFormatting,
-} from '../../src/pix/documents.js';
+import { isValidCnpj, isValidCpf, maskDocument, stripDocumentFormatting } from '../../src/pix/documents.js';
 
 describe('stripDocumentFormatting', () => {
   it.each([

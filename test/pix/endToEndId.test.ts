@@ -1,9 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import {
-  END_TO_END_ID_PATTERN,
-  REFUND_END_TO_END_ID_PATTERN,
-  generateEndToEndId,
-} from '../../src/pix/endToEndId.js';
+import { END_TO_END_ID_PATTERN, REFUND_END_TO_END_ID_PATTERN, generateEndToEndId } from '../../src/pix/endToEndId.js';
 
 const ISPB = '12345678';
 

@@ -1,11 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import {
-  PIX_KEY_TYPES,
-  normalizePixKey,
-  normalizePixKeyType,
-  pixKeyFormatError,
-  type PixKeyType,
-} from '../../src/pix/pixKeys.js';
+import { PIX_KEY_TYPES, normalizePixKey, normalizePixKeyType, pixKeyFormatError, type PixKeyType } from '../../src/pix/pixKeys.js';
 
 describe('normalizePixKeyType', () => {
   it.each([

@@ -100,10 +100,13 @@ describe('timestamptz parsing', () => {
     expect(rows[0]?.at.toISOString()).toBe('2026-11-22T03:44:11.123Z');
   });
 
-  it('reads the same instants in a session of another time zone (through pg\'s parser)', async () => {
+  it("reads the same instants in a session of another time zone (through pg's parser)", async () => {
     await sql`SET TimeZone = 'America/Sao_Paulo'`.execute(database.db);
     try {
-      const { rows } = await sql<{ at: Date; text: string }>`SELECT ${'2026-11-22T03:44:11.123Z'}::timestamptz AS at, ${'2026-11-22T03:44:11.123Z'}::timestamptz::text AS text`.execute(database.db);
+      const { rows } = await sql<{
+        at: Date;
+        text: string;
+      }>`SELECT ${'2026-11-22T03:44:11.123Z'}::timestamptz AS at, ${'2026-11-22T03:44:11.123Z'}::timestamptz::text AS text`.execute(database.db);
       expect(rows[0]?.text).toBe('2026-11-22 00:44:11.123-03');
       expect(rows[0]?.at.toISOString()).toBe('2026-11-22T03:44:11.123Z');
     } finally {
@@ -112,7 +115,15 @@ describe('timestamptz parsing', () => {
   });
 
   it('hands every other form to pg', () => {
-    for (const text of ['2026-11-22 00:44:11.5-03', '2026-11-22 03:44:11+05:30', '0050-01-01 00:00:00+00', '2026-11-22 03:44:11+00 BC', 'infinity', '-infinity', '12026-01-01 00:00:00+00']) {
+    for (const text of [
+      '2026-11-22 00:44:11.5-03',
+      '2026-11-22 03:44:11+05:30',
+      '0050-01-01 00:00:00+00',
+      '2026-11-22 03:44:11+00 BC',
+      'infinity',
+      '-infinity',
+      '12026-01-01 00:00:00+00',
+    ]) {
       const expected = reference(text);
       const actual = parseTimestamptz(text);
       if (expected instanceof Date) expect(actual.getTime()).toBe(expected.getTime());
@@ -122,7 +133,7 @@ describe('timestamptz parsing', () => {
 });
 
 describe('precompiled queries', () => {
-  it('compile once and run with each call\'s values, constants kept', async () => {
+  it("compile once and run with each call's values, constants kept", async () => {
     const query = precompiled((db, label: string, amount: number) =>
       db.selectNoFrom((eb) => [eb.val(label).as('label'), sql<number>`${amount}::int8 * ${3}::int8`.as('tripled'), eb.val('fixed').as('constant')]),
     );

@@ -226,7 +226,25 @@ const nastyString = fc
     fc.oneof(
       {
         weight: 3,
-        arbitrary: fc.constantFrom('\u0000', '\ud800', '\udfff', '\u0001', '\u001f', '\u007f', '\u0085', '\u2028', '\ufeff', '\uffff', '\u{1F600}', 'é', "'", '"', '\\', '%', ' '),
+        arbitrary: fc.constantFrom(
+          '\u0000',
+          '\ud800',
+          '\udfff',
+          '\u0001',
+          '\u001f',
+          '\u007f',
+          '\u0085',
+          '\u2028',
+          '\ufeff',
+          '\uffff',
+          '\u{1F600}',
+          'é',
+          "'",
+          '"',
+          '\\',
+          '%',
+          ' ',
+        ),
       },
       { weight: 1, arbitrary: fc.string({ maxLength: 3 }) },
     ),
@@ -238,15 +256,7 @@ const nastyString = fc
 const anyString = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), nastyString);
 
 /** A field value: any type, sometimes a sensible one. */
-const wild = fc.oneof(
-  fc.integer(),
-  fc.double(),
-  anyString,
-  fc.constant(null),
-  fc.bigInt().map(String),
-  fc.boolean(),
-  fc.anything(),
-);
+const wild = fc.oneof(fc.integer(), fc.double(), anyString, fc.constant(null), fc.bigInt().map(String), fc.boolean(), fc.anything());
 const field = (...plausible: fc.Arbitrary<unknown>[]): fc.Arbitrary<unknown> => fc.oneof(...plausible, wild);
 
 const chargeShaped = fc.record(
@@ -307,10 +317,7 @@ const partyShaped = fc.record(
   { requiredKeys: [] },
 );
 
-const payShaped = fc.record(
-  { payer: fc.oneof(wild, partyShaped), amountCents: field(fc.constantFrom(1000, 999, 1001)) },
-  { requiredKeys: [] },
-);
+const payShaped = fc.record({ payer: fc.oneof(wild, partyShaped), amountCents: field(fc.constantFrom(1000, 999, 1001)) }, { requiredKeys: [] });
 
 const cpfField = field(fc.constantFrom('529.982.247-25', '52998224725', '111.111.111-11', '123'), fc.stringMatching(/^[\d.-]{0,16}$/));
 const accountShaped = fc.record(
@@ -349,7 +356,10 @@ const limitNames = [
 ] as const;
 const feePlanShaped = fc.oneof(
   wild,
-  fc.record({ fixedCents: cents, bps: field(fc.integer({ min: 0, max: 10_000 }), fc.constant(10_001)), minCents: cents, maxCents: cents }, { requiredKeys: [] }),
+  fc.record(
+    { fixedCents: cents, bps: field(fc.integer({ min: 0, max: 10_000 }), fc.constant(10_001)), minCents: cents, maxCents: cents },
+    { requiredKeys: [] },
+  ),
 );
 const patchShaped = fc.record(
   {
@@ -359,7 +369,9 @@ const patchShaped = fc.record(
     withdrawalMode: field(fc.constantFrom('automatic', 'manual')),
     ipAllowlist: fc.oneof(
       wild,
-      fc.array(field(fc.constantFrom('10.0.0.0/8', '127.0.0.1', '::1', '2001:db8::/32', '999.1.1.1', '10.0.0.0/33', ''), fc.ipV4(), fc.ipV6()), { maxLength: 5 }),
+      fc.array(field(fc.constantFrom('10.0.0.0/8', '127.0.0.1', '::1', '2001:db8::/32', '999.1.1.1', '10.0.0.0/33', ''), fc.ipV4(), fc.ipV6()), {
+        maxLength: 5,
+      }),
     ),
     allowedPixKeyTypes: fc.oneof(wild, fc.array(field(fc.constantFrom('cpf', 'cnpj', 'email', 'phone', 'evp', 'CPF')), { maxLength: 6 })),
     recipientLimit: field(fc.integer({ min: 0, max: 10_000 }), fc.constantFrom(-1, 10_001)),

@@ -18,7 +18,10 @@ afterAll(() => gateway.close());
 describe('logs and unexpected failures', () => {
   it('never write an API key, the admin token or a full document', async () => {
     const document = '39053344705';
-    await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ customer: customerWith({ document: { number: document, type: 'cpf' } }) }) });
+    await gateway.call('POST', '/v1/pix', {
+      key: merchant.apiKey,
+      body: chargeBody({ customer: customerWith({ document: { number: document, type: 'cpf' } }) }),
+    });
     await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody({ amountCents: 1 }) });
     await gateway.call('GET', '/v1/balance', { key: `${merchant.apiKey.slice(0, -1)}0` });
     await gateway.call('GET', '/v1/balance', { key: merchant.apiKey, headers: { 'x-forwarded-for': '10.0.0.1' } });

@@ -142,7 +142,11 @@ describe('POST /v1/recipients validation (one row per rule, in reporting order)'
     ['evp key not a UUID', recipientBody({ pixKey: 'chave-aleatoria', pixKeyType: 'evp' }), 'pixKey deve ser uma chave aleatória (UUID) válida.'],
     ['the key format comes before the key/document match', recipientBody({ pixKey: '529.982.247-26', pixKeyType: 'cpf' }), 'pixKey não é um CPF válido.'],
     ['cpf key of another CPF', recipientBody({ pixKey: OTHER_CPF.formatted, pixKeyType: 'cpf' }), KEY_DOCUMENT_MISMATCH],
-    ['cpf key for a cnpj document', recipientBody({ document: CNPJ.formatted, documentType: 'cnpj', pixKey: OTHER_CPF.digits, pixKeyType: 'cpf' }), KEY_DOCUMENT_MISMATCH],
+    [
+      'cpf key for a cnpj document',
+      recipientBody({ document: CNPJ.formatted, documentType: 'cnpj', pixKey: OTHER_CPF.digits, pixKeyType: 'cpf' }),
+      KEY_DOCUMENT_MISMATCH,
+    ],
     ['cnpj key for a cpf document', recipientBody({ pixKey: CNPJ.digits, pixKeyType: 'cnpj' }), KEY_DOCUMENT_MISMATCH],
     ['label over 80', recipientBody({ label: 'l'.repeat(81) }), LABEL_TOO_LONG],
     ['label not a string', recipientBody({ label: 7 }), LABEL_TOO_LONG],
@@ -189,7 +193,11 @@ describe('POST /v1/recipients registration', () => {
     expect(first.status).toBe(201);
     expect(first.body).toEqual({ recipientId, status: 'pending_review', note: pendingNote('SVC') });
 
-    const again = await registerRecipient(gateway, merchant, recipientBody({ document: CPF.digits, legalName: 'Fornecedora Silva LTDA', pixKey: '+5511987654321', pixKeyType: 'phone', label: 'Nova' }));
+    const again = await registerRecipient(
+      gateway,
+      merchant,
+      recipientBody({ document: CPF.digits, legalName: 'Fornecedora Silva LTDA', pixKey: '+5511987654321', pixKeyType: 'phone', label: 'Nova' }),
+    );
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
 
@@ -216,9 +224,21 @@ describe('POST /v1/recipients registration', () => {
   });
 
   it.each([
-    ['document type and cpf key with case, spaces and punctuation', { documentType: ' CPF ', document: ` ${THIRD_CPF.formatted} `, pixKeyType: ' Cpf ', pixKey: ` ${THIRD_CPF.formatted} ` }, { documentType: 'cpf', document: THIRD_CPF.digits, pixKeyType: 'cpf', pixKey: THIRD_CPF.digits }],
-    ['cnpj document and key', { documentType: 'CNPJ', document: CNPJ.formatted, pixKeyType: 'cnpj', pixKey: CNPJ.formatted }, { documentType: 'cnpj', document: CNPJ.digits, pixKeyType: 'cnpj', pixKey: CNPJ.digits }],
-    ['email key type and key', { pixKeyType: ' Email ', pixKey: ' Financeiro@Fornecedora.COM.br ' }, { pixKeyType: 'email', pixKey: 'financeiro@fornecedora.com.br' }],
+    [
+      'document type and cpf key with case, spaces and punctuation',
+      { documentType: ' CPF ', document: ` ${THIRD_CPF.formatted} `, pixKeyType: ' Cpf ', pixKey: ` ${THIRD_CPF.formatted} ` },
+      { documentType: 'cpf', document: THIRD_CPF.digits, pixKeyType: 'cpf', pixKey: THIRD_CPF.digits },
+    ],
+    [
+      'cnpj document and key',
+      { documentType: 'CNPJ', document: CNPJ.formatted, pixKeyType: 'cnpj', pixKey: CNPJ.formatted },
+      { documentType: 'cnpj', document: CNPJ.digits, pixKeyType: 'cnpj', pixKey: CNPJ.digits },
+    ],
+    [
+      'email key type and key',
+      { pixKeyType: ' Email ', pixKey: ' Financeiro@Fornecedora.COM.br ' },
+      { pixKeyType: 'email', pixKey: 'financeiro@fornecedora.com.br' },
+    ],
     ['formatted phone key', { pixKeyType: 'PHONE', pixKey: '+55 (11) 98765-4321' }, { pixKeyType: 'phone', pixKey: '+5511987654321' }],
     ['evp key in capitals', { pixKeyType: 'evp', pixKey: EVP.toUpperCase() }, { pixKeyType: 'evp', pixKey: EVP }],
     ['legalName and label trimmed', { legalName: '  Fornecedora  ', label: '  Apelido  ' }, { legalName: 'Fornecedora', label: 'Apelido' }],
@@ -243,7 +263,10 @@ describe('POST /v1/recipients registration', () => {
     expect(id).not.toBe(createHash('sha256').update(`cpf:${CPF.digits}`).digest('hex').slice(0, 24));
 
     expect(await registerRecipient(gateway, a, recipientBody())).toMatchObject({ status: 201, body: { recipientId: id } });
-    expect(await registerRecipient(gateway, a, recipientBody({ document: ` ${CPF.digits.replace(/(\d{3})(?=\d)/g, '$1 ')} ` }))).toMatchObject({ status: 200, body: { recipientId: id } });
+    expect(await registerRecipient(gateway, a, recipientBody({ document: ` ${CPF.digits.replace(/(\d{3})(?=\d)/g, '$1 ')} ` }))).toMatchObject({
+      status: 200,
+      body: { recipientId: id },
+    });
     expect(await registerRecipient(gateway, b, recipientBody())).toMatchObject({ status: 201, body: { recipientId: id } });
     const cnpj = await registerRecipient(gateway, a, recipientBody({ document: CNPJ.formatted, documentType: 'cnpj' }));
     expect(cnpj).toMatchObject({ status: 201, body: { recipientId: expectedRecipientId('cnpj', CNPJ.digits) } });
@@ -268,7 +291,11 @@ describe('review and GET /v1/recipients', () => {
   it('lists approved recipients only, newest approval first: masked document, alias of the approval, approvedAt, count', async () => {
     const merchant = await gateway.createMerchant();
     const person = await registerRecipient(gateway, merchant, recipientBody());
-    const company = await registerRecipient(gateway, merchant, recipientBody({ legalName: 'Transportadora Rápida LTDA', document: CNPJ.formatted, documentType: 'cnpj', label: 'Transportadora' }));
+    const company = await registerRecipient(
+      gateway,
+      merchant,
+      recipientBody({ legalName: 'Transportadora Rápida LTDA', document: CNPJ.formatted, documentType: 'cnpj', label: 'Transportadora' }),
+    );
     const unnamed = await registerRecipient(gateway, merchant, recipientBody({ legalName: 'Sem Apelido', document: THIRD_CPF.formatted, label: undefined }));
     await registerRecipient(gateway, merchant, recipientBody({ document: OTHER_CPF.formatted })); // stays under review
 
@@ -276,14 +303,26 @@ describe('review and GET /v1/recipients', () => {
     const approved = await reviewRecipient(gateway, merchant, person.body.recipientId, 'approve', { label: 'Fornecedora Principal' });
     const after = gateway.clock.now().getTime();
     expect(approved.status).toBe(200);
-    expect(approved.body).toMatchObject({ recipientId: person.body.recipientId, status: 'active', label: 'Fornecedora', approvedLabel: 'Fornecedora Principal' });
+    expect(approved.body).toMatchObject({
+      recipientId: person.body.recipientId,
+      status: 'active',
+      label: 'Fornecedora',
+      approvedLabel: 'Fornecedora Principal',
+    });
     expect(approved.body.approvedAt).toBeGreaterThanOrEqual(before);
     expect(approved.body.approvedAt).toBeLessThanOrEqual(after);
     expect(approved.body.updatedAt).toBe(approved.body.approvedAt);
 
     expect((await listApproved(merchant)).body).toEqual({
       recipients: [
-        { recipientId: person.body.recipientId, legalName: 'Fornecedora Silva ME', documentType: 'cpf', documentMasked: '***.533.447-**', label: 'Fornecedora Principal', approvedAt: approved.body.approvedAt },
+        {
+          recipientId: person.body.recipientId,
+          legalName: 'Fornecedora Silva ME',
+          documentType: 'cpf',
+          documentMasked: '***.533.447-**',
+          label: 'Fornecedora Principal',
+          approvedAt: approved.body.approvedAt,
+        },
       ],
       count: 1,
     });
@@ -299,9 +338,30 @@ describe('review and GET /v1/recipients', () => {
     expect(list.status).toBe(200);
     expect(list.body).toEqual({
       recipients: [
-        { recipientId: unnamed.body.recipientId, legalName: 'Sem Apelido', documentType: 'cpf', documentMasked: '***.444.777-**', label: null, approvedAt: unnamedApproved.body.approvedAt },
-        { recipientId: company.body.recipientId, legalName: 'Transportadora Rápida LTDA', documentType: 'cnpj', documentMasked: '**.222.333/0001-**', label: 'Transportadora', approvedAt: companyApproved.body.approvedAt },
-        { recipientId: person.body.recipientId, legalName: 'Fornecedora Silva ME', documentType: 'cpf', documentMasked: '***.533.447-**', label: 'Fornecedora Principal', approvedAt: approved.body.approvedAt },
+        {
+          recipientId: unnamed.body.recipientId,
+          legalName: 'Sem Apelido',
+          documentType: 'cpf',
+          documentMasked: '***.444.777-**',
+          label: null,
+          approvedAt: unnamedApproved.body.approvedAt,
+        },
+        {
+          recipientId: company.body.recipientId,
+          legalName: 'Transportadora Rápida LTDA',
+          documentType: 'cnpj',
+          documentMasked: '**.222.333/0001-**',
+          label: 'Transportadora',
+          approvedAt: companyApproved.body.approvedAt,
+        },
+        {
+          recipientId: person.body.recipientId,
+          legalName: 'Fornecedora Silva ME',
+          documentType: 'cpf',
+          documentMasked: '***.533.447-**',
+          label: 'Fornecedora Principal',
+          approvedAt: approved.body.approvedAt,
+        },
       ],
       count: 3,
     });
@@ -326,10 +386,17 @@ describe('review and GET /v1/recipients', () => {
     const merchant = await gateway.createMerchant();
     const { body } = await registerRecipient(gateway, merchant, recipientBody());
     const rejected = await reviewRecipient(gateway, merchant, body.recipientId, 'reject', { reason: 'Documento divergente' });
-    expect(rejected).toMatchObject({ status: 200, body: { recipientId: body.recipientId, status: 'rejected', reason: 'Documento divergente', approvedAt: null } });
+    expect(rejected).toMatchObject({
+      status: 200,
+      body: { recipientId: body.recipientId, status: 'rejected', reason: 'Documento divergente', approvedAt: null },
+    });
     expect((await listApproved(merchant)).body).toEqual({ recipients: [], count: 0 });
 
-    const again = await registerRecipient(gateway, merchant, recipientBody({ legalName: 'Fornecedora Corrigida', pixKey: EVP, pixKeyType: 'evp', label: 'Corrigida' }));
+    const again = await registerRecipient(
+      gateway,
+      merchant,
+      recipientBody({ legalName: 'Fornecedora Corrigida', pixKey: EVP, pixKeyType: 'evp', label: 'Corrigida' }),
+    );
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ recipientId: body.recipientId, status: 'pending_review', note: pendingNote('SVC') });
     expect(await operatorView(merchant, body.recipientId)).toMatchObject({
@@ -359,14 +426,25 @@ describe('review and GET /v1/recipients', () => {
 
     const again = await registerRecipient(gateway, merchant, recipientBody({ legalName: 'Nova Análise' }));
     expect(again).toMatchObject({ status: 200, body: { recipientId: body.recipientId, status: 'pending_review', note: pendingNote('SVC') } });
-    expect(await operatorView(merchant, body.recipientId)).toMatchObject({ status: 'pending_review', legalName: 'Nova Análise', approvedLabel: null, approvedAt: null, reason: null });
+    expect(await operatorView(merchant, body.recipientId)).toMatchObject({
+      status: 'pending_review',
+      legalName: 'Nova Análise',
+      approvedLabel: null,
+      approvedAt: null,
+      reason: null,
+    });
   });
 
   it('a removed recipient resubmitted goes back to review (200)', async () => {
     const merchant = await gateway.createMerchant();
     const { body } = await registerRecipient(gateway, merchant, recipientBody());
     // No API removes a recipient yet (DESIGN.md leaves it to the dashboard); the state is set directly.
-    await gateway.database.db.updateTable('recipients').set({ status: 'removed' }).where('accountId', '=', merchant.accountId).where('id', '=', body.recipientId).execute();
+    await gateway.database.db
+      .updateTable('recipients')
+      .set({ status: 'removed' })
+      .where('accountId', '=', merchant.accountId)
+      .where('id', '=', body.recipientId)
+      .execute();
     const again = await registerRecipient(gateway, merchant, recipientBody({ label: 'De volta' }));
     expect(again).toMatchObject({ status: 200, body: { recipientId: body.recipientId, status: 'pending_review' } });
     expect(await operatorView(merchant, body.recipientId)).toMatchObject({ status: 'pending_review', label: 'De volta' });
@@ -402,10 +480,16 @@ describe('ceiling of active plus under-review recipients', () => {
     await reviewRecipient(gateway, merchant, second.body.recipientId, 'reject');
     expect((await registerRecipient(gateway, merchant, third)).status).toBe(201);
     // Coming back from rejected would add one: refused at the ceiling.
-    expect(await registerRecipient(gateway, merchant, recipientBody({ document: generatedCpf(101) }))).toMatchObject({ status: 422, body: { error: limitReached(2) } });
+    expect(await registerRecipient(gateway, merchant, recipientBody({ document: generatedCpf(101) }))).toMatchObject({
+      status: 422,
+      body: { error: limitReached(2) },
+    });
 
     await reviewRecipient(gateway, merchant, first.body.recipientId, 'deactivate');
-    expect(await registerRecipient(gateway, merchant, recipientBody({ document: generatedCpf(101) }))).toMatchObject({ status: 200, body: { status: 'pending_review' } });
+    expect(await registerRecipient(gateway, merchant, recipientBody({ document: generatedCpf(101) }))).toMatchObject({
+      status: 200,
+      body: { status: 'pending_review' },
+    });
   });
 
   it('the default ceiling is 10, and the message says so', async () => {
@@ -464,8 +548,14 @@ describe('tenancy', () => {
       status: 201,
       body: { recipientId: created.body.recipientId, status: 'pending_review' },
     });
-    expect(await reviewRecipient(gateway, b, created.body.recipientId, 'reject')).toMatchObject({ status: 200, body: { accountId: b.accountId, status: 'rejected' } });
-    expect((await listApproved(a)).body).toMatchObject({ count: 1, recipients: [{ recipientId: created.body.recipientId, legalName: 'Fornecedora Silva ME', label: 'Da loja A' }] });
+    expect(await reviewRecipient(gateway, b, created.body.recipientId, 'reject')).toMatchObject({
+      status: 200,
+      body: { accountId: b.accountId, status: 'rejected' },
+    });
+    expect((await listApproved(a)).body).toMatchObject({
+      count: 1,
+      recipients: [{ recipientId: created.body.recipientId, legalName: 'Fornecedora Silva ME', label: 'Da loja A' }],
+    });
     expect((await listApproved(b)).body).toEqual({ recipients: [], count: 0 });
   });
 });
@@ -558,7 +648,10 @@ describe('operator API', () => {
       status: 401,
       body: { error: 'Token de operador obrigatório. Use: Authorization: Bearer <ADMIN_TOKEN>' },
     });
-    expect(await gateway.call('GET', '/admin/v1/recipients', { key: merchant.apiKey })).toMatchObject({ status: 401, body: { error: 'Token de operador inválido.' } });
+    expect(await gateway.call('GET', '/admin/v1/recipients', { key: merchant.apiKey })).toMatchObject({
+      status: 401,
+      body: { error: 'Token de operador inválido.' },
+    });
   });
 
   it('a recipient is found only within its account, with what withdrawals need', async () => {
@@ -611,7 +704,10 @@ describe(`concurrency (${backend})`, () => {
     startNextHour(gateway);
     const replies = await Promise.all(
       Array.from({ length: 30 }, (_, n) =>
-        callAt(n % 2 ? peerUrl : gateway.url, 'POST', '/v1/recipients', { key: merchant.apiKey, body: recipientBody({ document: generatedCpf(400 + (n % 5)) }) }),
+        callAt(n % 2 ? peerUrl : gateway.url, 'POST', '/v1/recipients', {
+          key: merchant.apiKey,
+          body: recipientBody({ document: generatedCpf(400 + (n % 5)) }),
+        }),
       ),
     );
     const counts = countBy(replies.map((reply) => reply.status));

@@ -109,7 +109,9 @@ describe('fan-out and filters', () => {
     const merchant = await gateway.createMerchant({ limits: { withdrawPerSecond: 100, withdrawPerMinute: 100 } });
     const [cashin, formerName, everything, refunds] = [freshPath(), freshPath(), freshPath(), freshPath()];
     expect((await registerEndpoint(gateway, merchant, { url: receiver.url(cashin), events: ['cashin'] })).events).toEqual(['cashin']);
-    expect((await registerEndpoint(gateway, merchant, { url: receiver.url(formerName), events: ['TRANSFER_PAID', 'transfer.paid'] })).events).toEqual(['transfer.paid']);
+    expect((await registerEndpoint(gateway, merchant, { url: receiver.url(formerName), events: ['TRANSFER_PAID', 'transfer.paid'] })).events).toEqual([
+      'transfer.paid',
+    ]);
     await registerEndpoint(gateway, merchant, { url: receiver.url(everything) });
     await registerEndpoint(gateway, merchant, { url: receiver.url(refunds), events: ['refund', 'transfer.refunded.partial'] });
 
@@ -120,12 +122,19 @@ describe('fan-out and filters', () => {
     expect((await settleWithdrawal(gateway, merchant, withdrawalId, { outcome: 'paid' })).status).toBe(200);
     await dispatcher().deliverDue();
 
-    const names = (path: string) => receivedOn(path).map((request) => `${headersOf(request)['x-svc-event']}:${JSON.parse(request.body).transactionId}`).sort();
+    const names = (path: string) =>
+      receivedOn(path)
+        .map((request) => `${headersOf(request)['x-svc-event']}:${JSON.parse(request.body).transactionId}`)
+        .sort();
     expect(names(cashin)).toEqual([`transaction.paid:${chargeId}`]);
     expect(names(formerName)).toEqual([`transfer.paid:${withdrawalId}`]);
-    expect(names(everything)).toEqual([`transaction.paid:${chargeId}`, `transfer.created:${withdrawalId}`, `transfer.paid:${withdrawalId}`, `transfer.processing:${withdrawalId}`].sort());
+    expect(names(everything)).toEqual(
+      [`transaction.paid:${chargeId}`, `transfer.created:${withdrawalId}`, `transfer.paid:${withdrawalId}`, `transfer.processing:${withdrawalId}`].sort(),
+    );
     expect(names(refunds)).toEqual([]);
-    const paidIds = [...receivedOn(cashin), ...receivedOn(everything)].filter((request) => headersOf(request)['x-svc-event'] === 'transaction.paid').map((request) => headersOf(request)['x-svc-event-id']);
+    const paidIds = [...receivedOn(cashin), ...receivedOn(everything)]
+      .filter((request) => headersOf(request)['x-svc-event'] === 'transaction.paid')
+      .map((request) => headersOf(request)['x-svc-event-id']);
     expect(new Set(paidIds).size).toBe(1);
 
     // transfer.paid carries the beneficiary, not a payer.
@@ -141,7 +150,11 @@ describe('fan-out and filters', () => {
     expect((await settleWithdrawal(gateway, merchant, withdrawalId, { outcome: 'returned', amountCents: 200 })).status).toBe(200);
     await dispatcher().deliverDue();
     expect(names(refunds)).toEqual([`transfer.partially_refunded:${withdrawalId}`]);
-    expect(JSON.parse(receivedOn(refunds)[0]!.body)).toMatchObject({ status: 'partially_refunded', refundEndToEndId: expect.stringMatching(/^D/), beneficiary: expect.any(Object) });
+    expect(JSON.parse(receivedOn(refunds)[0]!.body)).toMatchObject({
+      status: 'partially_refunded',
+      refundEndToEndId: expect.stringMatching(/^D/),
+      beneficiary: expect.any(Object),
+    });
   });
 
   it('an endpoint of another account receives nothing', async () => {
@@ -390,10 +403,16 @@ describe('deliveries that cannot go out', () => {
     const merchant = await gateway.createMerchant();
     const path = freshPath();
     const endpoint = await registerEndpoint(gateway, merchant, { url: receiver.url(path) });
-    await gateway.database.db.updateTable('webhookEndpoints').set({ secretEncrypted: 'v1:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA==:AAAA' }).where('id', '=', endpoint.endpointId).execute();
+    await gateway.database.db
+      .updateTable('webhookEndpoints')
+      .set({ secretEncrypted: 'v1:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA==:AAAA' })
+      .where('id', '=', endpoint.endpointId)
+      .execute();
     await paidCharge(gateway, merchant);
     await dispatcher().deliverDue();
     expect(receivedOn(path)).toEqual([]);
-    expect(await attemptsOf(merchant)).toMatchObject([{ attemptNumber: 1, httpStatus: null, error: 'signing failed: the endpoint secret cannot be read', deliveryStatus: 'failed' }]);
+    expect(await attemptsOf(merchant)).toMatchObject([
+      { attemptNumber: 1, httpStatus: null, error: 'signing failed: the endpoint secret cannot be read', deliveryStatus: 'failed' },
+    ]);
   });
 });

@@ -61,7 +61,9 @@ describe(`several workers (${backend})`, () => {
       // Stopping waits for attempts in flight to be recorded.
       await Promise.all([second.close(), gateway.services.webhookDispatcher.stop()]);
     }
-    const keys = receiver.received.filter((request) => request.path === '/w1' || request.path === '/w2').map((request) => `${request.path} ${String(request.headers['x-svc-event-id'])}`);
+    const keys = receiver.received
+      .filter((request) => request.path === '/w1' || request.path === '/w2')
+      .map((request) => `${request.path} ${String(request.headers['x-svc-event-id'])}`);
     expect(keys).toHaveLength(80);
     expect(new Set(keys).size).toBe(80);
     const deliveries = await deliveriesOf(merchant.accountId);
@@ -92,7 +94,20 @@ describe(`several workers (${backend})`, () => {
     // The dead worker comes back with an answer: its lease is gone, nothing is written.
     const late = await recordAttempts(
       gateway.database.db,
-      [{ deliveryId: claimed[0]!.id, leaseId: deadLease, attemptId: newId(), url: 'x', attemptedAt: now, durationMs: 1, httpStatus: 500, error: null, status: 'pending', nextAttemptAt: now }],
+      [
+        {
+          deliveryId: claimed[0]!.id,
+          leaseId: deadLease,
+          attemptId: newId(),
+          url: 'x',
+          attemptedAt: now,
+          durationMs: 1,
+          httpStatus: 500,
+          error: null,
+          status: 'pending',
+          nextAttemptAt: now,
+        },
+      ],
       now,
     );
     expect(late.size).toBe(0);
@@ -127,7 +142,11 @@ describe.runIf(serverUrl)('a worker process killed mid-attempt (PostgreSQL serve
 
     // The dead worker's lease still runs: nobody else takes the delivery until it ends.
     receiver.answerWith(() => ({ status: 200 }));
-    const { nextAttemptAt: leaseEnd } = await gateway.database.db.selectFrom('webhookDeliveries').select('nextAttemptAt').where('id', '=', pending!.id).executeTakeFirstOrThrow();
+    const { nextAttemptAt: leaseEnd } = await gateway.database.db
+      .selectFrom('webhookDeliveries')
+      .select('nextAttemptAt')
+      .where('id', '=', pending!.id)
+      .executeTakeFirstOrThrow();
     expect(leaseEnd.getTime()).toBeGreaterThan(gateway.clock.now().getTime());
     await gateway.services.webhookDispatcher.deliverDue();
     expect(receiver.received.filter((request) => request.path === '/killed')).toHaveLength(1);

@@ -32,8 +32,18 @@ describe('registering webhook endpoints (operator API)', () => {
     ['IPv6 loopback', { url: 'https://[::1]/pix' }, 400, 'url deve apontar para um endereço público.'],
     ['IPv4-mapped IPv6', { url: 'https://[::ffff:10.0.0.1]/pix' }, 400, 'url deve apontar para um endereço público.'],
     ['localhost', { url: 'https://localhost/pix' }, 400, 'url deve apontar para um endereço público.'],
-    ['events not a list', { url: 'https://hooks.example.com/pix', events: 'cashin' }, 400, 'events deve ser uma lista (até 50) de nomes de eventos ou categorias.'],
-    ['unknown event', { url: 'https://hooks.example.com/pix', events: ['cashin', 'transaction.created'] }, 400, "events contém um evento ou categoria desconhecido: 'transaction.created'."],
+    [
+      'events not a list',
+      { url: 'https://hooks.example.com/pix', events: 'cashin' },
+      400,
+      'events deve ser uma lista (até 50) de nomes de eventos ou categorias.',
+    ],
+    [
+      'unknown event',
+      { url: 'https://hooks.example.com/pix', events: ['cashin', 'transaction.created'] },
+      400,
+      "events contém um evento ou categoria desconhecido: 'transaction.created'.",
+    ],
     ['event not a string', { url: 'https://hooks.example.com/pix', events: [42] }, 400, "events contém um evento ou categoria desconhecido: '42'."],
   ];
   for (const [name, body, status, error] of rows) {
@@ -45,7 +55,16 @@ describe('registering webhook endpoints (operator API)', () => {
   it('normalizes the filter: categories and canonical names kept, former names mapped, duplicates dropped', async () => {
     const created = await register(merchant, {
       url: 'https://hooks.example.com/a',
-      events: ['cashout', 'med.opened', 'transaction.infraction', 'chargeback.applied', 'transaction.refunded.partial', 'funds.blocked', 'protest.opened', 'dispute.opened'],
+      events: [
+        'cashout',
+        'med.opened',
+        'transaction.infraction',
+        'chargeback.applied',
+        'transaction.refunded.partial',
+        'funds.blocked',
+        'protest.opened',
+        'dispute.opened',
+      ],
     });
     expect(created.status).toBe(201);
     expect(created.body.events).toEqual([
@@ -82,15 +101,24 @@ describe('at most 6 URLs per account', () => {
       expect(created.status).toBe(201);
       ids.push(created.body.endpointId);
     }
-    expect(await register(merchant, { url: 'https://hooks.example.com/7' })).toMatchObject({ status: 422, body: { error: 'Limite de 6 URLs de webhook atingido.' } });
+    expect(await register(merchant, { url: 'https://hooks.example.com/7' })).toMatchObject({
+      status: 422,
+      body: { error: 'Limite de 6 URLs de webhook atingido.' },
+    });
     const list = await gateway.admin('GET', endpoints(merchant));
     expect(list.body.count).toBe(6);
     expect(list.body.endpoints.map((endpoint: { endpointId: string }) => endpoint.endpointId)).toEqual(ids);
     expect(list.body.endpoints.every((endpoint: object) => !('secret' in endpoint))).toBe(true);
 
     expect((await gateway.admin('DELETE', `${endpoints(merchant)}/${ids[0]}`)).status).toBe(204);
-    expect(await gateway.admin('DELETE', `${endpoints(merchant)}/${ids[0]}`)).toMatchObject({ status: 404, body: { error: 'Endpoint de webhook não encontrado.' } });
-    expect(await gateway.admin('GET', `${endpoints(merchant)}/${ids[0]}`)).toMatchObject({ status: 404, body: { error: 'Endpoint de webhook não encontrado.' } });
+    expect(await gateway.admin('DELETE', `${endpoints(merchant)}/${ids[0]}`)).toMatchObject({
+      status: 404,
+      body: { error: 'Endpoint de webhook não encontrado.' },
+    });
+    expect(await gateway.admin('GET', `${endpoints(merchant)}/${ids[0]}`)).toMatchObject({
+      status: 404,
+      body: { error: 'Endpoint de webhook não encontrado.' },
+    });
     expect((await register(merchant, { url: 'https://hooks.example.com/7' })).status).toBe(201);
   });
 
@@ -116,12 +144,21 @@ describe('at most 6 URLs per account', () => {
       status: 404,
       body: { error: 'Conta não encontrada.' },
     });
-    expect(await gateway.admin('GET', `/admin/v1/accounts/${unknownAccount}/webhook-endpoints`)).toMatchObject({ status: 404, body: { error: 'Conta não encontrada.' } });
-    expect(await gateway.admin('GET', `/admin/v1/accounts/${unknownAccount}/webhook-deliveries`)).toMatchObject({ status: 404, body: { error: 'Conta não encontrada.' } });
+    expect(await gateway.admin('GET', `/admin/v1/accounts/${unknownAccount}/webhook-endpoints`)).toMatchObject({
+      status: 404,
+      body: { error: 'Conta não encontrada.' },
+    });
+    expect(await gateway.admin('GET', `/admin/v1/accounts/${unknownAccount}/webhook-deliveries`)).toMatchObject({
+      status: 404,
+      body: { error: 'Conta não encontrada.' },
+    });
     expect(await gateway.admin('GET', '/admin/v1/accounts/abc/webhook-endpoints')).toMatchObject({ status: 400, body: { error: 'accountId inválido.' } });
     const merchant = await gateway.createMerchant();
     expect(await gateway.admin('GET', `${endpoints(merchant)}/abc`)).toMatchObject({ status: 400, body: { error: 'endpointId inválido.' } });
-    expect(await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}/webhook-deliveries?eventId=x`)).toMatchObject({ status: 400, body: { error: 'eventId inválido.' } });
+    expect(await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}/webhook-deliveries?eventId=x`)).toMatchObject({
+      status: 400,
+      body: { error: 'eventId inválido.' },
+    });
     expect(await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}/webhook-deliveries?transactionId=x`)).toMatchObject({
       status: 400,
       body: { error: 'transactionId inválido.' },

@@ -133,7 +133,12 @@ describe('normalizeEventFilter', () => {
 });
 
 describe('attemptVerdict', () => {
-  const answer = (status: number | null, refused?: true) => ({ status, error: status === null ? 'timeout' : null, durationMs: 10, ...(refused ? { refused } : {}) });
+  const answer = (status: number | null, refused?: true) => ({
+    status,
+    error: status === null ? 'timeout' : null,
+    durationMs: 10,
+    ...(refused ? { refused } : {}),
+  });
 
   it.each([200, 201, 202, 204, 299])('%i is delivered', (status) => {
     expect(attemptVerdict(answer(status))).toBe('delivered');

@@ -51,7 +51,13 @@ describe('delivery refuses what is not public, at connect time', () => {
     expect(receiver.received.length).toBe(before);
   });
 
-  for (const url of ['https://127.0.0.1:1/hook', 'https://[::1]:1/hook', 'https://169.254.169.254/latest/meta-data', 'https://10.0.0.1/hook', 'https://[::ffff:7f00:1]/hook']) {
+  for (const url of [
+    'https://127.0.0.1:1/hook',
+    'https://[::1]:1/hook',
+    'https://169.254.169.254/latest/meta-data',
+    'https://10.0.0.1/hook',
+    'https://[::ffff:7f00:1]/hook',
+  ]) {
     it(`refuses the literal address of ${url}`, async () => {
       const response = await post(strict(), url);
       expect(response.status).toBeNull();
@@ -131,9 +137,10 @@ async function createServerWithBody(bytes: number) {
   return {
     url: `http://127.0.0.1:${port}/big`,
     sentBytes: () => sent,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

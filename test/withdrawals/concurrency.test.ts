@@ -18,7 +18,13 @@ afterAll(() => gateway.close());
 describe(`concurrency (${backend})`, () => {
   it('200 concurrent withdrawals against a balance that covers 50: exactly 50 debited, never below zero, no duplicate', async () => {
     const merchant = await gateway.createMerchant({
-      limits: { withdrawPerSecond: 10_000, withdrawPerMinute: 10_000, withdrawPerHour: 10_000, withdrawDailyCents: 100_000_000, withdrawMonthlyCents: 100_000_000 },
+      limits: {
+        withdrawPerSecond: 10_000,
+        withdrawPerMinute: 10_000,
+        withdrawPerHour: 10_000,
+        withdrawDailyCents: 100_000_000,
+        withdrawMonthlyCents: 100_000_000,
+      },
     });
     await fund(gateway, merchant, 50 * 1_100);
     // 150 with their own externalRef, 50 sharing 10 externalRefs (5 each).
@@ -44,7 +50,12 @@ describe(`concurrency (${backend})`, () => {
       idsByRef.set(refs[index] as string, ids);
     });
     expect([...idsByRef.values()].every((ids) => ids.size === 1)).toBe(true);
-    const stored = await gateway.database.db.selectFrom('transactions').select(['id', 'externalRef']).where('accountId', '=', merchant.accountId).where('type', '=', 'withdrawal').execute();
+    const stored = await gateway.database.db
+      .selectFrom('transactions')
+      .select(['id', 'externalRef'])
+      .where('accountId', '=', merchant.accountId)
+      .where('type', '=', 'withdrawal')
+      .execute();
     expect(stored).toHaveLength(50);
     expect(new Set(stored.map((row) => row.externalRef)).size).toBe(50);
     expect(await balanceOf(gateway, merchant)).toBe(0);

@@ -26,7 +26,13 @@ async function fundedMerchant(cents: number, patch: Record<string, unknown> = RE
 }
 
 async function approvedRecipient(merchant: Merchant, document = OTHER_CPF, documentType = 'cpf') {
-  const created = await registerRecipient(gateway, merchant, { legalName: 'Fornecedor Terceiro', document, documentType, pixKey: document, pixKeyType: documentType });
+  const created = await registerRecipient(gateway, merchant, {
+    legalName: 'Fornecedor Terceiro',
+    document,
+    documentType,
+    pixKey: document,
+    pixKeyType: documentType,
+  });
   expect(created.status).toBe(201);
   const approved = await reviewRecipient(gateway, merchant, created.body.recipientId, 'approve', { label: 'Fornecedor' });
   expect(approved.status).toBe(200);
@@ -60,9 +66,21 @@ describe('POST /v1/withdraw validation (in the order of the spec)', () => {
     ['email key malformed', withdrawalToHolder({ pixKey: 'ana@', pixKeyType: 'email' }), 'pixKey não é um e-mail válido (máximo 77 caracteres).'],
     ['phone key without +55', withdrawalToHolder({ pixKey: '11987654321', pixKeyType: 'phone' }), 'pixKey deve ser um telefone no formato +55DDDNÚMERO.'],
     ['evp key malformed', withdrawalToHolder({ pixKey: 'not-a-uuid', pixKeyType: 'evp' }), 'pixKey deve ser uma chave aleatória (UUID) válida.'],
-    ['email key without recipient (Mode 1)', withdrawalToHolder({ pixKey: 'ana@example.com', pixKeyType: 'email' }), 'Saque para chaves email/telefone/aleatória exige destinatário autorizado.'],
-    ['phone key without recipient (Mode 1)', withdrawalToHolder({ pixKey: '+5511987654321', pixKeyType: 'Phone' }), 'Saque para chaves email/telefone/aleatória exige destinatário autorizado.'],
-    ['evp key without recipient (Mode 1)', withdrawalToHolder({ pixKey: '123e4567-e12b-12d1-a456-426655440000', pixKeyType: 'evp' }), 'Saque para chaves email/telefone/aleatória exige destinatário autorizado.'],
+    [
+      'email key without recipient (Mode 1)',
+      withdrawalToHolder({ pixKey: 'ana@example.com', pixKeyType: 'email' }),
+      'Saque para chaves email/telefone/aleatória exige destinatário autorizado.',
+    ],
+    [
+      'phone key without recipient (Mode 1)',
+      withdrawalToHolder({ pixKey: '+5511987654321', pixKeyType: 'Phone' }),
+      'Saque para chaves email/telefone/aleatória exige destinatário autorizado.',
+    ],
+    [
+      'evp key without recipient (Mode 1)',
+      withdrawalToHolder({ pixKey: '123e4567-e12b-12d1-a456-426655440000', pixKeyType: 'evp' }),
+      'Saque para chaves email/telefone/aleatória exige destinatário autorizado.',
+    ],
   ];
   it.each(rows)('%s → 400', async (_name, body, message) => {
     const reply = await withdraw(gateway, merchant, body);
@@ -149,11 +167,15 @@ describe('rate limits and caps, per account', () => {
     gateway.clock.advance(dayStart - now.getTime() + 60_000);
     const first = await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 2_000 }));
     expect(first.status).toBe(201);
-    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 600 }))).body).toEqual({ error: 'Limite diário de saques excedido (R$ 25,00).' });
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 600 }))).body).toEqual({
+      error: 'Limite diário de saques excedido (R$ 25,00).',
+    });
     await settleWithdrawal(gateway, merchant, first.body.transactionId, { outcome: 'failed' });
     expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 2_500 }))).status).toBe(201); // the failed one no longer counts
     gateway.clock.advance(86_400_000);
-    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 1_600 }))).body).toEqual({ error: 'Limite mensal de saques excedido (R$ 40,00).' });
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 1_600 }))).body).toEqual({
+      error: 'Limite mensal de saques excedido (R$ 40,00).',
+    });
     expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 1_500 }))).status).toBe(201);
   });
 });
@@ -212,7 +234,12 @@ describe('lifecycle', () => {
     const partly = await settleWithdrawal(gateway, merchant, partial.body.transactionId, { outcome: 'returned', amountCents: 1_000 });
     expect(partly.body).toMatchObject({ status: 'partially_refunded' });
     expect(await balanceOf(gateway, merchant)).toBe(9_900 - 3_100 + 1_000);
-    expect(await eventNames(gateway, partial.body.transactionId)).toEqual(['transfer.created', 'transfer.processing', 'transfer.paid', 'transfer.partially_refunded']);
+    expect(await eventNames(gateway, partial.body.transactionId)).toEqual([
+      'transfer.created',
+      'transfer.processing',
+      'transfer.paid',
+      'transfer.partially_refunded',
+    ]);
     expect(await gateway.ledgerProblems()).toEqual([]);
   });
 
@@ -224,7 +251,12 @@ describe('lifecycle', () => {
     const approved = await gateway.admin('POST', `/admin/v1/transactions/${created.body.transactionId}/approve`);
     expect(approved.body).toMatchObject({ status: 'processing' });
     expect(await balanceOf(gateway, merchant)).toBe(8_900);
-    expect(await eventNames(gateway, created.body.transactionId)).toEqual(['transfer.created', 'transfer.pending_approval', 'transfer.approved', 'transfer.processing']);
+    expect(await eventNames(gateway, created.body.transactionId)).toEqual([
+      'transfer.created',
+      'transfer.pending_approval',
+      'transfer.approved',
+      'transfer.processing',
+    ]);
     expect((await gateway.admin('POST', `/admin/v1/transactions/${created.body.transactionId}/approve`)).status).toBe(422);
 
     gateway.clock.advance(1_000);
@@ -239,12 +271,18 @@ describe('lifecycle', () => {
     const rejected = await gateway.admin('POST', `/admin/v1/transactions/${second.body.transactionId}/reject`);
     expect(rejected.body).toMatchObject({ status: 'cancelled' });
     expect(await balanceOf(gateway, merchant)).toBe(8_900);
-    expect(await eventNames(gateway, second.body.transactionId)).toEqual(['transfer.created', 'transfer.pending_approval', 'transfer.rejected', 'transfer.cancelled']);
+    expect(await eventNames(gateway, second.body.transactionId)).toEqual([
+      'transfer.created',
+      'transfer.pending_approval',
+      'transfer.rejected',
+      'transfer.cancelled',
+    ]);
   });
 });
 
 describe('provider outcomes', () => {
-  const arm = (merchant: Merchant, outcome: string) => gateway.call('POST', '/sandbox/v1/provider/next-withdrawal', { key: merchant.apiKey, body: { outcome } });
+  const arm = (merchant: Merchant, outcome: string) =>
+    gateway.call('POST', '/sandbox/v1/provider/next-withdrawal', { key: merchant.apiKey, body: { outcome } });
 
   it('provider error → 502, nothing debited; a retry with the same externalRef succeeds', async () => {
     const merchant = await fundedMerchant(10_000);
@@ -263,7 +301,11 @@ describe('provider outcomes', () => {
     await arm(merchant, 'unknown');
     const unknown = await withdraw(gateway, merchant, withdrawalToHolder());
     expect(unknown.status).toBe(202);
-    expect(unknown.body).toEqual({ error: 'Saque em verificação. Saldo debitado; status final em até 24h.', transactionId: unknown.body.transactionId, status: 'failed_unknown' });
+    expect(unknown.body).toEqual({
+      error: 'Saque em verificação. Saldo debitado; status final em até 24h.',
+      transactionId: unknown.body.transactionId,
+      status: 'failed_unknown',
+    });
     expect(await balanceOf(gateway, merchant)).toBe(8_900);
     expect(await gateway.services.withdrawals.reconcileUnknown()).toBe(0); // the provider does not know yet
     expect((await readTransaction(gateway, merchant, unknown.body.transactionId)).status).toBe('failed_unknown');
@@ -331,8 +373,19 @@ describe('Mode 2: approved recipients', () => {
 
   it('a recipient under review is not found; a deactivated one answers 422', async () => {
     const merchant = await fundedMerchant(50_000);
-    const pending = await registerRecipient(gateway, merchant, { legalName: 'Em Análise', document: '11144477735', documentType: 'cpf', pixKey: '11144477735', pixKeyType: 'cpf' });
-    const underReview = await withdraw(gateway, merchant, { amountCents: 1000, pixKey: '11144477735', pixKeyType: 'cpf', recipientId: pending.body.recipientId });
+    const pending = await registerRecipient(gateway, merchant, {
+      legalName: 'Em Análise',
+      document: '11144477735',
+      documentType: 'cpf',
+      pixKey: '11144477735',
+      pixKeyType: 'cpf',
+    });
+    const underReview = await withdraw(gateway, merchant, {
+      amountCents: 1000,
+      pixKey: '11144477735',
+      pixKeyType: 'cpf',
+      recipientId: pending.body.recipientId,
+    });
     expect(underReview).toMatchObject({ status: 404, body: { error: 'Destinatário autorizado não encontrado.' } });
 
     const recipientId = await approvedRecipient(merchant);
@@ -342,10 +395,15 @@ describe('Mode 2: approved recipients', () => {
     expect(await balanceOf(gateway, merchant)).toBe(50_000);
   });
 
-  it('email/phone/evp keys are resolved in the DICT: the recipient\'s key proceeds, another holder\'s fails and is reversed', async () => {
+  it("email/phone/evp keys are resolved in the DICT: the recipient's key proceeds, another holder's fails and is reversed", async () => {
     const merchant = await fundedMerchant(50_000);
     const recipientId = await approvedRecipient(merchant);
-    const owner = (document: string) => ({ name: 'Titular', document, documentType: 'cpf', bankAccount: { ispb: '12345678', branch: '0001', account: '998877' } });
+    const owner = (document: string) => ({
+      name: 'Titular',
+      document,
+      documentType: 'cpf',
+      bankAccount: { ispb: '12345678', branch: '0001', account: '998877' },
+    });
     const register = (key: string, keyType: string, document: string) =>
       gateway.call('POST', '/sandbox/v1/dict/keys', { key: merchant.apiKey, body: { key, keyType, owner: owner(document) } });
     expect((await register('Fornecedor@Example.com', 'email', OTHER_CPF)).status).toBe(201);

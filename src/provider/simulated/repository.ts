@@ -15,7 +15,15 @@ const oldestDirective = precompiled((db, accountId: string, operation: Directive
   db
     .deleteFrom('sandboxDirectives')
     .where('id', '=', (eb) =>
-      eb.selectFrom('sandboxDirectives').select('id').where('accountId', '=', accountId).where('operation', '=', operation).orderBy('id').limit(1).forUpdate().skipLocked(),
+      eb
+        .selectFrom('sandboxDirectives')
+        .select('id')
+        .where('accountId', '=', accountId)
+        .where('operation', '=', operation)
+        .orderBy('id')
+        .limit(1)
+        .forUpdate()
+        .skipLocked(),
     )
     .returning('outcome'),
 );
@@ -62,7 +70,11 @@ export function findSubmittedWithdrawal(db: Executor, transactionId: string) {
 }
 
 /** The network's final answer; a paid one keeps the end-to-end id it was paid under. */
-export async function decideSubmittedWithdrawal(db: Executor, transactionId: string, decision: { outcome: 'paid' | 'failed'; endToEndId: string | null }): Promise<void> {
+export async function decideSubmittedWithdrawal(
+  db: Executor,
+  transactionId: string,
+  decision: { outcome: 'paid' | 'failed'; endToEndId: string | null },
+): Promise<void> {
   await db.updateTable('sandboxWithdrawals').set(decision).where('transactionId', '=', transactionId).execute();
 }
 

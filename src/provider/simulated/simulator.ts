@@ -67,7 +67,13 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
     if (directive === 'provider_error') throw new ProviderError('simulated provider error on withdrawal');
     const now = this.clock.now();
     const record = (beneficiary: Party, settleAt: Date | null) =>
-      repository.insertSubmittedWithdrawal(this.db, { transactionId: request.transactionId, accountId: request.accountId, beneficiary, settleAt, createdAt: now });
+      repository.insertSubmittedWithdrawal(this.db, {
+        transactionId: request.transactionId,
+        accountId: request.accountId,
+        beneficiary,
+        settleAt,
+        createdAt: now,
+      });
 
     let beneficiary: Party = { ...request.expectedHolder, bankAccount: SIMULATED_BANK_ACCOUNT };
     if (directive === 'unknown') {

@@ -73,7 +73,9 @@ const environmentSchema = z.object({
 
 function describeScheme(value: string): string {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1];
-  return scheme ? `a URL with scheme "${scheme}:"` : 'a value that is not such a URL';
+  // `user:password@host` without `//` would pass for a scheme: never echo what may be a user name.
+  const credentialsLike = !value.includes('//') && value.includes('@');
+  return scheme && !credentialsLike ? `a URL with scheme "${scheme}:"` : 'a value that is not such a URL';
 }
 
 type Settings = {

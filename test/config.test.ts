@@ -52,6 +52,10 @@ describe('readEnvironment: DATABASE_URL', () => {
     const error = refusal({ DATABASE_URL: 'postgress://alice:s3cret@db.example.com/prod', ...SERVER_SECRETS });
     expect(error.message).toBe(DATABASE_URL_MESSAGE('a URL with scheme "postgress:"'));
     for (const secret of ['alice', 's3cret', 'db.example.com']) expect(error.message).not.toContain(secret);
+    // Without `//`, `user:password@host` must not pass for a scheme either.
+    const bare = refusal({ DATABASE_URL: 'dbadmin:s3cret@db.example.com/gw', ...SERVER_SECRETS });
+    expect(bare.message).toContain('a value that is not such a URL');
+    for (const secret of ['dbadmin', 's3cret', 'db.example.com']) expect(bare.message).not.toContain(secret);
   });
 
   it.each(['postgres://alice:s3cret@db.example.com:5432/prod', 'postgresql://db.example.com/prod'])('%s is a server database', (url) => {
@@ -196,5 +200,24 @@ describe('the CLI with a mistyped DATABASE_URL', () => {
     expect(stderr).not.toContain('db.example.com');
     expect(existsSync(join(cwd, 'data'))).toBe(false);
     expect(readdirSync(cwd)).toEqual([]);
+  }, 60_000);
+});
+
+describe('doctor on a fresh embedded folder', () => {
+  it('reads the ledger and writes no secret (the admin token stays to be printed by the first serve)', async () => {
+    const cwd = freshFolder();
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: join(cwd, 'data') };
+    delete env.DATABASE_URL;
+    const child = spawn(process.execPath, [join(REPO, 'scripts/start.mjs'), 'doctor'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.resume();
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', resolve);
+    });
+    expect(code).toBe(0);
+    expect(stdout).toContain('Ledger invariants hold.');
+    expect(existsSync(join(cwd, 'data', 'secrets.json'))).toBe(false);
   }, 60_000);
 });

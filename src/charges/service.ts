@@ -11,7 +11,7 @@ import { ProviderError, type PixProvider, type ReceivedPayment } from '../provid
 import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE } from '../transactions/idempotencyRepository.js';
 import { lockTransaction, updateStatusOfDue } from '../transactions/repository.js';
 import { CHARGE, type TransactionStatus } from '../transactions/states.js';
-import { applyTransition } from '../transactions/transition.js';
+import { applyTransition, assertAllowed } from '../transactions/transition.js';
 import { recordTransactionEvents } from '../webhooks/events.js';
 import * as repository from './repository.js';
 import type { NewCharge } from './repository.js';
@@ -116,6 +116,7 @@ export class ChargeService {
     return this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();
       const charge = await this.lockPayableCharge(tx, accountId, transactionId, now);
+      assertAllowed(charge, CHARGE.pay);
       if (payment.amountCents !== undefined && payment.amountCents !== charge.amountCents) throw new InvalidRequestError(messages.sandboxAmountMismatch);
       const paid = await applyTransition(tx, charge, CHARGE.pay, now, { paidAt: now, endToEndId: payment.endToEndId, payer: JSON.stringify(payment.payer) });
       await postMovement(tx, {
@@ -156,7 +157,7 @@ export class ChargeService {
     });
   }
 
-  /** Locks a charge of the account that a payer could still pay. */
+  /** Locks a charge of the account for a payer's or the validity's move; a pending one whose validity elapsed counts as expired. */
   private async lockPayableCharge(tx: Tx, accountId: string, transactionId: string, now: Date): Promise<TransactionRow> {
     const charge = await lockTransaction(tx, 'pix_in', transactionId, accountId);
     if (!charge) throw new NotFoundError(messages.transactionNotFound);

@@ -85,8 +85,12 @@ export interface SimulatedNetwork {
   registerDictKey(accountId: string, keyType: 'email' | 'phone' | 'evp', key: string, owner: Party): Promise<void>;
   /** A payer (the default one when none is given) pays a charge: the network's notification. */
   pay(payer: Party | undefined, amountCents: number | undefined): ReceivedPayment;
-  /** The network decides a submitted withdrawal's outcome; the provider then reports it. */
-  decideWithdrawal(transactionId: string, outcome: 'paid' | 'failed'): Promise<void>;
+  /**
+   * The network decides a submitted withdrawal's outcome and reports it: paid (with the
+   * end-to-end id and beneficiary), failed, or unknown when it never received the withdrawal
+   * (nothing to pay).
+   */
+  decideWithdrawal(transactionId: string, outcome: 'paid' | 'failed'): Promise<WithdrawalOutcome>;
   /** The receiving bank returns `amountCents` of a paid withdrawal (all of it when absent). */
   returnWithdrawal(amountCents: number | undefined): WithdrawalReturn;
   /** Withdrawals whose automatic settlement time has come (SANDBOX_SETTLE_MS). */

@@ -56,9 +56,11 @@ export class SandboxService {
     const withdrawal = await this.withdrawals.findWithdrawal(accountId, transactionId);
     if (outcome === 'returned') return this.withdrawals.markReturned(transactionId, accountId, this.network.returnWithdrawal(amountCents));
     assertAllowed(withdrawal, WITHDRAWAL.settle);
-    await this.network.decideWithdrawal(transactionId, outcome);
+    const decided = await this.network.decideWithdrawal(transactionId, outcome);
     if (withdrawal.status === WITHDRAWAL.loseTrack.to) return withdrawal;
-    return (await this.withdrawals.applyProviderOutcome(transactionId, accountId)) ?? withdrawal;
+    // Applied as the provider's notification of this very outcome, under the row lock: a
+    // concurrent settlement that got there first makes this one a 422.
+    return (await this.withdrawals.applyOutcome(transactionId, decided, accountId)) ?? withdrawal;
   }
 
   /** Worker step: processing withdrawals whose SANDBOX_SETTLE_MS elapsed are paid. */
@@ -66,10 +68,10 @@ export class SandboxService {
     let settled = 0;
     for (const due of await this.network.dueSettlements(batch)) {
       const withdrawal = await this.withdrawals.findWithdrawal(due.accountId, due.transactionId);
-      await this.network.decideWithdrawal(due.transactionId, 'paid');
+      const decided = await this.network.decideWithdrawal(due.transactionId, 'paid');
       if (withdrawal.status !== WITHDRAWAL.submit.to) continue; // settled by hand meanwhile, or waiting for reconciliation
       try {
-        if (await this.withdrawals.applyProviderOutcome(due.transactionId)) settled++;
+        if (await this.withdrawals.applyOutcome(due.transactionId, decided)) settled++;
       } catch (error) {
         if (!(error instanceof InvalidStateError)) throw error; // a concurrent settle won the race
       }

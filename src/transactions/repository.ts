@@ -40,6 +40,7 @@ export type NewTransactionValues = Omit<NewTransaction, 'type' | 'status'>;
 
 /** A new transaction, in the status its creating transition leads to. */
 export function insertTransaction(tx: Tx, transition: Transition, transaction: NewTransactionValues) {
+  if (transition.from.length > 0) throw new Error(`${transition.to} is not a creating transition`);
   return tx
     .insertInto('transactions')
     .values({ ...transaction, type: transition.type, status: transition.to })
@@ -58,7 +59,7 @@ export function lockTransaction(tx: Tx, type: TransactionType, transactionId: st
 export type StatusChanges = Partial<Pick<NewTransaction, 'paidAt' | 'endToEndId' | 'payer' | 'beneficiary' | 'refundEndToEndId'>>;
 
 /**
- * The only writer of `status` after creation: the transition's `to`, and only from one of its
+ * With updateStatusOfDue, the only writers of `status` after creation: the transition's `to`, and only from one of its
  * `from` statuses (undefined when the row is not in one of them).
  */
 export function updateStatus(

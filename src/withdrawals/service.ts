@@ -17,7 +17,14 @@ import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import { consumeRateLimits } from '../platform/rateLimitRepository.js';
 import type { Holder, TransactionRow } from '../platform/schema.js';
-import { ProviderError, ProviderOutcomeUnknownError, type PixProvider, type WithdrawalPaid, type WithdrawalReturn } from '../provider/provider.js';
+import {
+  ProviderError,
+  ProviderOutcomeUnknownError,
+  type PixProvider,
+  type WithdrawalOutcome,
+  type WithdrawalPaid,
+  type WithdrawalReturn,
+} from '../provider/provider.js';
 import { findRecipient } from '../recipients/repository.js';
 import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '../transactions/idempotencyRepository.js';
 import { findTransaction, lockTransaction, type StatusChanges } from '../transactions/repository.js';
@@ -37,6 +44,12 @@ const HOUR_MS = 3_600_000;
  * tell (`indeterminate`: debited, status failed_unknown until reconciled).
  */
 export type WithdrawalResult = { outcome: 'created' | 'replayed' | 'indeterminate'; withdrawal: TransactionRow };
+
+/** Who a withdrawal may pay; every withdrawal has one since migration 005. */
+function expectedHolderOf(row: TransactionRow): Holder {
+  if (!row.expectedHolder) throw new Error(`withdrawal ${row.id} has no expected holder`);
+  return row.expectedHolder;
+}
 
 /** Automatic mode debits and sends at creation; manual mode waits for the operator's approval. */
 const debitNowFor = (creation: Transition): boolean => creation === WITHDRAWAL.submit;
@@ -263,13 +276,13 @@ export class WithdrawalService {
   async approve(transactionId: string): Promise<TransactionRow> {
     const approved = await this.move(transactionId, WITHDRAWAL.approve, {
       money: async (tx, row, at) => {
+        expectedHolderOf(row); // checked before anything moves
         const balance = await findBalance(tx, row.accountId, { lock: true });
         if (balance.availableCents - balance.blockedCents < row.amountCents + row.feeCents) throw new InsufficientBalanceError(messages.insufficientBalance);
         await this.moveWithdrawalMoney(tx, row, at, 1);
       },
     });
-    if (!approved.expectedHolder) throw new Error(`withdrawal ${approved.id} has no expected holder`);
-    await this.submit(approved, approved.expectedHolder);
+    await this.submit(approved, expectedHolderOf(approved));
     return (await findTransaction(this.db, approved.accountId, approved.id)) ?? approved;
   }
 
@@ -290,7 +303,11 @@ export class WithdrawalService {
    * Returns the withdrawal as it is afterwards, or null while the outcome is unknown.
    */
   async applyProviderOutcome(transactionId: string, accountId?: string): Promise<TransactionRow | null> {
-    const outcome = await this.provider.withdrawalOutcome(transactionId);
+    return this.applyOutcome(transactionId, await this.provider.withdrawalOutcome(transactionId), accountId);
+  }
+
+  /** Applies an outcome the provider reported: paid or failed; null (nothing done) while unknown. */
+  async applyOutcome(transactionId: string, outcome: WithdrawalOutcome, accountId?: string): Promise<TransactionRow | null> {
     if (outcome.status === 'unknown') return null;
     if (outcome.status === 'paid') return this.markPaid(transactionId, outcome, accountId);
     return this.fail(transactionId, { releaseExternalRef: false }, accountId);

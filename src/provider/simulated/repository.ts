@@ -69,13 +69,9 @@ export function findSubmittedWithdrawal(db: Executor, transactionId: string) {
   return db.selectFrom('sandboxWithdrawals').select(['outcome', 'beneficiary', 'endToEndId']).where('transactionId', '=', transactionId).executeTakeFirst();
 }
 
-/** The network's final answer; a paid one keeps the end-to-end id it was paid under. */
-export async function decideSubmittedWithdrawal(
-  db: Executor,
-  transactionId: string,
-  decision: { outcome: 'paid' | 'failed'; endToEndId: string | null },
-): Promise<void> {
-  await db.updateTable('sandboxWithdrawals').set(decision).where('transactionId', '=', transactionId).execute();
+/** The network's final answer; a paid one keeps the end-to-end id it was paid under. Undefined when the network never received the withdrawal. */
+export function decideSubmittedWithdrawal(db: Executor, transactionId: string, decision: { outcome: 'paid' | 'failed'; endToEndId: string | null }) {
+  return db.updateTable('sandboxWithdrawals').set(decision).where('transactionId', '=', transactionId).returning('beneficiary').executeTakeFirst();
 }
 
 /** Undecided withdrawals whose automatic settlement time has come, oldest first. */

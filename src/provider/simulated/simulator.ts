@@ -121,9 +121,11 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
     return { endToEndId: generateEndToEndId(ispb, this.clock.now()), payer: from, ...(amountCents === undefined ? {} : { amountCents }) };
   }
 
-  decideWithdrawal(transactionId: string, outcome: 'paid' | 'failed'): Promise<void> {
+  async decideWithdrawal(transactionId: string, outcome: 'paid' | 'failed'): Promise<WithdrawalOutcome> {
     const endToEndId = outcome === 'paid' ? generateEndToEndId(SIMULATED_ISPB, this.clock.now()) : null;
-    return repository.decideSubmittedWithdrawal(this.db, transactionId, { outcome, endToEndId });
+    const submitted = await repository.decideSubmittedWithdrawal(this.db, transactionId, { outcome, endToEndId });
+    if (outcome === 'failed') return { status: 'failed', reason: 'provider_failed' };
+    return submitted && endToEndId ? { status: 'paid', endToEndId, beneficiary: submitted.beneficiary } : { status: 'unknown' };
   }
 
   returnWithdrawal(amountCents: number | undefined): WithdrawalReturn {

@@ -10,9 +10,10 @@ import { ledgerAdminRoutes } from './ledger/adminRoutes.js';
 import { balanceRoutes } from './ledger/routes.js';
 import { adminAuthentication } from './platform/adminAuth.js';
 import { InvalidRequestError } from './errors.js';
-import { hasOnlyStorableText, registerErrorHandling } from './platform/http.js';
+import { answerClientError, hasUtf8Charset, inspectBody, MAX_BODY_DEPTH, registerErrorHandling, requestIdOf } from './platform/http.js';
 import { messages } from './messages.js';
 import './platform/validation.js';
+import { operationsRoutes } from './operations/routes.js';
 import { recipientAdminRoutes } from './recipients/adminRoutes.js';
 import { recipientRoutes } from './recipients/routes.js';
 import { webhookAdminRoutes } from './webhooks/adminRoutes.js';
@@ -22,6 +23,9 @@ import { withdrawalRoutes } from './withdrawals/routes.js';
 import { sandboxRoutes } from './sandbox/routes.js';
 import type { Services } from './services.js';
 import { transactionRoutes } from './transactions/routes.js';
+
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 
 export type AppOptions = {
   /** false = no logs; a stream = logs there (tests read them); default = stdout. */
@@ -41,6 +45,16 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
           },
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     bodyLimit: 64 * 1024,
+    // Every response carries X-Request-Id and every log line of the request its `reqId`: the
+    // caller's own id when it sends a sane one (a proxy's, a client's), else a new UUID.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    // A client gets 10 s to send its headers and 30 s for the whole request (Node's defaults, 60 s
+    // and 300 s, let slow clients hold sockets); timeouts are checked every second.
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1_000 },
+    // Requests Node's parser refuses (bad Content-Length, bare LF, NUL in a header, headers too large…).
+    clientErrorHandler: answerClientError,
     // Malformed URLs (bad percent-encoding) answer in the one error shape too.
     frameworkErrors: (_error, _request, reply) => {
       // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- Fastify types this reply with the route's generics, not yet known when the URL fails to parse
@@ -48,6 +62,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     },
   }).withTypeProvider<ZodTypeProvider>();
 
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply.header('x-request-id', request.id);
+    done();
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
@@ -56,12 +74,23 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   // and text PostgreSQL cannot store (NUL, unpaired surrogates) is refused before it gets there.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') return done(null, undefined);
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    if (!hasUtf8Charset(request.headers['content-type'])) return done(new InvalidRequestError(messages.bodyCharsetInvalid));
+    let text: string;
+    try {
+      // Bytes that are not UTF-8 are refused, not silently replaced by U+FFFD.
+      text = typeof body === 'string' ? body : utf8.decode(body);
+    } catch {
+      return done(new InvalidRequestError(messages.bodyNotUtf8));
+    }
+    if (text === '') return done(null, undefined);
     // Fastify's default JSON parser answers through `done`, synchronously.
-    void parseJson(request, typeof body === 'string' ? body : body.toString('utf8'), (error, parsed) => {
+    void parseJson(request, text, (error, parsed) => {
       if (error) return done(error);
-      if (!hasOnlyStorableText(parsed)) return done(new InvalidRequestError(messages.bodyInvalidText));
+      const problem = inspectBody(parsed);
+      if (problem === 'invalid_text') return done(new InvalidRequestError(messages.bodyInvalidText));
+      if (problem === 'too_deep') return done(new InvalidRequestError(messages.bodyTooDeep(MAX_BODY_DEPTH)));
       done(null, parsed);
     });
   });
@@ -89,7 +118,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/health', { schema: { tags: ['Health'], response: { 200: z.object({ status: z.literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
+  app.get('/health', { schema: { tags: ['Operations'], response: { 200: z.object({ status: z.literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
+  await app.register(operationsRoutes(services));
 
   const authenticateMerchant = merchantAuthentication(services.accounts);
   await app.register(

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { buildApp } from './app.js';
 import { readEnvironment, resolveSecrets, type Config, type Environment } from './config.js';
+import { findLedgerProblems } from './ledger/repository.js';
 import { systemClock } from './platform/clock.js';
 import { migrate, openDatabase } from './platform/database.js';
 import { createServices, type Services } from './services.js';
@@ -23,10 +24,41 @@ async function bootstrapDemoMerchant(services: Services): Promise<{ accountId: s
   return { accountId: account.id, apiKey: key.apiKey };
 }
 
-async function open(environment: Pick<Environment, 'database'>) {
-  const database = await openDatabase(environment.database);
+/** Logs the connections the database server drops; the pool replaces them on the next query. */
+const databaseLog = (level: string) => {
+  const logger = pino({ level });
+  return { onConnectionLost: (error: Error) => logger.warn({ err: error }, 'database connection lost; a new one is opened on the next query') };
+};
+
+async function open(environment: Pick<Environment, 'database' | 'logLevel'>) {
+  const database = await openDatabase(environment.database, databaseLog(environment.logLevel));
   await migrate(database.db);
   return database;
+}
+
+/** How long requests in flight get to finish after SIGTERM/SIGINT before their sockets are closed. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * Graceful shutdown on SIGTERM (orchestrators) and SIGINT (Ctrl-C): `close` finishes what is in
+ * flight and releases the database; exit 0 then, 1 if closing failed. A second signal exits at once.
+ */
+function onShutdownSignal(logger: { info(message: string): void; error(details: object, message: string): void }, close: () => Promise<void>): void {
+  let closing = false;
+  const handle = (signal: NodeJS.Signals) => {
+    if (closing) process.exit(1);
+    closing = true;
+    logger.info(`${signal} received: finishing what is in flight, then exiting`);
+    close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', handle);
+  process.on('SIGINT', handle);
 }
 
 /** Where the data is, for the start-up line (never the server URL: it may hold a password). */
@@ -53,14 +85,15 @@ async function serve(environment: Environment): Promise<void> {
   lines.push(`API reference: ${config.publicBaseUrl}/docs`);
   process.stdout.write(`\n${lines.join('\n')}\n\n`);
 
-  const shutdown = async () => {
-    await app.close();
+  onShutdownSignal(app.log, async () => {
+    // Stops accepting at once; requests in flight finish (idle keep-alive sockets close).
+    const closing = app.close();
+    const forced = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    await closing;
+    clearTimeout(forced);
     await stopWorkers?.();
     await database.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown());
-  process.once('SIGTERM', () => void shutdown());
+  });
 }
 
 async function worker(environment: Environment): Promise<void> {
@@ -70,13 +103,11 @@ async function worker(environment: Environment): Promise<void> {
   const logger = pino({ level: config.logLevel });
   const stop = startWorkers(services, logger);
   logger.info('worker started');
-  const shutdown = async () => {
+  onShutdownSignal(logger, async () => {
+    // Attempts in flight finish and are recorded (each within WEBHOOK_TIMEOUT_MS); nothing new is claimed.
     await stop();
     await database.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown());
-  process.once('SIGTERM', () => void shutdown());
+  });
 }
 
 async function main(): Promise<void> {
@@ -88,16 +119,16 @@ async function main(): Promise<void> {
     case 'worker':
       return worker(environment);
     case 'migrate': {
-      const database = await openDatabase(environment.database);
+      const database = await openDatabase(environment.database, databaseLog(environment.logLevel));
       const applied = await migrate(database.db);
       await database.close();
       process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');
       return;
     }
     case 'doctor': {
-      const { config } = resolveSecrets(environment);
-      const database = await open(config);
-      const problems = await createServices(config, database.db, systemClock).ledger.findProblems();
+      // Reads only: no secret is needed (none is generated on an embedded folder).
+      const database = await open(environment);
+      const problems = await findLedgerProblems(database.db);
       await database.close();
       process.stdout.write(problems.length ? `${problems.join('\n')}\n` : 'Ledger invariants hold.\n');
       process.exitCode = problems.length ? 1 : 0;

@@ -2,6 +2,7 @@ import { AccountService } from './accounts/service.js';
 import { ChargeService } from './charges/service.js';
 import type { Config } from './config.js';
 import { LedgerService } from './ledger/service.js';
+import { HealthService } from './operations/service.js';
 import type { Clock } from './platform/clock.js';
 import type { Db } from './platform/database.js';
 import { createProvider } from './provider/index.js';
@@ -26,6 +27,7 @@ export type Services = {
   /** The simulated network's controls; null with a real provider (no sandbox then). */
   sandbox: SandboxService | null;
   webhooks: WebhookService;
+  health: HealthService;
   /** Delivers queued webhooks; started by the worker (in `serve` itself on the embedded database). */
   webhookDispatcher: WebhookDispatcher;
 };
@@ -46,6 +48,7 @@ export function createServices(config: Config, db: Db, clock: Clock): Services {
     withdrawals,
     sandbox: network ? new SandboxService(network, charges, withdrawals) : null,
     webhooks: new WebhookService(db, clock, config),
+    health: new HealthService(db),
     webhookDispatcher: new WebhookDispatcher(
       db,
       clock,

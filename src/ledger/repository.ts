@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../platform/database.js';
 import { precompiled } from '../platform/precompiled.js';
+import { LimitExceededError } from '../errors.js';
+import { messages } from '../messages.js';
 import { newId } from '../platform/ids.js';
 import type { LedgerBook } from '../platform/schema.js';
 
@@ -22,7 +24,9 @@ export type Movement = {
 
 /**
  * Writes one balanced movement and moves the merchant's balance row by its merchant entries,
- * inside the caller's transaction. Returns the new available balance, or null when refused.
+ * inside the caller's transaction. Returns the new available balance, or null when refused
+ * (`forbidNegativeBalance`). A balance that would leave the range where cents are exact
+ * (±2^53−1) is refused with a LimitExceededError: nothing is written.
  */
 export async function postMovement(tx: Tx, movement: Movement): Promise<{ movementId: string; availableCents: number } | null> {
   const total = movement.entries.reduce((sum, entry) => sum + entry.amountCents, 0);
@@ -35,6 +39,7 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
     WITH balance AS (
       UPDATE balances SET available_cents = available_cents + ${merchantDelta}, updated_at = ${movement.at}
       WHERE account_id = ${movement.accountId} AND (NOT ${movement.forbidNegativeBalance ?? false}::boolean OR available_cents + ${merchantDelta} >= 0)
+        AND available_cents + ${merchantDelta} BETWEEN ${sql.lit(-Number.MAX_SAFE_INTEGER)} AND ${sql.lit(Number.MAX_SAFE_INTEGER)}
       RETURNING available_cents
     ), entries AS (
       INSERT INTO ledger_entries (account_id, movement_id, book, kind, transaction_id, amount_cents, memo, created_at)
@@ -46,7 +51,11 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
     )
     SELECT available_cents FROM balance`.execute(tx);
   const balance = rows[0];
-  return balance ? { movementId, availableCents: balance.availableCents } : null;
+  if (balance) return { movementId, availableCents: balance.availableCents };
+  if (!Number.isSafeInteger((await findAvailable(tx, movement.accountId)) + merchantDelta)) {
+    throw new LimitExceededError(messages.balanceOutOfRange(Number.MAX_SAFE_INTEGER));
+  }
+  return null;
 }
 
 const availableOf = precompiled((db, accountId: string) => db.selectFrom('balances').select('availableCents').where('accountId', '=', accountId));

@@ -7,7 +7,7 @@ import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { CamelCasePlugin, Kysely, PostgresDialect, sql, type PluginTransformResultArgs, type QueryResult, type Transaction, type UnknownRow } from 'kysely';
 import pg from 'pg';
 import { errorCode } from './errors.js';
-import { GatewayPool } from './postgresPool.js';
+import { GatewayPool, type ConnectionLost } from './postgresPool.js';
 import { parseTimestamptz, TIMESTAMPTZ_OID } from './timestamps.js';
 import type { DatabaseTarget } from '../config.js';
 import type { DB } from './schema.js';
@@ -67,9 +67,9 @@ function cachedConversion(cache: Map<string, string>, name: string, convert: (na
 }
 
 /** Kysely over a pg pool (server or PGlite): prepared statements, camelCase rows. */
-function kyselyOver(pool: pg.Pool): Db {
+function kyselyOver(pool: pg.Pool, onConnectionLost: ConnectionLost): Db {
   const plugin = new CachedCamelCasePlugin();
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: new GatewayPool(pool, plugin.columnToProperty) }), plugins: [plugin] });
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: new GatewayPool(pool, plugin.columnToProperty, onConnectionLost) }), plugins: [plugin] });
 }
 
 const typeParsers: pg.CustomTypesConfig = {
@@ -85,6 +85,8 @@ export type DatabaseOptions = {
   /** Schema to use on the server (tests isolate themselves this way). */
   searchPath?: string;
   poolSize?: number;
+  /** Told when the server drops a connection; the pool opens a new one on the next query. */
+  onConnectionLost?: ConnectionLost;
 };
 
 /** Opens the database the configuration names (config.ts decides which). */
@@ -96,7 +98,7 @@ export async function openDatabase(target: DatabaseTarget, options: DatabaseOpti
       types: typeParsers,
       ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
     });
-    const db = kyselyOver(pool);
+    const db = kyselyOver(pool, options.onConnectionLost ?? (() => undefined));
     return { db, backend: 'postgres', close: () => db.destroy() };
   }
 
@@ -109,7 +111,7 @@ export async function openDatabase(target: DatabaseTarget, options: DatabaseOpti
   // PGlite is one connection: a pool of one, never closed while idle. Prepared statements save
   // its planning as well (measured: 734 → 855 charges/s).
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0, types: typeParsers });
-  const db = kyselyOver(pool);
+  const db = kyselyOver(pool, options.onConnectionLost ?? (() => undefined));
   return {
     db,
     backend: 'pglite',
@@ -161,9 +163,19 @@ function isProcessAlive(pid: number): boolean {
 
 const migrationsDir = fileURLToPath(new URL('../migrations/', import.meta.url));
 
+const migrationFiles = async (): Promise<string[]> => (await readdir(migrationsDir)).filter((name) => /^\d+_.*\.sql$/.test(name)).sort();
+
+/** The migrations this code has that the database has not applied (readiness); throws when the database does not answer. */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const files = await migrationFiles();
+  const { rows } = await sql<{ version: string }>`SELECT version FROM schema_migrations`.execute(db);
+  const applied = new Set(rows.map((row) => row.version));
+  return files.filter((file) => !applied.has(file));
+}
+
 /** Applies numbered .sql files in order, each in its own transaction, under an advisory lock. */
 export async function migrate(db: Db): Promise<string[]> {
-  const files = (await readdir(migrationsDir)).filter((name) => /^\d+_.*\.sql$/.test(name)).sort();
+  const files = await migrationFiles();
   const applied: string[] = [];
   await db.connection().execute(async (connection) => {
     await sql`SELECT pg_advisory_lock(727274)`.execute(connection);

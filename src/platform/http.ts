@@ -1,8 +1,12 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ZodError } from 'zod';
 import { messages } from '../messages.js';
 import { DomainError, httpStatusOf } from '../errors.js';
+import { errorCode } from './errors.js';
 
 /** Fastify's own client-error codes, answered in Portuguese in the one error shape. */
 const frameworkClientErrors: Record<string, { status: number; message: string }> = {
@@ -36,17 +40,81 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
       return reply.code(status).send({ error: status === 400 ? messages.bodyMalformed : messages.requestInvalid });
     }
+    if (isDatabaseUnavailable(error)) {
+      // The statement may or may not have run: the client retries (idempotency keys make that safe).
+      request.log.warn({ err: error }, 'database unavailable');
+      return reply.code(503).send({ error: messages.serviceUnavailable });
+    }
     request.log.error({ err: error }, 'unexpected failure');
     return reply.code(500).send({ error: messages.internalError });
   });
 }
 
-/** True when every string (keys included) is well-formed UTF-16 without NUL, which PostgreSQL text and jsonb refuse. */
-export function hasOnlyStorableText(value: unknown): boolean {
-  if (typeof value === 'string') return value.isWellFormed() && !value.includes('\u0000');
-  if (Array.isArray(value)) return value.every(hasOnlyStorableText);
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).every(([key, item]) => hasOnlyStorableText(key) && hasOnlyStorableText(item));
+/**
+ * Answers a request Node's HTTP parser refused, on the raw socket (there is no request object),
+ * in the one error shape, and closes the connection: after a framing error the rest of the
+ * stream cannot be trusted.
+ */
+export function answerClientError(error: Error, socket: Duplex): void {
+  const code = errorCode(error);
+  if (code === 'ECONNRESET' || code === 'EPIPE' || !socket.writable) {
+    socket.destroy();
+    return;
   }
-  return true;
+  const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const message = status === 431 ? messages.headersTooLarge : status === 408 ? messages.requestTimeout : messages.requestMalformed;
+  const body = JSON.stringify({ error: message });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
+/** SQLSTATEs and socket errors of a database that went away (restart, failover, a killed connection). */
+const DATABASE_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+
+function isDatabaseUnavailable(error: Error): boolean {
+  const code = errorCode(error);
+  if (code !== undefined) return DATABASE_UNAVAILABLE.has(code);
+  // pg's own words for a connection that ended under a query or a checkout.
+  return /^Connection terminated|^Client has encountered a connection error|^timeout exceeded when trying to connect/.test(error.message);
+}
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The request's id: the incoming X-Request-Id when it is short printable ASCII (no log injection), else a new UUID. */
+export function requestIdOf(request: IncomingMessage): string {
+  const incoming = request.headers['x-request-id'];
+  return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
+}
+
+/** A Content-Type without a charset, or with UTF-8's (JSON is UTF-8: RFC 8259). */
+export function hasUtf8Charset(contentType: string | undefined): boolean {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '')?.[1];
+  return charset === undefined || /^utf-?8$/i.test(charset);
+}
+
+/** How deep a JSON body may nest: the API's bodies use 4 levels; anything far deeper is refused before it is walked. */
+export const MAX_BODY_DEPTH = 32;
+
+/**
+ * What is wrong with a parsed body, if anything: `invalid_text` when a string (keys included) is
+ * not well-formed UTF-16 or holds NUL, which PostgreSQL text and jsonb refuse; `too_deep` when it
+ * nests beyond MAX_BODY_DEPTH. Walked with an explicit stack: a body's depth never reaches the
+ * call stack.
+ */
+export function inspectBody(body: unknown): 'ok' | 'invalid_text' | 'too_deep' {
+  const pending: { value: unknown; depth: number }[] = [{ value: body, depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, depth } = next;
+    if (typeof value === 'string') {
+      if (!value.isWellFormed() || value.includes('\u0000')) return 'invalid_text';
+    } else if (value !== null && typeof value === 'object') {
+      if (depth >= MAX_BODY_DEPTH) return 'too_deep';
+      for (const [key, item] of Object.entries(value)) {
+        if (!key.isWellFormed() || key.includes('\u0000')) return 'invalid_text';
+        pending.push({ value: item, depth: depth + 1 });
+      }
+    }
+  }
+  return 'ok';
 }

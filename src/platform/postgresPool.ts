@@ -72,21 +72,36 @@ class RenamingQuery extends pg.Query {
 }
 
 /** The pool Kysely's PostgresDialect uses: statements run prepared, rows come back with camelCase properties. */
+/** Told when the server drops a connection (restart, failover, a proxy reaping it, pg_terminate_backend). */
+export type ConnectionLost = (error: Error) => void;
+
 export class GatewayPool implements PostgresPool {
-  private readonly clients = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  private readonly clients = new WeakMap<pg.PoolClient, GatewayClient>();
   constructor(
     private readonly pool: pg.Pool,
     private readonly naming: ColumnNaming,
+    private readonly onConnectionLost: ConnectionLost,
     private readonly statements = new StatementNames(),
-  ) {}
+  ) {
+    // An idle connection the server drops: pg-pool discards it, then emits this (unhandled, it
+    // would end the process).
+    pool.on('error', onConnectionLost);
+  }
 
   async connect(): Promise<PostgresPoolClient> {
     const client = await this.pool.connect();
     // One wrapper per connection: Kysely keys its connection objects on the client's identity.
     let wrapped = this.clients.get(client);
     if (!wrapped) {
-      wrapped = new GatewayClient(client, this.naming, this.statements);
-      this.clients.set(client, wrapped);
+      const created = new GatewayClient(client, this.naming, this.statements);
+      // A checked-out connection the server drops: its query fails on its own; the connection
+      // is discarded when released instead of going back to the pool.
+      client.on('error', (error) => {
+        created.broken = true;
+        this.onConnectionLost(error);
+      });
+      this.clients.set(client, created);
+      wrapped = created;
     }
     return wrapped;
   }
@@ -97,6 +112,9 @@ export class GatewayPool implements PostgresPool {
 }
 
 class GatewayClient implements PostgresPoolClient {
+  /** The server dropped this connection: never reuse it. */
+  broken = false;
+
   constructor(
     private readonly client: pg.PoolClient,
     private readonly naming: ColumnNaming,
@@ -124,6 +142,6 @@ class GatewayClient implements PostgresPoolClient {
   }
 
   release(): void {
-    this.client.release();
+    this.client.release(this.broken);
   }
 }

@@ -4,7 +4,7 @@ import { recordOf } from './records.js';
 /** The one error shape of every route. */
 const errorResponse = z.object({ error: z.string() }).meta({ id: 'Error' });
 
-export const errorResponses = (...statuses: number[]) => recordOf(statuses, () => errorResponse);
+export const errorResponses = <S extends number>(...statuses: S[]) => recordOf(statuses, () => errorResponse);
 
 export const partySchema = z
   .object({

@@ -9,8 +9,8 @@ import { chargeRoutes } from './charges/routes.js';
 import { ledgerAdminRoutes } from './ledger/adminRoutes.js';
 import { balanceRoutes } from './ledger/routes.js';
 import { adminAuthentication } from './platform/adminAuth.js';
-import { InvalidRequestError } from './errors.js';
-import { answerClientError, hasUtf8Charset, inspectBody, MAX_BODY_DEPTH, registerErrorHandling, requestIdOf } from './platform/http.js';
+import { InvalidRequestError, RateLimitedError } from './errors.js';
+import { answerClientError, hasUtf8Charset, inspectBody, MAX_BODY_DEPTH, registerErrorHandling, requestIdOf, SocketBudget } from './platform/http.js';
 import { messages } from './messages.js';
 import './platform/validation.js';
 import { operationsRoutes } from './operations/routes.js';
@@ -62,8 +62,20 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     },
   }).withTypeProvider<ZodTypeProvider>();
 
+  const sockets = new SocketBudget();
   app.addHook('onRequest', (request, reply, done) => {
+    if (!sockets.admit(request.raw.socket)) {
+      // A client that pipelines without reading its answers: no more work for it, and the connection closes.
+      request.log.warn('closing a connection that does not read its responses');
+      request.raw.socket.destroy();
+      done(new RateLimitedError(messages.connectionOverloaded));
+      return;
+    }
     void reply.header('x-request-id', request.id);
+    done();
+  });
+  app.addHook('onResponse', (request, _reply, done) => {
+    sockets.release(request.raw.socket);
     done();
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -117,7 +129,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // Built once: the document is the same for every request (and large).
+  let openApiDocument: string | undefined;
+  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
+    openApiDocument ??= JSON.stringify(app.swagger());
+    return reply.type('application/json; charset=utf-8').send(openApiDocument);
+  });
   app.get('/health', { schema: { tags: ['Operations'], response: { 200: z.object({ status: z.literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
   await app.register(operationsRoutes(services));
 

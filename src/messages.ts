@@ -122,6 +122,7 @@ export const messages = {
   requestMalformed: 'Requisição HTTP malformada.',
   headersTooLarge: 'Cabeçalhos da requisição excedem o tamanho máximo.',
   requestTimeout: 'Requisição não recebida a tempo.',
+  connectionOverloaded: 'Respostas demais pendentes nesta conexão; leia as respostas antes de enviar mais requisições.',
   requestInvalid: 'Requisição inválida.',
   bodyInvalid: 'Corpo da requisição inválido.',
   /** A check without a message of its own (mostly the operator API) names the field. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
@@ -77,6 +78,32 @@ function isDatabaseUnavailable(error: Error): boolean {
   if (code !== undefined) return DATABASE_UNAVAILABLE.has(code);
   // pg's own words for a connection that ended under a query or a checkout.
   return /^Connection terminated|^Client has encountered a connection error|^timeout exceeded when trying to connect/.test(error.message);
+}
+
+/**
+ * Memory per connection stays bounded whatever the client does. A client may pipeline requests
+ * and never read the answers: every answer would wait in memory. A connection is refused more
+ * work when it has too many requests unanswered (answers not yet handed to the network) or too
+ * many bytes the client has not taken.
+ */
+export class SocketBudget {
+  static readonly MAX_UNANSWERED = 16;
+  static readonly MAX_UNSENT_BYTES = 1024 * 1024;
+  private readonly unanswered = new WeakMap<Socket, number>();
+
+  /** Counts a new request on the socket; false when the socket is over its budget. */
+  admit(socket: Socket): boolean {
+    const count = (this.unanswered.get(socket) ?? 0) + 1;
+    if (count > SocketBudget.MAX_UNANSWERED || socket.writableLength > SocketBudget.MAX_UNSENT_BYTES) return false;
+    this.unanswered.set(socket, count);
+    return true;
+  }
+
+  /** A response of the socket was handed to the network. */
+  release(socket: Socket): void {
+    const count = this.unanswered.get(socket);
+    if (count !== undefined) this.unanswered.set(socket, count - 1);
+  }
 }
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;

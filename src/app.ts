@@ -74,8 +74,13 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     void reply.header('x-request-id', request.id);
     done();
   });
-  app.addHook('onResponse', (request, _reply, done) => {
+  const { metrics } = services;
+  app.addHook('onResponse', (request, reply, done) => {
     sockets.release(request.raw.socket);
+    // The route's template (not the URL: ids would make a series per transaction).
+    const labels = { route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
     done();
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -136,7 +141,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     return reply.type('application/json; charset=utf-8').send(openApiDocument);
   });
   app.get('/health', { schema: { tags: ['Operations'], response: { 200: z.object({ status: z.literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
-  await app.register(operationsRoutes(services));
+  await app.register(operationsRoutes(services, { metricsHere: config.metricsPort === undefined }));
 
   const authenticateMerchant = merchantAuthentication(services.accounts);
   await app.register(

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { buildApp } from './app.js';
 import { readEnvironment, resolveSecrets, type Config, type Environment } from './config.js';
 import { findLedgerProblems } from './ledger/repository.js';
+import { startMetricsServer } from './operations/routes.js';
 import { systemClock } from './platform/clock.js';
 import { migrate, openDatabase } from './platform/database.js';
 import { createServices, type Services } from './services.js';
@@ -68,8 +69,9 @@ const describeDatabase = (config: Config): string =>
 async function serve(environment: Environment): Promise<void> {
   const { config, adminTokenGenerated } = resolveSecrets(environment);
   const database = await open(config);
-  const services = createServices(config, database.db, systemClock);
+  const services = createServices(config, database.db, systemClock, { poolStats: () => database.poolStats() });
   const app = await buildApp(services);
+  const metricsServer = config.metricsPort === undefined ? null : await startMetricsServer(services.metrics, config.metricsPort, config.host);
   const demo = database.backend === 'pglite' ? await bootstrapDemoMerchant(services) : null;
   // On the embedded database this process is the only one: it runs the workers too.
   const stopWorkers = database.backend === 'pglite' ? startWorkers(services, app.log) : null;
@@ -92,6 +94,7 @@ async function serve(environment: Environment): Promise<void> {
     await closing;
     clearTimeout(forced);
     await stopWorkers?.();
+    await metricsServer?.close();
     await database.close();
   });
 }
@@ -99,13 +102,15 @@ async function serve(environment: Environment): Promise<void> {
 async function worker(environment: Environment): Promise<void> {
   const { config } = resolveSecrets(environment);
   const database = await open(config);
-  const services = createServices(config, database.db, systemClock);
+  const services = createServices(config, database.db, systemClock, { poolStats: () => database.poolStats() });
   const logger = pino({ level: config.logLevel });
+  const metricsServer = config.metricsPort === undefined ? null : await startMetricsServer(services.metrics, config.metricsPort, config.host);
   const stop = startWorkers(services, logger);
   logger.info('worker started');
   onShutdownSignal(logger, async () => {
     // Attempts in flight finish and are recorded (each within WEBHOOK_TIMEOUT_MS); nothing new is claimed.
     await stop();
+    await metricsServer?.close();
     await database.close();
   });
 }

@@ -44,6 +44,7 @@ const DATABASE_URL_PATTERN = /^(postgres|postgresql):\/\/|^memory:\/\/$/;
 
 const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z
     .string()
@@ -80,6 +81,8 @@ function describeScheme(value: string): string {
 
 type Settings = {
   port: number;
+  /** /metrics on a port of its own (then not on `port`); absent: /metrics on the API's port, and none in `worker`. */
+  metricsPort: number | undefined;
   host: string;
   database: DatabaseTarget;
   serviceName: string;
@@ -122,6 +125,7 @@ export function readEnvironment(environment: NodeJS.ProcessEnv = process.env): E
   }
   return {
     port: env.PORT,
+    metricsPort: env.METRICS_PORT,
     host: env.HOST,
     database,
     serviceName: env.SERVICE_NAME,

@@ -2,6 +2,7 @@ import { AccountService } from './accounts/service.js';
 import { ChargeService } from './charges/service.js';
 import type { Config } from './config.js';
 import { LedgerService } from './ledger/service.js';
+import { Metrics } from './operations/metrics.js';
 import { HealthService } from './operations/service.js';
 import type { Clock } from './platform/clock.js';
 import type { Db } from './platform/database.js';
@@ -28,12 +29,18 @@ export type Services = {
   sandbox: SandboxService | null;
   webhooks: WebhookService;
   health: HealthService;
+  metrics: Metrics;
   /** Delivers queued webhooks; started by the worker (in `serve` itself on the embedded database). */
   webhookDispatcher: WebhookDispatcher;
 };
 
-export function createServices(config: Config, db: Db, clock: Clock): Services {
+/** What only the process knows of its database (the pool's counts), for the metrics. */
+export type ProcessProbes = { poolStats?: () => { total: number; idle: number; waiting: number } };
+
+export function createServices(config: Config, db: Db, clock: Clock, probes: ProcessProbes = {}): Services {
   const { provider, network } = createProvider(config, db, clock);
+  const webhooks = new WebhookService(db, clock, config);
+  const metrics = new Metrics({ pool: probes.poolStats ?? (() => ({ total: 0, idle: 0, waiting: 0 })), outbox: () => webhooks.backlog() });
   const accounts = new AccountService(db, clock);
   const charges = new ChargeService(db, clock, provider);
   const withdrawals = new WithdrawalService(db, clock, provider, config);
@@ -47,13 +54,15 @@ export function createServices(config: Config, db: Db, clock: Clock): Services {
     recipients: new RecipientService(db, clock, config),
     withdrawals,
     sandbox: network ? new SandboxService(network, charges, withdrawals) : null,
-    webhooks: new WebhookService(db, clock, config),
+    webhooks,
     health: new HealthService(db),
+    metrics,
     webhookDispatcher: new WebhookDispatcher(
       db,
       clock,
       config,
       new WebhookClient({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate }),
+      { onAttempt: (outcome) => metrics.webhookAttempts.inc({ outcome }) },
     ),
   };
 }

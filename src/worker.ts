@@ -20,7 +20,10 @@ export function startWorkers(
   const every = (intervalMs: number, name: string, step: () => Promise<unknown>) => {
     const tick = async () => {
       if (stopped) return;
-      const run = step().catch((error: unknown) => logger.error({ err: error, job: name }, 'worker step failed'));
+      const endTimer = services.metrics.workerStep.startTimer({ job: name });
+      const run = step()
+        .catch((error: unknown) => logger.error({ err: error, job: name }, 'worker step failed'))
+        .finally(() => endTimer());
       running.add(run);
       await run;
       running.delete(run);

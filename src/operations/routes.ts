@@ -1,14 +1,24 @@
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { messages } from '../messages.js';
 import { errorResponses } from '../platform/schemas.js';
 import type { Services } from '../services.js';
+import type { Metrics } from './metrics.js';
 
 /** Probes for load balancers and orchestrators (DESIGN.md §13): no key, no body to send. */
 export const operationsRoutes =
-  ({ health }: Pick<Services, 'health'>): FastifyPluginAsyncZod =>
+  ({ health, metrics }: Pick<Services, 'health' | 'metrics'>, options: { metricsHere: boolean }): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Operations'] };
+
+    if (options.metricsHere) {
+      app.get(
+        '/metrics',
+        { schema: { ...common, summary: 'Prometheus metrics (text format), for a scraper on the private network' } },
+        async (_request, reply) => reply.type(metrics.contentType).send(await metrics.text()),
+      );
+    }
 
     app.get('/healthz', { schema: { ...common, summary: 'The process is alive', response: { 200: z.object({ status: z.literal('ok') }) } } }, async () => ({
       status: 'ok' as const,
@@ -31,3 +41,11 @@ export const operationsRoutes =
       },
     );
   };
+
+/** METRICS_PORT: /metrics alone on a port of its own (serve and worker), for a scraper that should not reach the API. */
+export async function startMetricsServer(metrics: Metrics, port: number, host: string): Promise<FastifyInstance> {
+  const server = Fastify({ logger: false });
+  server.get('/metrics', async (_request, reply) => reply.type(metrics.contentType).send(await metrics.text()));
+  await server.listen({ port, host });
+  return server;
+}

@@ -20,6 +20,8 @@ export type Executor = Db | Tx;
 export type Database = {
   db: Db;
   backend: 'postgres' | 'pglite';
+  /** The pool's connections now: open, idle, and queries waiting for one (metrics). */
+  poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 };
 
@@ -99,7 +101,7 @@ export async function openDatabase(target: DatabaseTarget, options: DatabaseOpti
       ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
     });
     const db = kyselyOver(pool, options.onConnectionLost ?? (() => undefined));
-    return { db, backend: 'postgres', close: () => db.destroy() };
+    return { db, backend: 'postgres', poolStats: () => statsOf(pool), close: () => db.destroy() };
   }
 
   let releaseLock = () => {};
@@ -115,6 +117,7 @@ export async function openDatabase(target: DatabaseTarget, options: DatabaseOpti
   return {
     db,
     backend: 'pglite',
+    poolStats: () => statsOf(pool),
     async close() {
       await db.destroy();
       await pglite.close();
@@ -122,6 +125,8 @@ export async function openDatabase(target: DatabaseTarget, options: DatabaseOpti
     },
   };
 }
+
+const statsOf = (pool: pg.Pool) => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
 
 /** PGlite does not lock its folder; two processes on one folder would corrupt it. */
 function lockDataDir(dataDir: string): () => void {

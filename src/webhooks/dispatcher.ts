@@ -17,6 +17,8 @@ export type DispatcherOptions = {
   concurrency?: number;
   /** How long an idle dispatcher waits before looking for due deliveries again. */
   idleMs?: number;
+  /** Told of each attempt's outcome (metrics): delivered, retry (tried again later) or failed (final). */
+  onAttempt?: (outcome: 'delivered' | 'retry' | 'failed') => void;
 };
 
 /**
@@ -40,6 +42,7 @@ export class WebhookDispatcher {
   private readonly concurrency: number;
   private readonly idleMs: number;
   private readonly leaseMs: number;
+  private readonly onAttempt: NonNullable<DispatcherOptions['onAttempt']>;
   private readonly keyCache = new LRUCache<string, Buffer>({ max: 10_000 });
   private loop: Promise<void> | null = null;
   private stopped = true;
@@ -54,6 +57,7 @@ export class WebhookDispatcher {
     private readonly client: WebhookClient,
     options: DispatcherOptions = {},
   ) {
+    this.onAttempt = options.onAttempt ?? (() => undefined);
     this.concurrency = options.concurrency ?? 128;
     this.idleMs = options.idleMs ?? 50;
     // An attempt ends within its timeout; the margin covers recording it.
@@ -193,6 +197,7 @@ export class WebhookDispatcher {
     // The schedule holds the waits between attempts: 5 waits, 6 attempts in all.
     const wait = this.config.webhookRetryScheduleSeconds[delivery.attemptCount];
     const status: WebhookDeliveryStatus = verdict === 'delivered' ? 'succeeded' : verdict === 'retry' && wait !== undefined ? 'pending' : 'failed';
+    this.onAttempt(status === 'succeeded' ? 'delivered' : status === 'pending' ? 'retry' : 'failed');
     await this.record({
       deliveryId: delivery.id,
       leaseId,

@@ -257,6 +257,14 @@ export async function purgeHistory(db: Db, before: Date): Promise<number> {
   return Number(deliveries.numDeletedRows);
 }
 
+/** The outbox backlog: deliveries due now that no worker holds, and how long the oldest has waited. */
+export async function dueDeliveryBacklog(db: Db, now: Date): Promise<{ due: number; oldestDueSeconds: number }> {
+  const { rows } = await sql<{ due: number; oldestDueSeconds: number }>`
+    SELECT count(*)::int8 AS due, coalesce(floor(extract(epoch FROM ${now}::timestamptz - min(next_attempt_at))), 0)::int8 AS oldest_due_seconds
+    FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ${now}`.execute(db);
+  return rows[0] ?? { due: 0, oldestDueSeconds: 0 };
+}
+
 /** Locks the account row so concurrent registrations count its endpoints one at a time; false if there is no such account. */
 export async function lockAccountForEndpoints(tx: Tx, accountId: string): Promise<boolean> {
   const row = await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().executeTakeFirst();

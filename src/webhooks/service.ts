@@ -146,6 +146,11 @@ export class WebhookService {
     return { deliveryId: resendId, resendOf: original.id, eventId: original.eventId, status: 'pending' as const };
   }
 
+  /** The outbox backlog (metrics): deliveries due now and the age of the oldest, in seconds. */
+  backlog(): Promise<{ due: number; oldestDueSeconds: number }> {
+    return repository.dueDeliveryBacklog(this.db, this.clock.now());
+  }
+
   /** Housekeeping: history older than 60 days goes. */
   purgeHistory(): Promise<number> {
     return repository.purgeHistory(this.db, new Date(this.clock.now().getTime() - HISTORY_RETENTION_MS));

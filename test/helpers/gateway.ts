@@ -118,7 +118,7 @@ export async function startGateway(environment: Record<string, string> = {}, opt
     ...environment,
   };
   const config = loadConfig(env);
-  const services = createServices(config, database.db, clock);
+  const services = createServices(config, database.db, clock, { poolStats: () => database.poolStats() });
   const app = await buildApp(services, { logger: options.logs ?? false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

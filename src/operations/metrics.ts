@@ -1,0 +1,87 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What the process can tell of its database pool and the webhook outbox when scraped. */
+export type MetricSources = {
+  pool: () => { total: number; idle: number; waiting: number };
+  outbox: () => Promise<{ due: number; oldestDueSeconds: number }>;
+};
+
+/**
+ * The process's Prometheus metrics (DESIGN.md §13), served at /metrics (or on METRICS_PORT).
+ * Names carry the `pix_gateway_` prefix; durations are in seconds.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpRequests = new Counter({
+    name: 'pix_gateway_http_requests_total',
+    help: 'HTTP requests answered, by route template, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'pix_gateway_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route template, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly webhookAttempts = new Counter({
+    name: 'pix_gateway_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome: delivered, retry (will be tried again) or failed (final).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly workerStep = new Histogram({
+    name: 'pix_gateway_worker_step_duration_seconds',
+    help: 'Duration of one run of a background job, by job.',
+    labelNames: ['job'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60],
+    registers: [this.registry],
+  });
+
+  constructor(sources: MetricSources) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'pix_gateway_' });
+    new Gauge({
+      name: 'pix_gateway_db_pool_connections',
+      help: 'Database pool connections: total open, idle, and requests waiting for one.',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect() {
+        const { total, idle, waiting } = sources.pool();
+        this.set({ state: 'total' }, total);
+        this.set({ state: 'idle' }, idle);
+        this.set({ state: 'in_use' }, total - idle);
+        this.set({ state: 'waiting' }, waiting);
+      },
+    });
+    const outbox = { due: 0, oldestDueSeconds: 0 };
+    const refreshOutbox = async () => Object.assign(outbox, await sources.outbox());
+    new Gauge({
+      name: 'pix_gateway_webhook_deliveries_due',
+      help: 'Webhook deliveries due now and not yet attempted (the outbox backlog).',
+      registers: [this.registry],
+      async collect() {
+        await refreshOutbox();
+        this.set(outbox.due);
+      },
+    });
+    new Gauge({
+      name: 'pix_gateway_webhook_oldest_due_seconds',
+      help: 'How long the oldest due webhook delivery has waited (0 when none is due).',
+      registers: [this.registry],
+      async collect() {
+        await refreshOutbox();
+        this.set(outbox.oldestDueSeconds);
+      },
+    });
+  }
+
+  /** The text Prometheus scrapes. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

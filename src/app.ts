@@ -2,7 +2,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { accountAdminRoutes } from './accounts/adminRoutes.js';
 import { merchantAuthentication } from './accounts/auth.js';
 import { chargeRoutes } from './charges/routes.js';
@@ -140,7 +139,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     openApiDocument ??= JSON.stringify(app.swagger());
     return reply.type('application/json; charset=utf-8').send(openApiDocument);
   });
-  app.get('/health', { schema: { tags: ['Operations'], response: { 200: z.object({ status: z.literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
   await app.register(operationsRoutes(services, { metricsHere: config.metricsPort === undefined }));
 
   const authenticateMerchant = merchantAuthentication(services.accounts);

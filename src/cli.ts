@@ -66,15 +66,25 @@ function onShutdownSignal(logger: { info(message: string): void; error(details: 
 const describeDatabase = (config: Config): string =>
   config.database.kind === 'server' ? 'postgres' : config.database.kind === 'memory' ? 'memory://' : config.database.dataDir;
 
-async function serve(environment: Environment): Promise<void> {
-  const { config, adminTokenGenerated } = resolveSecrets(environment);
+/** What serve and worker both run on: the migrated database, the services, and with METRICS_PORT the metrics server. */
+async function startRuntime(config: Config) {
   const database = await open(config);
   const services = createServices(config, database.db, systemClock, { poolStats: () => database.poolStats() });
-  const app = await buildApp(services);
   const metricsServer = config.metricsPort === undefined ? null : await startMetricsServer(services.metrics, config.metricsPort, config.host);
-  const demo = database.backend === 'pglite' ? await bootstrapDemoMerchant(services) : null;
+  const close = async () => {
+    await metricsServer?.close();
+    await database.close();
+  };
+  return { backend: database.backend, services, close };
+}
+
+async function serve(environment: Environment): Promise<void> {
+  const { config, adminTokenGenerated } = resolveSecrets(environment);
+  const { backend, services, close } = await startRuntime(config);
+  const app = await buildApp(services);
+  const demo = backend === 'pglite' ? await bootstrapDemoMerchant(services) : null;
   // On the embedded database this process is the only one: it runs the workers too.
-  const stopWorkers = database.backend === 'pglite' ? startWorkers(services, app.log) : null;
+  const stopWorkers = backend === 'pglite' ? startWorkers(services, app.log) : null;
   await app.listen({ port: config.port, host: config.host });
 
   // Printed to the terminal (not the log) once, when created: keep them.
@@ -94,24 +104,20 @@ async function serve(environment: Environment): Promise<void> {
     await closing;
     clearTimeout(forced);
     await stopWorkers?.();
-    await metricsServer?.close();
-    await database.close();
+    await close();
   });
 }
 
 async function worker(environment: Environment): Promise<void> {
   const { config } = resolveSecrets(environment);
-  const database = await open(config);
-  const services = createServices(config, database.db, systemClock, { poolStats: () => database.poolStats() });
+  const { services, close } = await startRuntime(config);
   const logger = pino({ level: config.logLevel });
-  const metricsServer = config.metricsPort === undefined ? null : await startMetricsServer(services.metrics, config.metricsPort, config.host);
   const stop = startWorkers(services, logger);
   logger.info('worker started');
   onShutdownSignal(logger, async () => {
     // Attempts in flight finish and are recorded (each within WEBHOOK_TIMEOUT_MS); nothing new is claimed.
     await stop();
-    await metricsServer?.close();
-    await database.close();
+    await close();
   });
 }
 

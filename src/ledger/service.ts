@@ -6,7 +6,7 @@ import type { Db } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import * as repository from './repository.js';
 
-/** Balances, operator movements (adjustments, precautionary blocks) and the ledger's invariants. */
+/** Balances and operator movements: ledger adjustments and precautionary blocks. */
 export class LedgerService {
   constructor(
     private readonly db: Db,
@@ -50,11 +50,6 @@ export class LedgerService {
   /** The merchant's gross balance (the API's `available`): one primary-key read. */
   available(accountId: string): Promise<number> {
     return repository.findAvailable(this.db, accountId);
-  }
-
-  /** DESIGN.md §4's invariants: the problems found, empty when all hold (`npm run doctor`). */
-  findProblems(): Promise<string[]> {
-    return repository.findLedgerProblems(this.db);
   }
 
   async balance(accountId: string) {

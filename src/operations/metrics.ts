@@ -54,15 +54,18 @@ export class Metrics {
         this.set({ state: 'waiting' }, waiting);
       },
     });
-    const outbox = { due: 0, oldestDueSeconds: 0 };
-    const refreshOutbox = async () => Object.assign(outbox, await sources.outbox());
+    // Both outbox gauges come from one query: a scrape collects them together and shares it.
+    let reading: ReturnType<MetricSources['outbox']> | null = null;
+    const readOutbox = () =>
+      (reading ??= sources.outbox().finally(() => {
+        reading = null;
+      }));
     new Gauge({
       name: 'pix_gateway_webhook_deliveries_due',
       help: 'Webhook deliveries due now and not yet attempted (the outbox backlog).',
       registers: [this.registry],
       async collect() {
-        await refreshOutbox();
-        this.set(outbox.due);
+        this.set((await readOutbox()).due);
       },
     });
     new Gauge({
@@ -70,8 +73,7 @@ export class Metrics {
       help: 'How long the oldest due webhook delivery has waited (0 when none is due).',
       registers: [this.registry],
       async collect() {
-        await refreshOutbox();
-        this.set(outbox.oldestDueSeconds);
+        this.set((await readOutbox()).oldestDueSeconds);
       },
     });
   }

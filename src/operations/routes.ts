@@ -20,9 +20,12 @@ export const operationsRoutes =
       );
     }
 
-    app.get('/healthz', { schema: { ...common, summary: 'The process is alive', response: { 200: z.object({ status: z.literal('ok') }) } } }, async () => ({
-      status: 'ok' as const,
-    }));
+    // `/health` is the older name of the same probe, kept for existing checks.
+    for (const path of ['/healthz', '/health']) {
+      app.get(path, { schema: { ...common, summary: 'The process is alive', response: { 200: z.object({ status: z.literal('ok') }) } } }, async () => ({
+        status: 'ok' as const,
+      }));
+    }
 
     app.get(
       '/readyz',

@@ -129,16 +129,18 @@ export const MAX_BODY_DEPTH = 32;
  * nests beyond MAX_BODY_DEPTH. Walked with an explicit stack: a body's depth never reaches the
  * call stack.
  */
+const isStorableText = (text: string): boolean => text.isWellFormed() && !text.includes('\u0000');
+
 export function inspectBody(body: unknown): 'ok' | 'invalid_text' | 'too_deep' {
   const pending: { value: unknown; depth: number }[] = [{ value: body, depth: 0 }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { value, depth } = next;
     if (typeof value === 'string') {
-      if (!value.isWellFormed() || value.includes('\u0000')) return 'invalid_text';
+      if (!isStorableText(value)) return 'invalid_text';
     } else if (value !== null && typeof value === 'object') {
       if (depth >= MAX_BODY_DEPTH) return 'too_deep';
       for (const [key, item] of Object.entries(value)) {
-        if (!key.isWellFormed() || key.includes('\u0000')) return 'invalid_text';
+        if (!isStorableText(key)) return 'invalid_text';
         pending.push({ value: item, depth: depth + 1 });
       }
     }

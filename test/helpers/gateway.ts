@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { findLedgerProblems } from '../../src/ledger/repository.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { migrate, openDatabase, type Database } from '../../src/platform/database.js';
 import { createServices, type Services } from '../../src/services.js';
@@ -177,7 +178,7 @@ export async function startGateway(environment: Record<string, string> = {}, opt
         },
       };
     },
-    ledgerProblems: () => services.ledger.findProblems(),
+    ledgerProblems: () => findLedgerProblems(database.db),
     async close() {
       await Promise.all([...peers.map((peer) => peer.close()), ...closers.map((close) => close()), services.webhookDispatcher.stop()]);
       await app.close();

@@ -4,7 +4,11 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { accountAdminRoutes } from './accounts/adminRoutes.js';
 import { merchantAuthentication } from './accounts/auth.js';
+import { chargeAdminRoutes } from './charges/adminRoutes.js';
 import { chargeRoutes } from './charges/routes.js';
+import { infractionAdminRoutes } from './infractions/adminRoutes.js';
+import { infractionRoutes } from './infractions/routes.js';
+import { refundRoutes } from './refunds/routes.js';
 import { ledgerAdminRoutes } from './ledger/adminRoutes.js';
 import { balanceRoutes } from './ledger/routes.js';
 import { adminAuthentication } from './platform/adminAuth.js';
@@ -150,6 +154,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       await v1.register(balanceRoutes(services));
       await v1.register(recipientRoutes(services));
       await v1.register(withdrawalRoutes(services));
+      await v1.register(refundRoutes(services));
+      await v1.register(infractionRoutes(services));
     },
     { prefix: '/v1' },
   );
@@ -172,6 +178,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       await admin.register(recipientAdminRoutes(services));
       await admin.register(withdrawalAdminRoutes(services));
       await admin.register(webhookAdminRoutes(services));
+      await admin.register(chargeAdminRoutes(services));
+      await admin.register(infractionAdminRoutes(services));
     },
     { prefix: '/admin/v1' },
   );

@@ -60,6 +60,7 @@ const environmentSchema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   PIX_PROVIDER: z.enum(['simulated'], { error: "must be 'simulated' (the only provider today)" }).default('simulated'),
   SANDBOX_SETTLE_MS: z.union([z.literal('manual'), z.coerce.number().int().min(0)]).default(1500),
+  MED_DEFENSE_DAYS: z.coerce.number().int().min(1).max(30).default(7),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default('60,300,1800,7200,21600')
@@ -89,6 +90,8 @@ type Settings = {
   publicBaseUrl: string;
   pixProvider: 'simulated';
   sandboxSettleMs: number | 'manual';
+  /** Days a merchant has to defend a MED case (DESIGN.md §9). */
+  medDefenseDays: number;
   webhookRetryScheduleSeconds: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
@@ -132,6 +135,7 @@ export function readEnvironment(environment: NodeJS.ProcessEnv = process.env): E
     publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
     pixProvider: env.PIX_PROVIDER,
     sandboxSettleMs: env.SANDBOX_SETTLE_MS,
+    medDefenseDays: env.MED_DEFENSE_DAYS,
     webhookRetryScheduleSeconds: env.WEBHOOK_RETRY_SCHEDULE,
     webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,

@@ -69,6 +69,31 @@ export const messages = {
   transactionTypeInvalid: (received: string) => `type deve ser 'pix_in' ou 'withdrawal'. Recebido: '${received}'.`,
   listLimitInvalid: 'limit deve ser um inteiro entre 1 e 100.',
 
+  // Charges after creation, refunds and MED (DESIGN.md §9)
+  chargeNotCancellable: (status: string) => `Só cobranças pendentes podem ser canceladas (status atual: ${status}).`,
+  refundChargeNotPaid: (status: string) => `Só cobranças pagas podem ser devolvidas (status atual: ${status}).`,
+  refundWindowExpired: 'Prazo de devolução expirado (90 dias após o pagamento).',
+  refundAboveRemainder: (remainderCents: number) => `Valor da devolução excede o valor devolvível da cobrança (${formatBrl(remainderCents)}).`,
+  refundInsufficientBalance: 'Saldo insuficiente para realizar a devolução.',
+  positiveAmountInvalid: 'amountCents deve ser um inteiro positivo.',
+  refundReasonTooLong: 'reason deve ter no máximo 140 caracteres.',
+  refundProviderFailed: 'Erro ao processar devolução. O valor não foi debitado.',
+  refundIdInvalid: 'refundId inválido.',
+  refundNotFound: 'Devolução não encontrada.',
+  refundNotProcessing: (status: string) => `Devolução não está em processamento (status atual: ${status}).`,
+  infractionIdInvalid: 'infractionId inválido.',
+  infractionNotFound: 'Disputa não encontrada.',
+  defenseDeadlinePassed: 'Prazo de defesa encerrado.',
+  infractionNoDefense: (status: string) => `Disputa não aceita defesa (status atual: ${status}).`,
+  defenseTextInvalid: 'text deve ter entre 1 e 2000 caracteres.',
+  infractionAlreadyOpen: 'Já existe uma disputa aberta para esta transação.',
+  infractionChargeNotPaid: 'Só cobranças pagas podem ser contestadas.',
+  infractionReasonInvalid: "reason deve ser 'fraud' ou 'operational_flaw'.",
+  infractionStatusInvalid: (received: string) => `status deve ser 'open', 'in_defense', 'under_analysis', 'accepted' ou 'rejected'. Recebido: '${received}'.`,
+  infractionWrongStatus: (status: string) => `Disputa não permite esta operação (status atual: ${status}).`,
+  infractionAboveRemainder: (remainderCents: number) => `Valor da disputa excede o valor devolvível da cobrança (${formatBrl(remainderCents)}).`,
+  chargebackAboveCase: (caseCents: number) => `Valor da devolução excede o valor da disputa (${formatBrl(caseCents)}).`,
+
   // Recipients: POST /v1/recipients in validation order, the list, the operator's review.
   // The pixKey / pixKeyType / recipientId texts are the spec's for /v1/withdraw too: one message each.
   legalNameRequired: 'legalName é obrigatório (mínimo 2 caracteres).',
@@ -134,11 +159,14 @@ export const messages = {
 
   // Sandbox
   chargeNotPending: (status: string) => `Cobrança não está pendente (status atual: ${status}).`,
+  sandboxChargeStillPending: 'Cobrança ainda está pendente: um pagamento seria creditado (use /pay).',
   sandboxAmountMismatch: 'amountCents do pagamento deve ser igual ao valor da cobrança.',
   sandboxPayerInvalid: 'payer inválido: informe name, document (11 ou 14 dígitos), documentType e bankAccount.',
   sandboxChargeOutcomeInvalid: "outcome deve ser 'provider_error'.",
   sandboxWithdrawalOutcomeInvalid: "outcome deve ser 'provider_error', 'unknown' ou 'interrupted'.",
   sandboxSettleOutcomeInvalid: "outcome deve ser 'paid', 'failed' ou 'returned'.",
+  sandboxRefundOutcomeInvalid: "outcome deve ser 'refunded' ou 'failed'.",
+  sandboxInfractionOutcomeInvalid: "outcome deve ser 'accepted' ou 'rejected'.",
   sandboxDictKeyTypeInvalid: "keyType deve ser 'email', 'phone' ou 'evp'.",
 
   // Operator API

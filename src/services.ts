@@ -4,6 +4,8 @@ import type { Config } from './config.js';
 import { LedgerService } from './ledger/service.js';
 import { Metrics } from './operations/metrics.js';
 import { HealthService } from './operations/service.js';
+import { InfractionService } from './infractions/service.js';
+import { RefundService } from './refunds/service.js';
 import type { Clock } from './platform/clock.js';
 import type { Db } from './platform/database.js';
 import { createProvider } from './provider/index.js';
@@ -25,6 +27,8 @@ export type Services = {
   ledger: LedgerService;
   recipients: RecipientService;
   withdrawals: WithdrawalService;
+  refunds: RefundService;
+  infractions: InfractionService;
   /** The simulated network's controls; null with a real provider (no sandbox then). */
   sandbox: SandboxService | null;
   webhooks: WebhookService;
@@ -40,10 +44,16 @@ export type ProcessProbes = { poolStats?: () => { total: number; idle: number; w
 export function createServices(config: Config, db: Db, clock: Clock, probes: ProcessProbes = {}): Services {
   const { provider, network } = createProvider(config, db, clock);
   const webhooks = new WebhookService(db, clock, config);
-  const metrics = new Metrics({ pool: probes.poolStats ?? (() => ({ total: 0, idle: 0, waiting: 0 })), outbox: () => webhooks.backlog() });
   const accounts = new AccountService(db, clock);
   const charges = new ChargeService(db, clock, provider);
   const withdrawals = new WithdrawalService(db, clock, provider, config);
+  const refunds = new RefundService(db, clock, provider);
+  const infractions = new InfractionService(db, clock, config, refunds);
+  const metrics = new Metrics({
+    pool: probes.poolStats ?? (() => ({ total: 0, idle: 0, waiting: 0 })),
+    outbox: () => webhooks.backlog(),
+    openInfractions: () => infractions.countOpen(),
+  });
   return {
     config,
     clock,
@@ -53,7 +63,9 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     ledger: new LedgerService(db, clock, accounts),
     recipients: new RecipientService(db, clock, config),
     withdrawals,
-    sandbox: network ? new SandboxService(network, charges, withdrawals) : null,
+    refunds,
+    infractions,
+    sandbox: network ? new SandboxService(network, charges, withdrawals, refunds, infractions) : null,
     webhooks,
     health: new HealthService(db),
     metrics,

@@ -4,8 +4,9 @@ import type { Services } from './services.js';
 type Logger = Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'>;
 
 /**
- * Background jobs: webhook delivery, charge expiry (every second), the simulator's automatic settlement, the
- * reconciliation of withdrawals with an unknown outcome, and housekeeping (every minute). Safe to run in
+ * Background jobs: webhook delivery, charge expiry and MED defense deadlines (every second), the simulator's
+ * automatic settlement, the reconciliation of withdrawals and refunds with an unknown outcome, and housekeeping
+ * (every minute). Safe to run in
  * any number of processes: each step claims its rows with SKIP LOCKED or is idempotent.
  */
 export function startWorkers(
@@ -43,6 +44,10 @@ export function startWorkers(
     });
   }
   every(options.reconciliationIntervalMs ?? 5000, 'withdrawal-reconciliation', () => services.withdrawals.reconcileUnknown());
+  every(options.reconciliationIntervalMs ?? 5000, 'refund-reconciliation', () => services.refunds.reconcileProcessing());
+  every(options.expiryIntervalMs ?? 1000, 'med-defense-deadlines', async () => {
+    while (!stopped && (await services.infractions.analyzeOverdue()) > 0);
+  });
   every(60_000, 'housekeeping', async () => {
     await services.accounts.purgeExpiredRateCounters();
     await services.transactions.purgeExpiredIdempotencyKeys();

@@ -1,6 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { InvalidRequestError } from '../errors.js';
+import { messages } from '../messages.js';
+import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
 import type { Services } from '../services.js';
+import { presentTransaction } from '../transactions/presenter.js';
+import { transactionIdParams, transactionSchema } from '../transactions/schemas.js';
 import { createChargeBody, createdChargeResponse, idempotentChargeResponse } from './schemas.js';
 
 export const chargeRoutes =
@@ -23,6 +28,24 @@ export const chargeRoutes =
         const body = { ...charge, expiresAt: Math.floor(charge.expiresAt.getTime() / 1000) };
         if (outcome === 'replayed') return reply.code(200).send({ ...body, idempotent: true as const });
         return reply.code(201).send({ ...body, status: 'pending' as const });
+      },
+    );
+
+    app.post(
+      '/pix/:id/cancel',
+      {
+        schema: {
+          tags: ['Charges'],
+          summary: 'Cancel a pending charge',
+          description: 'A payment that still arrives for it is returned to the payer in full, never credited.',
+          security: [{ apiKey: [] }],
+          params: transactionIdParams,
+          response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
+        },
+      },
+      async (request) => {
+        if (!isId(request.params.id)) throw new InvalidRequestError(messages.transactionIdInvalid);
+        return presentTransaction(await charges.cancelCharge(request.params.id, request.merchant.account.id));
       },
     );
   };

@@ -9,8 +9,8 @@ import { newId } from '../platform/ids.js';
 import type { TransactionRow } from '../platform/schema.js';
 import { ProviderError, type PixProvider, type ReceivedPayment } from '../provider/provider.js';
 import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE } from '../transactions/idempotencyRepository.js';
-import { lockTransaction, updateStatusOfDue } from '../transactions/repository.js';
-import { CHARGE, type TransactionStatus } from '../transactions/states.js';
+import { findTransaction, lockTransaction, updateStatusOfDue } from '../transactions/repository.js';
+import { CHARGE, type Transition, type TransactionStatus } from '../transactions/states.js';
 import { applyTransition, assertAllowed } from '../transactions/transition.js';
 import { recordTransactionEvents } from '../webhooks/events.js';
 import * as repository from './repository.js';
@@ -135,11 +135,39 @@ export class ChargeService {
   }
 
   /** The charge's validity elapses now. */
-  async expireCharge(accountId: string, transactionId: string): Promise<TransactionRow> {
+  expireCharge(accountId: string, transactionId: string): Promise<TransactionRow> {
+    return this.movePending(transactionId, CHARGE.expire, { accountId });
+  }
+
+  /** The merchant (its own charge) or the operator (any, no accountId) cancels a pending charge. */
+  cancelCharge(transactionId: string, accountId?: string): Promise<TransactionRow> {
+    return this.movePending(transactionId, CHARGE.cancel, { accountId, refusal: messages.chargeNotCancellable });
+  }
+
+  /** The provider removed a pending charge (API Pix `REMOVIDA_PELO_PSP`; the sandbox's `fail`). */
+  failCharge(accountId: string, transactionId: string): Promise<TransactionRow> {
+    return this.movePending(transactionId, CHARGE.fail, { accountId });
+  }
+
+  /** A charge that is not payable any more (not pending, or its validity elapsed), of the account; NotFoundError otherwise. */
+  async findUnpayableCharge(accountId: string, transactionId: string): Promise<TransactionRow> {
+    const charge = await findTransaction(this.db, accountId, transactionId);
+    if (charge?.type !== 'pix_in') throw new NotFoundError(messages.transactionNotFound);
+    if (charge.status === 'pending' && !this.elapsed(charge, this.clock.now())) throw new InvalidStateError(messages.sandboxChargeStillPending);
+    return charge;
+  }
+
+  /** Moves a pending charge along one of its transitions out of `pending`, with the operation's refusal message. */
+  private movePending(
+    transactionId: string,
+    transition: Transition,
+    options: { accountId?: string | undefined; refusal?: (status: string) => string },
+  ): Promise<TransactionRow> {
     return this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();
-      const charge = await this.lockPayableCharge(tx, accountId, transactionId, now);
-      return applyTransition(tx, charge, CHARGE.expire, now);
+      const charge = await this.lockPayableCharge(tx, options.accountId, transactionId, now, options.refusal);
+      assertAllowed(charge, transition, options.refusal);
+      return applyTransition(tx, charge, transition, now);
     });
   }
 
@@ -157,14 +185,25 @@ export class ChargeService {
     });
   }
 
-  /** Locks a charge of the account for a payer's or the validity's move; a pending one whose validity elapsed counts as expired. */
-  private async lockPayableCharge(tx: Tx, accountId: string, transactionId: string, now: Date): Promise<TransactionRow> {
+  /**
+   * Locks a charge (of the account, when given) for a move out of `pending`; a pending one whose
+   * validity elapsed counts as expired.
+   */
+  private async lockPayableCharge(
+    tx: Tx,
+    accountId: string | undefined,
+    transactionId: string,
+    now: Date,
+    refusal: (status: string) => string = messages.chargeNotPending,
+  ): Promise<TransactionRow> {
     const charge = await lockTransaction(tx, 'pix_in', transactionId, accountId);
     if (!charge) throw new NotFoundError(messages.transactionNotFound);
-    if (charge.status === 'pending' && charge.expiresAt && charge.expiresAt <= now) {
-      // Validity elapsed but the worker has not run yet: the payer finds it expired.
-      throw new InvalidStateError(messages.chargeNotPending('expired'));
-    }
+    // Validity elapsed but the worker has not run yet: the charge is expired to everyone.
+    if (charge.status === 'pending' && this.elapsed(charge, now)) throw new InvalidStateError(refusal('expired'));
     return charge;
+  }
+
+  private elapsed(charge: TransactionRow, now: Date): boolean {
+    return charge.expiresAt !== null && charge.expiresAt <= now;
   }
 }

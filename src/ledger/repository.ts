@@ -60,8 +60,8 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
 
 const availableOf = precompiled((db, accountId: string) => db.selectFrom('balances').select('availableCents').where('accountId', '=', accountId));
 
-/** The merchant's gross balance alone (the API's `available`): one primary-key read. */
-export async function findAvailable(db: Executor, accountId: string): Promise<number> {
+/** The gross balance alone, to tell why a movement was refused. */
+async function findAvailable(db: Executor, accountId: string): Promise<number> {
   const [row] = await availableOf(db, accountId);
   if (!row) throw new Error(`balance row missing for account ${accountId}`);
   return row.availableCents;
@@ -94,7 +94,10 @@ export async function findBalance(
   return { availableCents: row.availableCents, blockedCents: row.blockedCents ?? 0 };
 }
 
-export async function insertBlock(db: Executor, block: { id: string; accountId: string; amountCents: number; reason: string; at: Date }) {
+export async function insertBlock(
+  db: Executor,
+  block: { id: string; accountId: string; amountCents: number; reason: string; at: Date; infractionId?: string },
+) {
   await db
     .insertInto('blocks')
     .values({
@@ -105,8 +108,14 @@ export async function insertBlock(db: Executor, block: { id: string; accountId: 
       status: 'active',
       createdAt: block.at,
       releasedAt: null,
+      infractionId: block.infractionId ?? null,
     })
     .execute();
+}
+
+/** Releases the block a MED case holds (when the case closes). */
+export async function releaseBlockOfInfraction(tx: Tx, infractionId: string, at: Date): Promise<void> {
+  await tx.updateTable('blocks').set({ status: 'released', releasedAt: at }).where('infractionId', '=', infractionId).where('status', '=', 'active').execute();
 }
 
 /** Releases an active block; false when it does not exist or was already released. */
@@ -153,13 +162,24 @@ export async function findLedgerProblems(db: Executor): Promise<string[]> {
           .whereRef('e.accountId', '=', 'b.accountId')
           .where('e.book', '=', 'merchant')
           .as('entriesCents'),
+      (eb) =>
+        eb
+          .selectFrom('ledgerEntries as e')
+          .select(sql<number>`coalesce(-sum(e.amount_cents), 0)`.as('sum'))
+          .whereRef('e.accountId', '=', 'b.accountId')
+          .where('e.book', '=', 'merchant')
+          .where('e.kind', '=', 'chargeback')
+          .as('chargebacksCents'),
     ])
     .execute();
   for (const row of mismatched) {
     if (row.availableCents !== (row.entriesCents ?? 0)) {
       problems.push(`account ${row.accountId}: balance ${row.availableCents} but merchant entries sum to ${row.entriesCents}`);
     }
-    if (row.availableCents < 0) problems.push(`account ${row.accountId}: negative balance ${row.availableCents}`);
+    // Only a MED chargeback may take a balance below zero, and never deeper than the chargebacks themselves.
+    if (row.availableCents < 0 && -row.availableCents > (row.chargebacksCents ?? 0)) {
+      problems.push(`account ${row.accountId}: negative balance ${row.availableCents} beyond its chargebacks (${row.chargebacksCents ?? 0})`);
+    }
   }
   return problems;
 }

@@ -6,10 +6,12 @@ import type { Services } from '../services.js';
 
 const balanceResponse = z
   .object({
-    available: z.int().meta({ description: 'Gross balance in cents; active precautionary blocks are not subtracted.' }),
+    available: z.int().meta({ description: 'Gross balance in cents; active precautionary blocks are not subtracted. Below zero only after a MED chargeback.' }),
     pending: z.literal(0),
     currency: z.literal('BRL'),
     updatedAt: z.int().meta({ description: 'Unix milliseconds of the response.' }),
+    blocked: z.int().meta({ description: 'Sum of active precautionary blocks (MED cases, operator blocks), in cents.' }),
+    withdrawable: z.int().meta({ description: 'available − blocked: what withdrawals and refunds may use.' }),
   })
   .meta({ id: 'Balance' });
 
@@ -28,8 +30,8 @@ export const balanceRoutes =
         },
       },
       async (request) => {
-        const available = await ledger.available(request.merchant.account.id);
-        return { available, pending: 0 as const, currency: 'BRL' as const, updatedAt: clock.now().getTime() };
+        const { available, blocked, withdrawable } = await ledger.balanceOf(request.merchant.account.id);
+        return { available, pending: 0 as const, currency: 'BRL' as const, updatedAt: clock.now().getTime(), blocked, withdrawable };
       },
     );
   };

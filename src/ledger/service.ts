@@ -47,14 +47,15 @@ export class LedgerService {
     if (!released && !(await repository.findBlock(this.db, blockId))) throw new NotFoundError(messages.blockNotFound);
   }
 
-  /** The merchant's gross balance (the API's `available`): one primary-key read. */
-  available(accountId: string): Promise<number> {
-    return repository.findAvailable(this.db, accountId);
-  }
-
-  async balance(accountId: string) {
-    await this.accounts.getAccount(accountId);
+  /** The balance of an account known to exist (the authenticated merchant's): one read. */
+  async balanceOf(accountId: string) {
     const { availableCents, blockedCents } = await repository.findBalance(this.db, accountId);
     return { available: availableCents, blocked: blockedCents, withdrawable: availableCents - blockedCents };
+  }
+
+  /** Any account's balance (operator); NotFoundError for an unknown account. */
+  async balance(accountId: string) {
+    await this.accounts.getAccount(accountId);
+    return this.balanceOf(accountId);
   }
 }

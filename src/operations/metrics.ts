@@ -1,9 +1,10 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** What the process can tell of its database pool and the webhook outbox when scraped. */
+/** What the process can tell of its database pool, the webhook outbox and the MED cases when scraped. */
 export type MetricSources = {
   pool: () => { total: number; idle: number; waiting: number };
   outbox: () => Promise<{ due: number; oldestDueSeconds: number }>;
+  openInfractions: () => Promise<number>;
 };
 
 /**
@@ -74,6 +75,14 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         this.set((await readOutbox()).oldestDueSeconds);
+      },
+    });
+    new Gauge({
+      name: 'pix_gateway_med_cases_open',
+      help: 'MED cases still running (open, in defense or under analysis), all accounts.',
+      registers: [this.registry],
+      async collect() {
+        this.set(await sources.openInfractions());
       },
     });
   }

@@ -92,6 +92,8 @@ export interface TransactionsTable {
   /** Withdrawals: who the money may go to (the key's holder must be this one). */
   expectedHolder: ColumnType<Holder | null, string | null, string | null>;
   refundEndToEndId: string | null;
+  /** Charges: the sum of settled refunds (merchant refunds and MED chargebacks). */
+  refundedCents: Generated<number>;
   pixKey: string | null;
   pixKeyType: PixKeyType | null;
   recipientId: string | null;
@@ -143,6 +145,46 @@ export interface BlocksTable {
   status: 'active' | 'released';
   createdAt: Generated<Date>;
   releasedAt: Date | null;
+  /** The MED case holding this block, released when the case closes. */
+  infractionId: Generated<string | null>;
+}
+
+export type InfractionStatus = 'open' | 'in_defense' | 'under_analysis' | 'accepted' | 'rejected';
+export type InfractionReason = 'fraud' | 'operational_flaw';
+
+export interface InfractionsTable {
+  id: string;
+  accountId: string;
+  transactionId: string;
+  /** Written only through a transition of infractions/states.ts. */
+  status: InfractionStatus;
+  reason: InfractionReason;
+  amountCents: number;
+  openedAt: Date;
+  defenseDeadline: Date;
+  defense: string | null;
+  closedAt: Date | null;
+  updatedAt: Date;
+}
+
+export type RefundKind = 'merchant' | 'med' | 'returned_payment';
+export type RefundStatus = 'processing' | 'refunded' | 'failed';
+
+export interface RefundsTable {
+  id: string;
+  accountId: string;
+  transactionId: string;
+  kind: RefundKind;
+  status: RefundStatus;
+  amountCents: number;
+  reason: string | null;
+  externalRef: string | null;
+  paymentEndToEndId: string;
+  refundEndToEndId: string | null;
+  infractionId: string | null;
+  createdAt: Date;
+  settledAt: Date | null;
+  updatedAt: Date;
 }
 
 export interface EventsTable {
@@ -255,6 +297,15 @@ export interface SandboxWithdrawalsTable {
   createdAt: Date;
 }
 
+export interface SandboxRefundsTable {
+  refundId: string;
+  accountId: string;
+  outcome: 'refunded' | 'failed' | null;
+  refundEndToEndId: string | null;
+  settleAt: Date | null;
+  createdAt: Date;
+}
+
 export interface SchemaMigrationsTable {
   version: string;
   appliedAt: Generated<Date>;
@@ -279,6 +330,9 @@ export interface DB {
   sandboxDictKeys: SandboxDictKeysTable;
   sandboxWithdrawals: SandboxWithdrawalsTable;
   recipients: RecipientsTable;
+  infractions: InfractionsTable;
+  refunds: RefundsTable;
+  sandboxRefunds: SandboxRefundsTable;
   schemaMigrations: SchemaMigrationsTable;
 }
 
@@ -286,4 +340,6 @@ export type AccountRow = Selectable<AccountsTable>;
 export type TransactionRow = Selectable<TransactionsTable>;
 export type NewTransaction = Insertable<TransactionsTable>;
 export type RecipientRow = Selectable<RecipientsTable>;
+export type InfractionRow = Selectable<InfractionsTable>;
+export type RefundRow = Selectable<RefundsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;

@@ -56,6 +56,22 @@ export type ReceivedPayment = {
 /** Money of a paid withdrawal that the receiving bank sent back. */
 export type WithdrawalReturn = { refundEndToEndId: string; amountCents: number | undefined };
 
+/** Money sent back to the payer of a received PIX (API Pix: devolução). */
+export type RefundRequest = {
+  accountId: string;
+  refundId: string;
+  /** The charge the PIX paid. */
+  transactionId: string;
+  /** The end-to-end id of the PIX being returned. */
+  paymentEndToEndId: string;
+  amountCents: number;
+  /** `med`: a MED case closed against the merchant; otherwise a return of nature ORIGINAL. */
+  nature: 'original' | 'med';
+};
+
+/** A refund's outcome as the provider knows it. */
+export type RefundOutcome = { status: 'refunded'; refundEndToEndId: string } | { status: 'failed'; reason: string } | { status: 'unknown' };
+
 export interface PixProvider {
   readonly name: string;
   /** Registers a dynamic charge; throws ProviderError when the provider refuses or cannot answer. */
@@ -67,10 +83,19 @@ export interface PixProvider {
   createWithdrawal(request: WithdrawalRequest): Promise<WithdrawalSubmission>;
   /** Asks for the outcome of a withdrawal (reconciliation, notifications). */
   withdrawalOutcome(transactionId: string): Promise<WithdrawalOutcome>;
+  /**
+   * Sends a refund. Answers its outcome when the provider settled it at once, `unknown` when the
+   * outcome arrives later. Throws ProviderError when the provider refused it before anything
+   * moved, and ProviderOutcomeUnknownError when it cannot tell whether it was sent.
+   */
+  requestRefund(request: RefundRequest): Promise<RefundOutcome>;
+  /** Asks for the outcome of a refund (reconciliation). */
+  refundOutcome(refundId: string): Promise<RefundOutcome>;
 }
 
 export type ChargeDirective = 'provider_error';
 export type WithdrawalDirective = 'provider_error' | 'unknown' | 'interrupted';
+export type RefundDirective = 'provider_error';
 
 /**
  * The simulated PIX network's remote control, behind the sandbox routes. Only the simulator
@@ -95,6 +120,12 @@ export interface SimulatedNetwork {
   returnWithdrawal(amountCents: number | undefined): WithdrawalReturn;
   /** Withdrawals whose automatic settlement time has come (SANDBOX_SETTLE_MS). */
   dueSettlements(limit: number): Promise<{ transactionId: string; accountId: string }[]>;
+  /** The account's next refund is refused by the provider (one-shot). */
+  armNextRefund(accountId: string, outcome: RefundDirective): Promise<void>;
+  /** The network decides a sent refund's outcome and reports it; `unknown` when it was never sent or is decided already. */
+  decideRefund(refundId: string, outcome: 'refunded' | 'failed'): Promise<RefundOutcome>;
+  /** Refunds whose automatic settlement time has come (SANDBOX_SETTLE_MS). */
+  dueRefunds(limit: number): Promise<{ refundId: string; accountId: string }[]>;
 }
 
 export class ProviderError extends Error {

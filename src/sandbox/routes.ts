@@ -7,6 +7,11 @@ import { errorResponses, partySchema } from '../platform/schemas.js';
 import { presentTransaction } from '../transactions/presenter.js';
 import { transactionIdParams, transactionSchema } from '../transactions/schemas.js';
 import type { SandboxService } from './service.js';
+import { presentRefund } from '../refunds/presenter.js';
+import { refundIdParams, refundSchema } from '../refunds/schemas.js';
+import { presentInfraction } from '../infractions/presenter.js';
+import { requireInfractionId } from '../infractions/routes.js';
+import { infractionIdParams, infractionSchema, openInfractionBody } from '../infractions/schemas.js';
 
 const payerSchema = z
   .object(
@@ -60,6 +65,16 @@ const nextWithdrawalBody = z.object(
 
 /** The answer to arming a provider outcome for the next charge or withdrawal. */
 const armedResponse = z.object({ armed: z.literal(true), outcome: z.string() });
+
+const settleRefundBody = z.object(
+  { outcome: z.enum(['refunded', 'failed'], { error: messages.sandboxRefundOutcomeInvalid }) },
+  { error: messages.bodyNotObject },
+);
+
+const closeInfractionBody = z.object(
+  { outcome: z.enum(['accepted', 'rejected'], { error: messages.sandboxInfractionOutcomeInvalid }) },
+  { error: messages.bodyNotObject },
+);
 
 const dictKeyBody = z.object(
   {
@@ -174,5 +189,105 @@ export const sandboxRoutes =
         const key = await sandbox.registerDictKey(request.merchant.account.id, keyType, request.body.key, owner);
         return reply.code(201).send({ key, keyType, owner });
       },
+    );
+
+    app.post(
+      '/pix/:id/fail',
+      {
+        schema: {
+          ...common,
+          summary: 'The provider removes the pending charge (it ends failed)',
+          params: transactionIdParams,
+          response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
+        },
+      },
+      async (request) => presentTransaction(await sandbox.fail(request.merchant.account.id, requireTransactionId(request.params.id))),
+    );
+
+    app.post(
+      '/pix/:id/late-payment',
+      {
+        schema: {
+          ...common,
+          summary: 'A payment arrives after the charge stopped being pending: returned to the payer in full, never credited',
+          params: transactionIdParams,
+          body: payBody,
+          response: { 201: refundSchema, ...errorResponses(400, 401, 403, 404, 422) },
+        },
+      },
+      async (request, reply) => {
+        const refund = await sandbox.latePayment(
+          request.merchant.account.id,
+          requireTransactionId(request.params.id),
+          request.body?.payer,
+          request.body?.amountCents,
+        );
+        return reply.code(201).send(presentRefund(refund));
+      },
+    );
+
+    app.post(
+      '/refunds/:refundId/settle',
+      {
+        schema: {
+          ...common,
+          summary: "The provider's answer for a processing refund",
+          params: refundIdParams,
+          body: settleRefundBody,
+          response: { 200: refundSchema, ...errorResponses(400, 401, 403, 404, 422) },
+        },
+      },
+      async (request) => {
+        if (!isId(request.params.refundId)) throw new InvalidRequestError(messages.refundIdInvalid);
+        return presentRefund(await sandbox.settleRefund(request.merchant.account.id, request.params.refundId, request.body.outcome));
+      },
+    );
+
+    app.post(
+      '/provider/next-refund',
+      {
+        schema: {
+          ...common,
+          summary: 'The next refund is refused by the provider (502, nothing debited)',
+          body: nextChargeBody,
+          response: { 201: armedResponse, ...errorResponses(400, 401, 403) },
+        },
+      },
+      async (request, reply) => {
+        await sandbox.armNextRefund(request.merchant.account.id, request.body.outcome);
+        return reply.code(201).send({ armed: true as const, outcome: request.body.outcome });
+      },
+    );
+
+    app.post(
+      '/pix/:id/infraction',
+      {
+        schema: {
+          ...common,
+          summary: "The payer's bank opens a MED case on a paid charge (its amount is blocked)",
+          params: transactionIdParams,
+          body: openInfractionBody,
+          response: { 201: infractionSchema, ...errorResponses(400, 401, 403, 404, 422) },
+        },
+      },
+      async (request, reply) => {
+        const opened = await sandbox.openInfraction(request.merchant.account.id, requireTransactionId(request.params.id), request.body);
+        return reply.code(201).send(presentInfraction(opened));
+      },
+    );
+
+    app.post(
+      '/infractions/:id/close',
+      {
+        schema: {
+          ...common,
+          summary: 'The PSP closes a MED case: accepted (chargeback) or rejected (block released)',
+          params: infractionIdParams,
+          body: closeInfractionBody,
+          response: { 200: infractionSchema, ...errorResponses(400, 401, 403, 404, 422) },
+        },
+      },
+      async (request) =>
+        presentInfraction(await sandbox.closeInfraction(request.merchant.account.id, requireInfractionId(request.params.id), request.body.outcome)),
     );
   };

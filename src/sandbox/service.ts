@@ -1,8 +1,12 @@
 import type { ChargeService } from '../charges/service.js';
 import { InvalidRequestError, InvalidStateError } from '../errors.js';
+import { messages } from '../messages.js';
 import { normalizePixKey, pixKeyFormatError } from '../pix/pixKeys.js';
 import type { Party, TransactionRow } from '../platform/schema.js';
-import type { ChargeDirective, SimulatedNetwork, WithdrawalDirective } from '../provider/provider.js';
+import type { InfractionService, OpenInfractionInput } from '../infractions/service.js';
+import type { InfractionRow, RefundRow } from '../platform/schema.js';
+import type { ChargeDirective, RefundDirective, SimulatedNetwork, WithdrawalDirective } from '../provider/provider.js';
+import type { RefundService } from '../refunds/service.js';
 import { WITHDRAWAL } from '../transactions/states.js';
 import { assertAllowed } from '../transactions/transition.js';
 import type { WithdrawalService } from '../withdrawals/service.js';
@@ -19,6 +23,8 @@ export class SandboxService {
     private readonly network: SimulatedNetwork,
     private readonly charges: ChargeService,
     private readonly withdrawals: WithdrawalService,
+    private readonly refunds: RefundService,
+    private readonly infractions: InfractionService,
   ) {}
 
   /** A payer (the default one when none is given) pays the charge. */
@@ -28,6 +34,45 @@ export class SandboxService {
 
   expire(accountId: string, transactionId: string): Promise<TransactionRow> {
     return this.charges.expireCharge(accountId, transactionId);
+  }
+
+  /** The provider removes the pending charge. */
+  fail(accountId: string, transactionId: string): Promise<TransactionRow> {
+    return this.charges.failCharge(accountId, transactionId);
+  }
+
+  /**
+   * A payment reaches the provider after the charge stopped being payable (cancelled, expired,
+   * failed, or paid already): it is returned to the payer in full, never credited.
+   */
+  async latePayment(accountId: string, transactionId: string, payer: Party | undefined, amountCents: number | undefined): Promise<RefundRow> {
+    const charge = await this.charges.findUnpayableCharge(accountId, transactionId);
+    return this.refunds.returnPayment(charge, this.network.pay(payer, amountCents ?? charge.amountCents));
+  }
+
+  armNextRefund(accountId: string, outcome: RefundDirective): Promise<void> {
+    return this.network.armNextRefund(accountId, outcome);
+  }
+
+  /** The network's answer for a processing refund of the account. */
+  async settleRefund(accountId: string, refundId: string, outcome: 'refunded' | 'failed'): Promise<RefundRow> {
+    const refund = await this.refunds.get(accountId, refundId);
+    if (refund.status !== 'processing') throw new InvalidStateError(messages.refundNotProcessing(refund.status));
+    const decided = await this.network.decideRefund(refundId, outcome);
+    // Decided already by the network (e.g. a settlement that raced this call): apply what it knows.
+    const applied =
+      decided.status === 'unknown' ? await this.refunds.applyProviderOutcome(refundId) : await this.refunds.applyOutcome(refundId, decided, { accountId });
+    return applied ?? refund;
+  }
+
+  /** The payer's bank contests a paid charge through MED. */
+  openInfraction(accountId: string, transactionId: string, input: OpenInfractionInput): Promise<InfractionRow> {
+    return this.infractions.open(transactionId, input, accountId);
+  }
+
+  /** The PSP's decision on a MED case: accepted (chargeback) or rejected (block released). */
+  closeInfraction(accountId: string, infractionId: string, outcome: 'accepted' | 'rejected'): Promise<InfractionRow> {
+    return outcome === 'accepted' ? this.infractions.accept(infractionId, undefined, accountId) : this.infractions.reject(infractionId, accountId);
   }
 
   armNextCharge(accountId: string, outcome: ChargeDirective): Promise<void> {
@@ -63,9 +108,17 @@ export class SandboxService {
     return (await this.withdrawals.applyOutcome(transactionId, decided, accountId)) ?? withdrawal;
   }
 
-  /** Worker step: processing withdrawals whose SANDBOX_SETTLE_MS elapsed are paid. */
+  /** Worker step: processing withdrawals and refunds whose SANDBOX_SETTLE_MS elapsed are paid / refunded. */
   async settleDue(batch = 200): Promise<number> {
     let settled = 0;
+    for (const due of await this.network.dueRefunds(batch)) {
+      const decided = await this.network.decideRefund(due.refundId, 'refunded');
+      try {
+        if (await this.refunds.applyOutcome(due.refundId, decided)) settled++;
+      } catch (error) {
+        if (!(error instanceof InvalidStateError)) throw error; // a concurrent settle won the race
+      }
+    }
     for (const due of await this.network.dueSettlements(batch)) {
       const withdrawal = await this.withdrawals.findWithdrawal(due.accountId, due.transactionId);
       const decided = await this.network.decideWithdrawal(due.transactionId, 'paid');

@@ -3,9 +3,9 @@ import type { Executor, Tx } from '../platform/database.js';
 /** Spec: an externalRef is retained 7 days from creation (withdrawals keep it as long as charges). */
 const IDEMPOTENCY_RETENTION_MS = 7 * 86_400_000;
 
-/** externalRef namespaces: a charge and a withdrawal may share a reference. */
-export const IDEMPOTENCY_SCOPE = { charge: 'pix', withdrawal: 'withdraw' } as const;
-type IdempotencyScope = (typeof IDEMPOTENCY_SCOPE)[keyof typeof IDEMPOTENCY_SCOPE];
+/** externalRef namespaces: a charge, a withdrawal and a refund may share a reference. */
+export const IDEMPOTENCY_SCOPE = { charge: 'pix', withdrawal: 'withdraw', refund: 'refund' } as const;
+export type IdempotencyScope = (typeof IDEMPOTENCY_SCOPE)[keyof typeof IDEMPOTENCY_SCOPE];
 
 type KeyReference = { accountId: string; scope: IdempotencyScope; externalRef: string };
 

@@ -18,6 +18,8 @@ export type TransactionView = {
   payer?: Party;
   beneficiary?: Party;
   refundEndToEndId?: string;
+  /** Charges: the sum of settled refunds, once above 0. */
+  refundedCents?: number;
 };
 
 /** The columns the Transaction object is made of: the reads fetch only these (no customer document, no keys). */
@@ -38,6 +40,7 @@ export const PRESENTED_COLUMNS = [
   'payer',
   'beneficiary',
   'refundEndToEndId',
+  'refundedCents',
 ] as const satisfies readonly (keyof TransactionRow)[];
 export type PresentedRow = Pick<TransactionRow, (typeof PRESENTED_COLUMNS)[number]>;
 
@@ -66,5 +69,6 @@ export function presentTransaction(row: PresentedRow): TransactionView {
     if (row.beneficiary) view.beneficiary = row.beneficiary;
     if (row.refundEndToEndId) view.refundEndToEndId = row.refundEndToEndId;
   }
+  if (row.type === 'pix_in' && row.refundedCents > 0) view.refundedCents = row.refundedCents;
   return view;
 }

@@ -56,7 +56,7 @@ export function lockTransaction(tx: Tx, type: TransactionType, transactionId: st
 }
 
 /** The fields a status change may set besides the status. */
-export type StatusChanges = Partial<Pick<NewTransaction, 'paidAt' | 'endToEndId' | 'payer' | 'beneficiary' | 'refundEndToEndId'>>;
+export type StatusChanges = Partial<Pick<NewTransaction, 'paidAt' | 'endToEndId' | 'payer' | 'beneficiary' | 'refundEndToEndId' | 'refundedCents'>>;
 
 /**
  * With updateStatusOfDue, the only writers of `status` after creation: the transition's `to`, and only from one of its

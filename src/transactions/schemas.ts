@@ -21,6 +21,10 @@ export const transactionSchema = z
     payer: partySchema.optional(),
     beneficiary: partySchema.optional(),
     refundEndToEndId: z.string().optional(),
+    refundedCents: z
+      .int()
+      .optional()
+      .meta({ description: 'Charges: the sum of settled refunds (merchant refunds and MED chargebacks), present once above 0.' }),
   })
   .meta({ id: 'Transaction' });
 

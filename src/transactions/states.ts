@@ -4,9 +4,8 @@ import type { EventName } from '../webhooks/events.js';
  * The statuses of each transaction type and the only moves between them (DESIGN.md §5, §9).
  * A transaction takes a status only as the `to` of one of these transitions: the repository
  * writes a status only from a transition, checked against its `from`, with the transition's
- * events in the same database transaction. The status lists are the spec's (the charge's
- * cancellation, failure and refunds arrive with their transitions); the CHECK of migration 005
- * holds the same lists.
+ * events in the same database transaction. The status lists are the spec's; the CHECK of
+ * migration 005 holds the same lists.
  */
 export const CHARGE_STATUSES = ['pending', 'paid', 'expired', 'cancelled', 'failed', 'refunded', 'partially_refunded'] as const;
 export const WITHDRAWAL_STATUSES = [
@@ -48,6 +47,22 @@ export const CHARGE = frozen({
   create: { type: 'pix_in', from: [], to: 'pending', events: [] },
   pay: { type: 'pix_in', from: ['pending'], to: 'paid', events: ['transaction.paid'] },
   expire: { type: 'pix_in', from: ['pending'], to: 'expired', events: ['transaction.expired'] },
+  /** The merchant or the operator withdraws the charge before it is paid. */
+  cancel: { type: 'pix_in', from: ['pending'], to: 'cancelled', events: ['transaction.cancelled'] },
+  /** The provider removed the charge (API Pix `REMOVIDA_PELO_PSP`). */
+  fail: { type: 'pix_in', from: ['pending'], to: 'failed', events: ['transaction.failed'] },
+  /** A refund settled and the settled refunds are below the amount... */
+  refundInPart: { type: 'pix_in', from: ['paid', 'partially_refunded'], to: 'partially_refunded', events: ['transaction.partially_refunded'] },
+  /** ...or reach it. */
+  refundInFull: { type: 'pix_in', from: ['paid', 'partially_refunded'], to: 'refunded', events: ['transaction.refunded'] },
+  /** A MED case closed against the merchant: the chargeback, then the refund it is. */
+  chargebackInPart: {
+    type: 'pix_in',
+    from: ['paid', 'partially_refunded'],
+    to: 'partially_refunded',
+    events: ['transaction.chargeback', 'transaction.partially_refunded'],
+  },
+  chargebackInFull: { type: 'pix_in', from: ['paid', 'partially_refunded'], to: 'refunded', events: ['transaction.chargeback', 'transaction.refunded'] },
 } as const satisfies Record<string, Transition<ChargeStatus>>);
 
 export const WITHDRAWAL = frozen({

@@ -2,7 +2,7 @@ import { InvalidStateError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Tx } from '../platform/database.js';
 import type { TransactionRow } from '../platform/schema.js';
-import { recordTransactionEvents } from '../webhooks/events.js';
+import { recordTransactionEvents, type EventContext } from '../webhooks/events.js';
 import { insertTransaction, updateStatus, type NewTransactionValues, type StatusChanges } from './repository.js';
 import { allows, type Transition, type TransactionType } from './states.js';
 
@@ -12,9 +12,13 @@ const REFUSAL: Record<TransactionType, (status: string) => string> = {
   withdrawal: messages.withdrawalWrongStatus,
 };
 
-/** Refuses (InvalidStateError) a transition the transaction's status does not allow. */
-export function assertAllowed(row: Pick<TransactionRow, 'type' | 'status'>, transition: Transition): void {
-  if (row.type !== transition.type || !allows(transition, row.status)) throw new InvalidStateError(REFUSAL[row.type](row.status));
+/** Refuses (InvalidStateError) a transition the transaction's status does not allow, with the operation's own message when it has one. */
+export function assertAllowed(
+  row: Pick<TransactionRow, 'type' | 'status'>,
+  transition: Transition,
+  refusal: (status: string) => string = REFUSAL[row.type],
+): void {
+  if (row.type !== transition.type || !allows(transition, row.status)) throw new InvalidStateError(refusal(row.status));
 }
 
 /** Writes a new transaction through one of its type's creating transitions, with the transition's events. */
@@ -33,13 +37,20 @@ export async function createTransaction(tx: Tx, transition: Transition, values: 
  * transition's events, in the caller's database transaction. A status the transition does not
  * start from is an InvalidStateError.
  */
-export async function applyTransition(tx: Tx, row: TransactionRow, transition: Transition, at: Date, changes?: StatusChanges): Promise<TransactionRow> {
+export async function applyTransition(
+  tx: Tx,
+  row: TransactionRow,
+  transition: Transition,
+  at: Date,
+  changes?: StatusChanges,
+  context: EventContext = {},
+): Promise<TransactionRow> {
   assertAllowed(row, transition);
   const updated = await updateStatus(tx, row.id, transition, at, changes);
   if (!updated) throw new Error(`transaction ${row.id} left ${row.status} while locked`);
   await recordTransactionEvents(
     tx,
-    transition.events.map((name) => ({ name, transaction: updated })),
+    transition.events.map((name) => ({ name, transaction: updated, ...context })),
     at,
   );
   return updated;

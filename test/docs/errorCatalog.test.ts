@@ -52,6 +52,15 @@ const SAMPLES: { [K in FunctionKey]?: Arguments<K>[] } = {
   ipAllowlistInvalid: [['10.0.0.300']],
   cpfInvalid: [['responsible.cpf']],
   cnpjInvalid: [['company.cnpj']],
+  chargeNotCancellable: [['paid']],
+  refundChargeNotPaid: [['pending']],
+  refundAboveRemainder: [[123_456]],
+  refundNotProcessing: [['refunded']],
+  infractionNoDefense: [['in_defense']],
+  infractionStatusInvalid: [['closed']],
+  infractionWrongStatus: [['rejected']],
+  infractionAboveRemainder: [[100_000]],
+  chargebackAboveCase: [[50_000]],
 };
 
 /** Each catalog entry as text: a fixed message, or one text per sample call of a function. */

@@ -114,12 +114,12 @@ describe('charge expiry', () => {
 });
 
 describe('balance', () => {
-  it('GET /v1/balance has available (gross), pending 0, currency BRL and the response time in ms', async () => {
+  it('GET /v1/balance has available (gross), pending 0, currency BRL, the response time in ms, blocked and withdrawable', async () => {
     const merchant = await gateway.createMerchant();
     const reply = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
     expect(reply.status).toBe(200);
-    expect(Object.keys(reply.body).sort()).toEqual(['available', 'currency', 'pending', 'updatedAt']);
-    expect(reply.body).toMatchObject({ available: 0, pending: 0, currency: 'BRL' });
+    expect(Object.keys(reply.body).sort()).toEqual(['available', 'blocked', 'currency', 'pending', 'updatedAt', 'withdrawable']);
+    expect(reply.body).toMatchObject({ available: 0, pending: 0, currency: 'BRL', blocked: 0, withdrawable: 0 });
     expect(Math.abs(reply.body.updatedAt - gateway.clock.now().getTime())).toBeLessThan(5_000);
   });
 

@@ -4,7 +4,7 @@ import type { Party } from '../../platform/schema.js';
 
 /** The simulated network's own state: armed failures, its DICT and the withdrawals it was sent. */
 
-export type DirectiveOperation = 'charge' | 'withdrawal';
+export type DirectiveOperation = 'charge' | 'withdrawal' | 'refund';
 
 /** Arms a one-shot outcome for the account's next call of that operation. */
 export async function armDirective(db: Executor, accountId: string, operation: DirectiveOperation, outcome: string): Promise<void> {
@@ -79,6 +79,34 @@ export function findDueSettlements(db: Executor, now: Date, limit: number) {
   return db
     .selectFrom('sandboxWithdrawals')
     .select(['transactionId', 'accountId'])
+    .where('outcome', 'is', null)
+    .where('settleAt', '<=', now)
+    .orderBy('settleAt')
+    .limit(limit)
+    .execute();
+}
+
+export async function insertSentRefund(
+  db: Executor,
+  refund: { refundId: string; accountId: string; outcome: 'refunded' | null; refundEndToEndId: string | null; settleAt: Date | null; createdAt: Date },
+) {
+  await db.insertInto('sandboxRefunds').values(refund).execute();
+}
+
+export function findSentRefund(db: Executor, refundId: string) {
+  return db.selectFrom('sandboxRefunds').select(['outcome', 'refundEndToEndId']).where('refundId', '=', refundId).executeTakeFirst();
+}
+
+/** The network's final answer for an undecided refund; undefined when it never received it or decided it already. */
+export function decideSentRefund(db: Executor, refundId: string, decision: { outcome: 'refunded' | 'failed'; refundEndToEndId: string | null }) {
+  return db.updateTable('sandboxRefunds').set(decision).where('refundId', '=', refundId).where('outcome', 'is', null).returning('refundId').executeTakeFirst();
+}
+
+/** Undecided refunds whose automatic settlement time has come, oldest first. */
+export function findDueRefunds(db: Executor, now: Date, limit: number) {
+  return db
+    .selectFrom('sandboxRefunds')
+    .select(['refundId', 'accountId'])
     .where('outcome', 'is', null)
     .where('settleAt', '<=', now)
     .orderBy('settleAt')

@@ -12,6 +12,9 @@ import {
   type CreatedCharge,
   type PixProvider,
   type ReceivedPayment,
+  type RefundDirective,
+  type RefundOutcome,
+  type RefundRequest,
   type SimulatedNetwork,
   type WithdrawalDirective,
   type WithdrawalOutcome,
@@ -100,7 +103,58 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
     return { status: 'paid', endToEndId: row.endToEndId ?? generateEndToEndId(SIMULATED_ISPB, this.clock.now()), beneficiary: row.beneficiary };
   }
 
+  async requestRefund(request: RefundRequest): Promise<RefundOutcome> {
+    const directive = await repository.takeDirective(this.db, request.accountId, 'refund');
+    if (directive === 'provider_error') throw new ProviderError('simulated provider error on refund');
+    const now = this.clock.now();
+    if (request.nature === 'med') {
+      // The PSP executes a MED return itself before it reports the case closed: settled at once.
+      const refundEndToEndId = generateEndToEndId(SIMULATED_ISPB, now, 'D');
+      await repository.insertSentRefund(this.db, {
+        refundId: request.refundId,
+        accountId: request.accountId,
+        outcome: 'refunded',
+        refundEndToEndId,
+        settleAt: null,
+        createdAt: now,
+      });
+      return { status: 'refunded', refundEndToEndId };
+    }
+    const settleAt = this.settleMs === 'manual' ? null : new Date(now.getTime() + this.settleMs);
+    await repository.insertSentRefund(this.db, {
+      refundId: request.refundId,
+      accountId: request.accountId,
+      outcome: null,
+      refundEndToEndId: null,
+      settleAt,
+      createdAt: now,
+    });
+    return { status: 'unknown' };
+  }
+
+  async refundOutcome(refundId: string): Promise<RefundOutcome> {
+    const row = await repository.findSentRefund(this.db, refundId);
+    if (row?.outcome === 'failed') return { status: 'failed', reason: 'provider_failed' };
+    if (row?.outcome === 'refunded' && row.refundEndToEndId) return { status: 'refunded', refundEndToEndId: row.refundEndToEndId };
+    return { status: 'unknown' };
+  }
+
   // The sandbox's controls (SimulatedNetwork)
+
+  armNextRefund(accountId: string, outcome: RefundDirective): Promise<void> {
+    return repository.armDirective(this.db, accountId, 'refund', outcome);
+  }
+
+  async decideRefund(refundId: string, outcome: 'refunded' | 'failed'): Promise<RefundOutcome> {
+    const refundEndToEndId = outcome === 'refunded' ? generateEndToEndId(SIMULATED_ISPB, this.clock.now(), 'D') : null;
+    const decided = await repository.decideSentRefund(this.db, refundId, { outcome, refundEndToEndId });
+    if (!decided) return { status: 'unknown' };
+    return refundEndToEndId ? { status: 'refunded', refundEndToEndId } : { status: 'failed', reason: 'provider_failed' };
+  }
+
+  dueRefunds(limit: number) {
+    return repository.findDueRefunds(this.db, this.clock.now(), limit);
+  }
 
   armNextCharge(accountId: string, outcome: ChargeDirective): Promise<void> {
     return repository.armDirective(this.db, accountId, 'charge', outcome);

@@ -1,0 +1,75 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { InvalidRequestError } from '../errors.js';
+import { messages } from '../messages.js';
+import { isId } from '../platform/ids.js';
+import { errorResponses } from '../platform/schemas.js';
+import type { Services } from '../services.js';
+import { transactionIdParams } from '../transactions/schemas.js';
+import { presentInfraction } from './presenter.js';
+import { requireInfractionId } from './routes.js';
+import { acceptInfractionBody, infractionIdParams, infractionSchema, openInfractionBody } from './schemas.js';
+
+/** The service team's side of MED cases: open one, analyse it, close it either way. */
+export const infractionAdminRoutes =
+  ({ infractions }: Pick<Services, 'infractions'>): FastifyPluginAsyncZod =>
+  async (app) => {
+    const common = { tags: ['Operator: MED disputes'], security: [{ adminToken: [] }] };
+
+    app.post(
+      '/transactions/:id/infractions',
+      {
+        schema: {
+          ...common,
+          summary: 'Open a MED case on a paid charge (blocks its amount)',
+          params: transactionIdParams,
+          body: openInfractionBody,
+          response: { 201: infractionSchema, ...errorResponses(400, 401, 404, 422) },
+        },
+      },
+      async (request, reply) => {
+        if (!isId(request.params.id)) throw new InvalidRequestError(messages.transactionIdInvalid);
+        const opened = await infractions.open(request.params.id, request.body);
+        return reply.code(201).send(presentInfraction(opened));
+      },
+    );
+
+    app.post(
+      '/infractions/:id/analysis',
+      {
+        schema: {
+          ...common,
+          summary: 'Start the analysis of a MED case',
+          params: infractionIdParams,
+          response: { 200: infractionSchema, ...errorResponses(400, 401, 404, 422) },
+        },
+      },
+      async (request) => presentInfraction(await infractions.analyze(requireInfractionId(request.params.id))),
+    );
+
+    app.post(
+      '/infractions/:id/reject',
+      {
+        schema: {
+          ...common,
+          summary: 'Close a MED case for the merchant (block released)',
+          params: infractionIdParams,
+          response: { 200: infractionSchema, ...errorResponses(400, 401, 404, 422) },
+        },
+      },
+      async (request) => presentInfraction(await infractions.reject(requireInfractionId(request.params.id))),
+    );
+
+    app.post(
+      '/infractions/:id/accept',
+      {
+        schema: {
+          ...common,
+          summary: 'Close a MED case against the merchant: chargeback refund debited, block released',
+          params: infractionIdParams,
+          body: acceptInfractionBody,
+          response: { 200: infractionSchema, ...errorResponses(400, 401, 404, 422) },
+        },
+      },
+      async (request) => presentInfraction(await infractions.accept(requireInfractionId(request.params.id), request.body?.amountCents)),
+    );
+  };

@@ -1,0 +1,59 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { InvalidRequestError } from '../errors.js';
+import { messages } from '../messages.js';
+import { isId } from '../platform/ids.js';
+import { errorResponses } from '../platform/schemas.js';
+import type { Services } from '../services.js';
+import { presentInfraction } from './presenter.js';
+import { defenseBody, infractionIdParams, infractionListResponse, infractionSchema, listInfractionsQuery } from './schemas.js';
+
+/** An infractionId from a path: a UUID v7, or 400. */
+export function requireInfractionId(id: string): string {
+  if (!isId(id)) throw new InvalidRequestError(messages.infractionIdInvalid);
+  return id;
+}
+
+/** The merchant's side of MED cases: read them, defend them. */
+export const infractionRoutes =
+  ({ infractions }: Pick<Services, 'infractions'>): FastifyPluginAsyncZod =>
+  async (app) => {
+    const common = { tags: ['MED disputes'], security: [{ apiKey: [] }] };
+
+    app.get(
+      '/infractions',
+      {
+        schema: {
+          ...common,
+          summary: 'MED cases on your charges, newest first',
+          querystring: listInfractionsQuery,
+          response: { 200: infractionListResponse, ...errorResponses(400, 401, 403) },
+        },
+      },
+      async (request) => {
+        const rows = await infractions.list(request.merchant.account.id, request.query);
+        return { infractions: rows.map(presentInfraction), count: rows.length };
+      },
+    );
+
+    app.get(
+      '/infractions/:id',
+      {
+        schema: { ...common, summary: 'One MED case', params: infractionIdParams, response: { 200: infractionSchema, ...errorResponses(400, 401, 403, 404) } },
+      },
+      async (request) => presentInfraction(await infractions.get(request.merchant.account.id, requireInfractionId(request.params.id))),
+    );
+
+    app.post(
+      '/infractions/:id/defense',
+      {
+        schema: {
+          ...common,
+          summary: 'Contest an open MED case before its defense deadline',
+          params: infractionIdParams,
+          body: defenseBody,
+          response: { 200: infractionSchema, ...errorResponses(400, 401, 403, 404, 422) },
+        },
+      },
+      async (request) => presentInfraction(await infractions.defend(request.merchant.account.id, requireInfractionId(request.params.id), request.body.text)),
+    );
+  };

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { messages, receivedText } from '../messages.js';
+import type { InfractionStatus } from '../platform/schema.js';
+import { positiveAmountSchema } from '../refunds/schemas.js';
+import { listLimitQuery } from '../transactions/schemas.js';
+import { INFRACTION_STATUSES } from './states.js';
+
+export const infractionSchema = z
+  .object({
+    infractionId: z.string(),
+    transactionId: z.string(),
+    status: z.enum(INFRACTION_STATUSES),
+    reason: z.enum(['fraud', 'operational_flaw']),
+    amountCents: z.int().meta({ description: 'The contested amount, blocked while the case runs.' }),
+    openedAt: z.int().meta({ description: 'Unix milliseconds.' }),
+    defenseDeadline: z.int().meta({ description: 'Unix milliseconds; the merchant may defend until then.' }),
+    defense: z.string().nullable(),
+    closedAt: z.int().nullable().meta({ description: 'Unix milliseconds; null while the case runs.' }),
+  })
+  .meta({ id: 'Infraction' });
+
+export const infractionListResponse = z.object({ infractions: z.array(infractionSchema), count: z.int() });
+
+export const infractionIdParams = z.object({ id: z.string().meta({ description: 'infractionId (UUID v7).' }) });
+
+const isInfractionStatus = (value: string): value is InfractionStatus => INFRACTION_STATUSES.some((status) => status === value);
+
+export const listInfractionsQuery = z.object({
+  status: z
+    .string({ error: (issue) => messages.infractionStatusInvalid(receivedText(issue.input)) })
+    .optional()
+    .refine((value): value is InfractionStatus | undefined => value === undefined || isInfractionStatus(value), {
+      error: (issue) => messages.infractionStatusInvalid(receivedText(issue.input)),
+    }),
+  limit: listLimitQuery,
+});
+
+export const defenseBody = z.object(
+  {
+    text: z.string({ error: messages.defenseTextInvalid }).trim().min(1, messages.defenseTextInvalid).max(2000, messages.defenseTextInvalid),
+  },
+  { error: messages.bodyNotObject },
+);
+
+/** Opening a case (sandbox and operator). */
+export const openInfractionBody = z.object(
+  {
+    amountCents: positiveAmountSchema.optional().meta({ description: 'Default: the refundable remainder of the charge.' }),
+    reason: z.enum(['fraud', 'operational_flaw'], { error: messages.infractionReasonInvalid }),
+  },
+  { error: messages.bodyNotObject },
+);
+
+/** Closing against the merchant (operator): the chargeback's amount, the case's by default. */
+export const acceptInfractionBody = z
+  .object({ amountCents: positiveAmountSchema.optional().meta({ description: "Default: the case's amount." }) }, { error: messages.bodyNotObject })
+  .nullish();

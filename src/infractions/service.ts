@@ -1,0 +1,182 @@
+import type { Config } from '../config.js';
+import { InvalidStateError, NotFoundError } from '../errors.js';
+import { insertBlock, releaseBlockOfInfraction } from '../ledger/repository.js';
+import { messages } from '../messages.js';
+import type { Clock } from '../platform/clock.js';
+import type { Db, Tx } from '../platform/database.js';
+import { newId } from '../platform/ids.js';
+import type { InfractionReason, InfractionRow, InfractionStatus, TransactionRow } from '../platform/schema.js';
+import type { RefundService } from '../refunds/service.js';
+import { lockTransaction } from '../transactions/repository.js';
+import { CHARGE } from '../transactions/states.js';
+import { assertAllowed } from '../transactions/transition.js';
+import { recordTransactionEvents } from '../webhooks/events.js';
+import { presentInfraction } from './presenter.js';
+import * as repository from './repository.js';
+import { allowsInfraction, INFRACTION, type InfractionTransition } from './states.js';
+
+const DAY_MS = 86_400_000;
+
+export type OpenInfractionInput = { amountCents?: number | undefined; reason: InfractionReason };
+
+/**
+ * MED cases (DESIGN.md §9): a payer's bank contests a received PIX. Opening blocks the case's
+ * amount; the merchant may defend until the deadline; the case is analysed and closed for the
+ * merchant (block released) or against it (block released, chargeback refund debited).
+ */
+export class InfractionService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly config: Pick<Config, 'medDefenseDays'>,
+    private readonly refunds: RefundService,
+  ) {}
+
+  /** The PSP (sandbox) or the operator opens a case on a paid charge (of the account, when given). */
+  async open(transactionId: string, input: OpenInfractionInput, accountId?: string): Promise<InfractionRow> {
+    return this.db.transaction().execute(async (tx) => {
+      const charge = await lockTransaction(tx, 'pix_in', transactionId, accountId);
+      if (!charge) throw new NotFoundError(messages.transactionNotFound);
+      assertAllowed(charge, CHARGE.refundInPart, () => messages.infractionChargeNotPaid);
+      if (await repository.findOpenInfractionOf(tx, charge.id)) throw new InvalidStateError(messages.infractionAlreadyOpen);
+      const remainder = await this.refunds.refundableRemainder(tx, charge);
+      const amountCents = input.amountCents ?? remainder;
+      if (amountCents > remainder || amountCents < 1) throw new InvalidStateError(messages.infractionAboveRemainder(remainder));
+
+      const now = this.clock.now();
+      const infraction = await repository.insertInfraction(tx, {
+        id: newId(),
+        accountId: charge.accountId,
+        transactionId: charge.id,
+        status: INFRACTION.open.to,
+        reason: input.reason,
+        amountCents,
+        openedAt: now,
+        defenseDeadline: new Date(now.getTime() + this.config.medDefenseDays * DAY_MS),
+        defense: null,
+        closedAt: null,
+        updatedAt: now,
+      });
+      await insertBlock(tx, { id: newId(), accountId: charge.accountId, amountCents, reason: `MED ${infraction.id}`, at: now, infractionId: infraction.id });
+      await this.recordEvents(tx, INFRACTION.open, charge, infraction, now);
+      return infraction;
+    });
+  }
+
+  async get(accountId: string, infractionId: string): Promise<InfractionRow> {
+    const infraction = await repository.findInfraction(this.db, infractionId, accountId);
+    if (!infraction) throw new NotFoundError(messages.infractionNotFound);
+    return infraction;
+  }
+
+  list(accountId: string, options: { status?: InfractionStatus | undefined; limit: number }): Promise<InfractionRow[]> {
+    return repository.listInfractions(this.db, accountId, options);
+  }
+
+  /** The merchant contests an open case before its deadline. */
+  defend(accountId: string, infractionId: string, text: string): Promise<InfractionRow> {
+    return this.move(infractionId, INFRACTION.defend, {
+      accountId,
+      check: (infraction, now) => {
+        if (infraction.status !== 'open') throw new InvalidStateError(messages.infractionNoDefense(infraction.status));
+        if (now >= infraction.defenseDeadline) throw new InvalidStateError(messages.defenseDeadlinePassed);
+      },
+      changes: { defense: text },
+    });
+  }
+
+  /** The operator starts the analysis. */
+  analyze(infractionId: string): Promise<InfractionRow> {
+    return this.move(infractionId, INFRACTION.analyze);
+  }
+
+  /** Closed for the merchant (of the account, when given): the block is released. */
+  reject(infractionId: string, accountId?: string): Promise<InfractionRow> {
+    return this.move(infractionId, INFRACTION.reject, { accountId, close: true });
+  }
+
+  /**
+   * Closed against the merchant (of the account, when given): the block is released and the
+   * chargeback refund of `amountCents` (the case's amount by default) is debited, then sent.
+   */
+  async accept(infractionId: string, amountCents: number | undefined, accountId?: string): Promise<InfractionRow> {
+    let chargeback;
+    const closed = await this.move(infractionId, INFRACTION.accept, {
+      accountId,
+      close: true,
+      check: (infraction) => {
+        if (!allowsInfraction(INFRACTION.accept, infraction.status)) throw new InvalidStateError(messages.infractionWrongStatus(infraction.status));
+        if (amountCents !== undefined && amountCents > infraction.amountCents)
+          throw new InvalidStateError(messages.chargebackAboveCase(infraction.amountCents));
+      },
+      effects: async (tx, infraction, charge, at) => {
+        chargeback = await this.refunds.createChargeback(tx, charge, infraction, amountCents ?? infraction.amountCents, at);
+      },
+    });
+    if (chargeback) await this.refunds.send(chargeback);
+    return closed;
+  }
+
+  /** Worker step: cases whose defense deadline passed go to analysis, each with its event. Returns how many. */
+  async analyzeOverdue(batch = 200): Promise<number> {
+    return this.db.transaction().execute(async (tx) => {
+      const now = this.clock.now();
+      const due = await repository.lockOverdueInfractions(tx, INFRACTION.analyze, now, batch);
+      for (const infraction of due) {
+        const charge = await lockTransaction(tx, 'pix_in', infraction.transactionId);
+        const updated = await repository.updateInfraction(tx, infraction.id, INFRACTION.analyze, now);
+        if (charge && updated) await this.recordEvents(tx, INFRACTION.analyze, charge, updated, now);
+      }
+      return due.length;
+    });
+  }
+
+  /** Running cases across all accounts (metrics). */
+  countOpen(): Promise<number> {
+    return repository.countOpenInfractions(this.db);
+  }
+
+  /**
+   * Moves a case along a transition in one database transaction: case, then its charge, locked
+   * (the order every writer of both takes); `check` refuses before anything is written.
+   */
+  private move(
+    infractionId: string,
+    transition: InfractionTransition,
+    options: {
+      accountId?: string | undefined;
+      check?: (infraction: InfractionRow, now: Date) => void;
+      changes?: { defense?: string };
+      close?: boolean;
+      effects?: (tx: Tx, infraction: InfractionRow, charge: TransactionRow, at: Date) => Promise<void>;
+    } = {},
+  ): Promise<InfractionRow> {
+    return this.db.transaction().execute(async (tx) => {
+      const infraction = await repository.lockInfraction(tx, infractionId, options.accountId);
+      if (!infraction) throw new NotFoundError(messages.infractionNotFound);
+      const now = this.clock.now();
+      options.check?.(infraction, now);
+      if (!allowsInfraction(transition, infraction.status)) throw new InvalidStateError(messages.infractionWrongStatus(infraction.status));
+      const charge = await lockTransaction(tx, 'pix_in', infraction.transactionId);
+      if (!charge) throw new Error(`infraction ${infraction.id} without its charge`);
+      const updated = await repository.updateInfraction(tx, infraction.id, transition, now, {
+        ...options.changes,
+        ...(options.close ? { closedAt: now } : {}),
+      });
+      if (!updated) throw new Error(`infraction ${infraction.id} left ${infraction.status} while locked`);
+      if (options.close) await releaseBlockOfInfraction(tx, infraction.id, now);
+      await options.effects?.(tx, updated, charge, now);
+      await this.recordEvents(tx, transition, charge, updated, now);
+      return updated;
+    });
+  }
+
+  private recordEvents(tx: Tx, transition: InfractionTransition, charge: TransactionRow, infraction: InfractionRow, at: Date): Promise<void> {
+    const view = presentInfraction(infraction);
+    return recordTransactionEvents(
+      tx,
+      transition.events.map((name) => ({ name, transaction: charge, infraction: view })),
+      at,
+    );
+  }
+}

@@ -1,0 +1,97 @@
+import { sql } from 'kysely';
+import type { Executor, Tx } from '../platform/database.js';
+import type { RefundKind, RefundRow, RefundsTable } from '../platform/schema.js';
+import type { Insertable } from 'kysely';
+
+export type NewRefund = Insertable<RefundsTable>;
+
+export function insertRefund(tx: Tx, refund: NewRefund): Promise<RefundRow> {
+  return tx.insertInto('refunds').values(refund).returningAll().executeTakeFirstOrThrow();
+}
+
+/** A refund (of the account, when given). */
+export function findRefund(db: Executor, refundId: string, accountId?: string): Promise<RefundRow | undefined> {
+  let query = db.selectFrom('refunds').selectAll().where('id', '=', refundId);
+  if (accountId) query = query.where('accountId', '=', accountId);
+  return query.executeTakeFirst();
+}
+
+/** Locks a refund (of the account, when given) for its outcome. */
+export function lockRefund(tx: Tx, refundId: string, accountId?: string): Promise<RefundRow | undefined> {
+  let query = tx.selectFrom('refunds').selectAll().where('id', '=', refundId);
+  if (accountId) query = query.where('accountId', '=', accountId);
+  return query.forUpdate().executeTakeFirst();
+}
+
+/** A charge's refunds, newest first. */
+export function listRefunds(db: Executor, accountId: string, transactionId: string): Promise<RefundRow[]> {
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .where('transactionId', '=', transactionId)
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** Kinds that give back the charge's own money (a returned late payment never was the merchant's). */
+const CHARGE_MONEY_KINDS: readonly RefundKind[] = ['merchant', 'med'];
+
+/** What of a charge's amount is spoken for: refunds not failed and the amount of its open MED case (call under the charge's lock). */
+export async function committedAmount(tx: Tx, transactionId: string): Promise<{ refundsCents: number; openCaseCents: number }> {
+  const { rows } = await sql<{ refundsCents: number; openCaseCents: number }>`
+    SELECT
+      (SELECT coalesce(sum(amount_cents), 0) FROM refunds
+        WHERE transaction_id = ${transactionId} AND status <> 'failed' AND kind IN (${sql.join(CHARGE_MONEY_KINDS)}))::int8 AS refunds_cents,
+      (SELECT coalesce(sum(amount_cents), 0) FROM infractions
+        WHERE transaction_id = ${transactionId} AND status IN ('open', 'in_defense', 'under_analysis'))::int8 AS open_case_cents`.execute(tx);
+  const [row] = rows;
+  return { refundsCents: row?.refundsCents ?? 0, openCaseCents: row?.openCaseCents ?? 0 };
+}
+
+/** The refund an externalRef of the account still names (scope `refund` of the idempotency keys). */
+export function findRefundByExternalRef(
+  db: Executor,
+  key: { accountId: string; scope: string; externalRef: string },
+  at: Date,
+): Promise<RefundRow | undefined> {
+  return db
+    .selectFrom('idempotencyKeys as k')
+    .innerJoin('refunds as r', 'r.id', 'k.transactionId')
+    .selectAll('r')
+    .where('k.accountId', '=', key.accountId)
+    .where('k.scope', '=', key.scope)
+    .where('k.externalRef', '=', key.externalRef)
+    .where('k.expiresAt', '>', at)
+    .where('r.accountId', '=', key.accountId)
+    .executeTakeFirst();
+}
+
+/** A processing refund's final outcome; undefined when it is not processing any more. */
+export function settleRefund(
+  tx: Tx,
+  refundId: string,
+  outcome: { status: 'refunded'; refundEndToEndId: string } | { status: 'failed' },
+  at: Date,
+): Promise<RefundRow | undefined> {
+  return tx
+    .updateTable('refunds')
+    .set({ status: outcome.status, refundEndToEndId: outcome.status === 'refunded' ? outcome.refundEndToEndId : null, settledAt: at, updatedAt: at })
+    .where('id', '=', refundId)
+    .where('status', '=', 'processing')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Refunds still processing that were sent before `sentBefore` (reconciliation), oldest first. */
+export function findStaleProcessingRefunds(db: Executor, sentBefore: Date, limit: number) {
+  return db
+    .selectFrom('refunds')
+    .select(['id', 'accountId'])
+    .where('status', '=', 'processing')
+    .where('createdAt', '<', sentBefore)
+    .orderBy('createdAt')
+    .limit(limit)
+    .execute();
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { externalRefSchema } from '../charges/schemas.js';
+import { messages } from '../messages.js';
+
+/** A positive integer number of cents (refunds, MED cases). */
+export const positiveAmountSchema = z
+  .number({ error: messages.positiveAmountInvalid })
+  .int(messages.positiveAmountInvalid)
+  .min(1, messages.positiveAmountInvalid)
+  .max(Number.MAX_SAFE_INTEGER, messages.positiveAmountInvalid);
+
+/** POST /v1/transactions/{id}/refunds: every field optional, the body too. */
+export const createRefundBody = z
+  .object(
+    {
+      amountCents: positiveAmountSchema.optional().meta({ description: 'Default: the refundable remainder of the charge.' }),
+      externalRef: externalRefSchema,
+      reason: z.string({ error: messages.refundReasonTooLong }).max(140, messages.refundReasonTooLong).nullish(),
+    },
+    { error: messages.bodyNotObject },
+  )
+  .nullish();
+
+export const refundSchema = z
+  .object({
+    refundId: z.string(),
+    transactionId: z.string(),
+    kind: z.enum(['merchant', 'med', 'returned_payment']).meta({
+      description:
+        'merchant: asked through the API; med: a MED case closed against the merchant; returned_payment: a payment that arrived after the charge stopped being pending, returned in full and never credited.',
+    }),
+    amountCents: z.int(),
+    status: z.enum(['processing', 'refunded', 'failed']),
+    reason: z.string().nullable(),
+    externalRef: z.string().nullable(),
+    refundEndToEndId: z.string().optional().meta({ description: 'The refund PIX (`D…`, 32 characters), once refunded.' }),
+    createdAt: z.int().meta({ description: 'Unix milliseconds.' }),
+    settledAt: z.int().nullable().meta({ description: 'Unix milliseconds of the final outcome (refunded or failed); null while processing.' }),
+  })
+  .meta({ id: 'Refund' });
+
+export const idempotentRefundSchema = refundSchema.extend({ idempotent: z.literal(true) });
+
+export const refundListResponse = z.object({ refunds: z.array(refundSchema), count: z.int() });
+
+export const refundIdParams = z.object({ refundId: z.string().meta({ description: 'refundId (UUID v7).' }) });

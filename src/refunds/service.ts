@@ -1,0 +1,279 @@
+import { InsufficientBalanceError, InvalidStateError, NotFoundError, ProviderFailedError } from '../errors.js';
+import { findBalance, postMovement } from '../ledger/repository.js';
+import { messages } from '../messages.js';
+import type { Clock } from '../platform/clock.js';
+import type { Db, Tx } from '../platform/database.js';
+import { newId } from '../platform/ids.js';
+import type { InfractionRow, RefundRow, TransactionRow } from '../platform/schema.js';
+import { ProviderError, ProviderOutcomeUnknownError, type PixProvider, type ReceivedPayment, type RefundOutcome } from '../provider/provider.js';
+import { claimIdempotencyKey, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '../transactions/idempotencyRepository.js';
+import { findTransaction, lockTransaction } from '../transactions/repository.js';
+import { CHARGE } from '../transactions/states.js';
+import { applyTransition, assertAllowed } from '../transactions/transition.js';
+import { presentInfraction } from '../infractions/presenter.js';
+import { findInfraction } from '../infractions/repository.js';
+import { presentRefund } from './presenter.js';
+import * as repository from './repository.js';
+
+const DAY_MS = 86_400_000;
+/** A charge may be refunded within 90 days of its payment (DESIGN.md §9). */
+const REFUND_WINDOW_MS = 90 * DAY_MS;
+/** A refund still processing after this long is asked about (reconciliation). */
+const RECONCILE_AFTER_MS = 60_000;
+
+export type CreateRefundInput = { amountCents?: number | undefined; externalRef?: string | undefined; reason?: string | undefined };
+
+/** A new refund, or the one a known externalRef already names (a retry). */
+export type RefundResult = { outcome: 'created' | 'replayed'; refund: RefundRow };
+
+/** The ledger movement of a refund's money: its debit at creation (1) or its return when it fails (-1). */
+async function moveRefundMoney(tx: Tx, refund: RefundRow, at: Date, direction: 1 | -1, kind: string): Promise<void> {
+  await postMovement(tx, {
+    accountId: refund.accountId,
+    kind,
+    transactionId: refund.transactionId,
+    memo: refund.id,
+    at,
+    entries: [
+      { book: 'merchant', amountCents: -direction * refund.amountCents },
+      { book: 'settlement', amountCents: direction * refund.amountCents },
+    ],
+  });
+}
+
+/**
+ * Refunds of charges (DESIGN.md §9): the merchant's, MED chargebacks (created by the MED case)
+ * and payments returned because their charge was no longer pending. The money of a merchant
+ * refund or a chargeback leaves the merchant at creation and comes back if the refund fails; the
+ * charge moves to partially_refunded / refunded when a refund settles.
+ */
+export class RefundService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly provider: PixProvider,
+  ) {}
+
+  /** A merchant's refund of one of its charges. */
+  async create(accountId: string, transactionId: string, input: CreateRefundInput): Promise<RefundResult> {
+    const externalRef = input.externalRef ?? null;
+    const key = externalRef ? { accountId, scope: IDEMPOTENCY_SCOPE.refund, externalRef } : null;
+    if (key) {
+      // Retries answer at once, without touching the charge or the provider.
+      const existing = await repository.findRefundByExternalRef(this.db, key, this.clock.now());
+      if (existing) return { outcome: 'replayed', refund: existing };
+    }
+
+    const result = await this.db.transaction().execute(async (tx): Promise<RefundResult> => {
+      const now = this.clock.now();
+      // The charge's lock makes its refunds and MED cases one at a time: the remainder below is exact.
+      const charge = await lockTransaction(tx, 'pix_in', transactionId, accountId);
+      if (!charge) throw new NotFoundError(messages.transactionNotFound);
+      const refundId = newId();
+      if (key && !(await claimIdempotencyKey(tx, { ...key, transactionId: refundId }, now))) {
+        const winner = await repository.findRefundByExternalRef(tx, key, now);
+        if (!winner) throw new Error('idempotency key held without its refund');
+        return { outcome: 'replayed', refund: winner };
+      }
+      assertAllowed(charge, CHARGE.refundInPart, messages.refundChargeNotPaid);
+      if (!charge.paidAt || now.getTime() - charge.paidAt.getTime() > REFUND_WINDOW_MS) throw new InvalidStateError(messages.refundWindowExpired);
+      const remainder = await this.refundableRemainder(tx, charge);
+      const amountCents = input.amountCents ?? remainder;
+      if (amountCents > remainder || amountCents < 1) throw new InvalidStateError(messages.refundAboveRemainder(remainder));
+      const balance = await findBalance(tx, accountId, { lock: true });
+      if (balance.availableCents - balance.blockedCents < amountCents) throw new InsufficientBalanceError(messages.refundInsufficientBalance);
+
+      const refund = await repository.insertRefund(tx, {
+        id: refundId,
+        accountId,
+        transactionId,
+        kind: 'merchant',
+        status: 'processing',
+        amountCents,
+        reason: input.reason ?? null,
+        externalRef,
+        paymentEndToEndId: paymentEndToEndIdOf(charge),
+        refundEndToEndId: null,
+        infractionId: null,
+        createdAt: now,
+        settledAt: null,
+        updatedAt: now,
+      });
+      await moveRefundMoney(tx, refund, now, 1, 'refund_reserve');
+      return { outcome: 'created', refund };
+    });
+    if (result.outcome === 'replayed') return result;
+    return { outcome: 'created', refund: await this.send(result.refund) };
+  }
+
+  /** A charge's refunds (all kinds), newest first; the charge must be the account's. */
+  async list(accountId: string, transactionId: string): Promise<RefundRow[]> {
+    const charge = await findTransaction(this.db, accountId, transactionId);
+    if (charge?.type !== 'pix_in') throw new NotFoundError(messages.transactionNotFound);
+    return repository.listRefunds(this.db, accountId, transactionId);
+  }
+
+  /** A refund of the account. */
+  async get(accountId: string, refundId: string): Promise<RefundRow> {
+    const refund = await repository.findRefund(this.db, refundId, accountId);
+    if (!refund) throw new NotFoundError(messages.refundNotFound);
+    return refund;
+  }
+
+  /**
+   * A MED case closed against the merchant: the chargeback refund of `amountCents`, debited at
+   * once even below zero (the one movement allowed to), written in the caller's transaction
+   * that closes the case. Sent by `sendChargeback` once committed.
+   */
+  async createChargeback(tx: Tx, charge: TransactionRow, infraction: InfractionRow, amountCents: number, at: Date): Promise<RefundRow> {
+    const refund = await repository.insertRefund(tx, {
+      id: newId(),
+      accountId: charge.accountId,
+      transactionId: charge.id,
+      kind: 'med',
+      status: 'processing',
+      amountCents,
+      reason: infraction.reason,
+      externalRef: null,
+      paymentEndToEndId: paymentEndToEndIdOf(charge),
+      refundEndToEndId: null,
+      infractionId: infraction.id,
+      createdAt: at,
+      settledAt: null,
+      updatedAt: at,
+    });
+    await moveRefundMoney(tx, refund, at, 1, 'chargeback');
+    return refund;
+  }
+
+  /** Sends a committed refund (merchant or chargeback) to the provider and applies its immediate answer. */
+  async send(refund: RefundRow): Promise<RefundRow> {
+    let outcome: RefundOutcome;
+    try {
+      outcome = await this.provider.requestRefund({
+        accountId: refund.accountId,
+        refundId: refund.id,
+        transactionId: refund.transactionId,
+        paymentEndToEndId: refund.paymentEndToEndId,
+        amountCents: refund.amountCents,
+        nature: refund.kind === 'med' ? 'med' : 'original',
+      });
+    } catch (error) {
+      if (error instanceof ProviderError) {
+        // Nothing left: the money comes back and the externalRef is free for a retry.
+        await this.applyOutcome(refund.id, { status: 'failed', reason: 'provider_refused' }, { releaseExternalRef: true });
+        if (refund.kind === 'merchant') throw new ProviderFailedError(messages.refundProviderFailed);
+        return (await repository.findRefund(this.db, refund.id)) ?? refund;
+      }
+      if (error instanceof ProviderOutcomeUnknownError) return refund; // processing; reconciliation asks later
+      throw error;
+    }
+    return (await this.applyOutcome(refund.id, outcome)) ?? refund;
+  }
+
+  /**
+   * A payment arrived for a charge that is no longer pending: it is returned to the payer in full
+   * (nature ORIGINAL) and never credited. The charge does not change.
+   */
+  async returnPayment(charge: TransactionRow, payment: ReceivedPayment): Promise<RefundRow> {
+    const now = this.clock.now();
+    const refund = await this.db.transaction().execute((tx) =>
+      repository.insertRefund(tx, {
+        id: newId(),
+        accountId: charge.accountId,
+        transactionId: charge.id,
+        kind: 'returned_payment',
+        status: 'processing',
+        amountCents: payment.amountCents ?? charge.amountCents,
+        reason: null,
+        externalRef: null,
+        paymentEndToEndId: payment.endToEndId,
+        refundEndToEndId: null,
+        infractionId: null,
+        createdAt: now,
+        settledAt: null,
+        updatedAt: now,
+      }),
+    );
+    return this.send(refund);
+  }
+
+  /**
+   * Applies a refund's outcome reported by the provider, in one database transaction: refunded
+   * (the charge's refunded amount grows and its status follows, with the events) or failed (the
+   * money comes back to the merchant). Null while the outcome is unknown; InvalidStateError when
+   * the refund is not processing any more.
+   */
+  async applyOutcome(refundId: string, outcome: RefundOutcome, options: { accountId?: string; releaseExternalRef?: boolean } = {}): Promise<RefundRow | null> {
+    if (outcome.status === 'unknown') return null;
+    return this.db.transaction().execute(async (tx) => {
+      const refund = await repository.lockRefund(tx, refundId, options.accountId);
+      if (!refund) throw new NotFoundError(messages.refundNotFound);
+      if (refund.status !== 'processing') throw new InvalidStateError(messages.refundNotProcessing(refund.status));
+      // Charge after refund, always: the order every writer of both takes.
+      const charge = await lockTransaction(tx, 'pix_in', refund.transactionId);
+      if (!charge) throw new Error(`refund ${refund.id} without its charge`);
+      const at = this.clock.now();
+      const settled = await repository.settleRefund(
+        tx,
+        refund.id,
+        outcome.status === 'refunded' ? { status: 'refunded', refundEndToEndId: outcome.refundEndToEndId } : { status: 'failed' },
+        at,
+      );
+      if (!settled) throw new Error(`refund ${refund.id} left processing while locked`);
+      if (outcome.status === 'failed') {
+        if (refund.kind !== 'returned_payment') await moveRefundMoney(tx, refund, at, -1, 'refund_reversal');
+        if (options.releaseExternalRef && refund.externalRef) {
+          await releaseIdempotencyKey(tx, { accountId: refund.accountId, scope: IDEMPOTENCY_SCOPE.refund, externalRef: refund.externalRef });
+        }
+        return settled;
+      }
+      if (refund.kind === 'returned_payment') return settled;
+      const refundedCents = charge.refundedCents + refund.amountCents;
+      const inFull = refundedCents === charge.amountCents;
+      const infraction = refund.infractionId ? await findInfraction(tx, refund.infractionId) : undefined;
+      const transition =
+        refund.kind === 'med' ? (inFull ? CHARGE.chargebackInFull : CHARGE.chargebackInPart) : inFull ? CHARGE.refundInFull : CHARGE.refundInPart;
+      await applyTransition(
+        tx,
+        charge,
+        transition,
+        at,
+        { refundedCents },
+        { refund: presentRefund(settled), infraction: infraction && presentInfraction(infraction) },
+      );
+      return settled;
+    });
+  }
+
+  /** Asks the provider about a refund and applies its outcome when known. */
+  async applyProviderOutcome(refundId: string): Promise<RefundRow | null> {
+    return this.applyOutcome(refundId, await this.provider.refundOutcome(refundId));
+  }
+
+  /** Worker step: refunds processing for over a minute are asked about; the known outcomes are applied. */
+  async reconcileProcessing(batch = 100): Promise<number> {
+    let resolved = 0;
+    const sentBefore = new Date(this.clock.now().getTime() - RECONCILE_AFTER_MS);
+    for (const { id } of await repository.findStaleProcessingRefunds(this.db, sentBefore, batch)) {
+      try {
+        if (await this.applyProviderOutcome(id)) resolved++;
+      } catch (error) {
+        if (!(error instanceof InvalidStateError)) throw error; // settled meanwhile
+      }
+    }
+    return resolved;
+  }
+
+  /** A charge's amount not yet given back nor held by an open MED case (call under the charge's lock). */
+  async refundableRemainder(tx: Tx, charge: TransactionRow): Promise<number> {
+    const { refundsCents, openCaseCents } = await repository.committedAmount(tx, charge.id);
+    return charge.amountCents - refundsCents - openCaseCents;
+  }
+}
+
+/** The end-to-end id of a paid charge's payment: what a refund returns. */
+function paymentEndToEndIdOf(charge: TransactionRow): string {
+  if (!charge.endToEndId) throw new Error(`paid charge ${charge.id} has no end-to-end id`);
+  return charge.endToEndId;
+}

@@ -107,8 +107,10 @@ export function normalizeEventFilter(entries: readonly string[]): { filters: str
 /** What an event's body carries besides the transaction: the MED case (dispute and chargeback events) and the refund (charge refund events). */
 export type EventContext = { infraction?: InfractionView | undefined; refund?: RefundView | undefined };
 
-const CARRIES_INFRACTION: ReadonlySet<EventName> = new Set([...EVENT_CATEGORIES.dispute, ...EVENT_CATEGORIES.chargeback]);
-const CARRIES_REFUND: ReadonlySet<EventName> = new Set(['transaction.refunded', 'transaction.partially_refunded']);
+/** Events whose body carries the MED case as `infraction`. */
+export const CARRIES_INFRACTION: ReadonlySet<EventName> = new Set([...EVENT_CATEGORIES.dispute, ...EVENT_CATEGORIES.chargeback]);
+/** Events whose body carries the settled refund as `refund`. */
+export const CARRIES_REFUND: ReadonlySet<EventName> = new Set(['transaction.refunded', 'transaction.partially_refunded']);
 
 /**
  * Writes the events of status changes, in the transaction that made the changes (outbox): no

@@ -2,7 +2,9 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { z } from 'zod';
 import { messages } from '../messages.js';
 import { listLimitQuery, transactionSchema } from '../transactions/schemas.js';
-import { CANONICAL_EVENTS, EVENT_CATEGORIES, FORMER_EVENT_NAMES, SETTLEMENT_FIELDS, type EventName } from './events.js';
+import { infractionSchema } from '../infractions/schemas.js';
+import { refundSchema } from '../refunds/schemas.js';
+import { CANONICAL_EVENTS, CARRIES_INFRACTION, CARRIES_REFUND, EVENT_CATEGORIES, FORMER_EVENT_NAMES, SETTLEMENT_FIELDS, type EventName } from './events.js';
 
 const filterDescription =
   `Canonical event names (${CANONICAL_EVENTS.join(', ')}) or categories (${Object.keys(EVENT_CATEGORIES).join(', ')}); ` +
@@ -110,6 +112,8 @@ function eventBodySchema(name: EventName) {
     ...transactionFields,
     type: z.literal(name.startsWith('transfer.') ? 'withdrawal' : 'pix_in'),
     ...fields,
+    ...(CARRIES_INFRACTION.has(name) ? { infraction: infractionSchema } : {}),
+    ...(CARRIES_REFUND.has(name) ? { refund: refundSchema } : {}),
     occurredAt: z.int().meta({ description: 'When the status changed (Unix milliseconds).' }),
   });
 }

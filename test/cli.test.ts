@@ -87,7 +87,7 @@ describe('npm start on a fresh machine', { timeout: 120_000 }, () => {
     expect(statSync(join(dataDir, 'secrets.json')).mode & 0o077).toBe(0);
   });
 
-  it('runs the README walk-through: webhook, charge, payment, balance, withdrawals to the holder and to a recipient', async () => {
+  it('runs the README walk-through: webhook, charge, payment, balance, withdrawals to the holder and to a recipient, a refund, a MED case', async () => {
     const endpoint = await call('POST', `/admin/v1/accounts/${demoAccountId}/webhook-endpoints`, { url: receiver.url('/pix') }, adminToken);
     expect(endpoint.status).toBe(201);
     const created = await call('POST', '/v1/pix', {
@@ -145,6 +145,28 @@ describe('npm start on a fresh machine', { timeout: 120_000 }, () => {
     }
     expect(statuses).toEqual(['paid', 'paid']);
     expect((await call('GET', '/v1/balance')).body.available).toBe(1450 - 600 - 400);
+
+    // 7. A partial refund, settled by the simulator after SANDBOX_SETTLE_MS.
+    const refund = await call('POST', `/v1/transactions/${created.body.transactionId}/refunds`, {
+      amountCents: 200,
+      externalRef: 'devolucao-1',
+      reason: 'item em falta',
+    });
+    expect(refund.body).toMatchObject({ kind: 'merchant', amountCents: 200, status: 'processing' });
+    await expect
+      .poll(async () => (await call('GET', `/v1/transactions/${created.body.transactionId}`)).body, { timeout: 20_000 })
+      .toMatchObject({ status: 'partially_refunded', refundedCents: 200 });
+    expect((await call('GET', `/v1/transactions/${created.body.transactionId}/refunds`)).body.refunds[0]).toMatchObject({ status: 'refunded' });
+    // 8. A MED case in the sandbox: blocked, defended, closed for the merchant.
+    const infraction = await call('POST', `/sandbox/v1/pix/${created.body.transactionId}/infraction`, { amountCents: 300, reason: 'fraud' });
+    expect(infraction.body).toMatchObject({ status: 'open' });
+    expect((await call('GET', '/v1/balance')).body).toMatchObject({ available: 250, blocked: 300, withdrawable: -50 });
+    const defended = await call('POST', `/v1/infractions/${infraction.body.infractionId}/defense`, { text: 'Pedido entregue; nota fiscal 1001.' });
+    expect(defended.body.status).toBe('in_defense');
+    const closed = await call('POST', `/sandbox/v1/infractions/${infraction.body.infractionId}/close`, { outcome: 'rejected' });
+    expect(closed.body.status).toBe('rejected');
+    expect((await call('GET', '/v1/infractions?status=rejected')).body.count).toBe(1);
+    expect((await call('GET', '/v1/balance')).body).toMatchObject({ available: 250, blocked: 0, withdrawable: 250 });
     const account = await call(
       'POST',
       '/admin/v1/accounts',
@@ -164,13 +186,27 @@ describe('npm start on a fresh machine', { timeout: 120_000 }, () => {
     expect(docs.status).toBe(200);
 
     // The in-process worker delivered the events, signed for the endpoint's secret.
-    // Seven events in all: the charge paid, and created, processing and paid for each withdrawal.
-    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(7);
+    // Twelve events in all: the charge paid, created, processing and paid for each withdrawal, the
+    // refund, and the MED case's infraction, blocked, protest and dispute.
+    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(12);
     const paidEvent = receiver.received.find((request) => request.headers['x-svc-event'] === 'transaction.paid')!;
     const body = new Webhook(endpoint.body.secret).verify(paidEvent.body, paidEvent.headers as Record<string, string>);
     expect(body).toMatchObject({ event: 'transaction.paid', transactionId: created.body.transactionId, status: 'paid' });
     expect(receiver.received.map((request) => request.headers['x-svc-event']).sort()).toEqual(
-      ['transaction.paid', 'transfer.created', 'transfer.created', 'transfer.paid', 'transfer.paid', 'transfer.processing', 'transfer.processing'].sort(),
+      [
+        'transaction.paid',
+        'transfer.created',
+        'transfer.created',
+        'transfer.paid',
+        'transfer.paid',
+        'transfer.processing',
+        'transfer.processing',
+        'transaction.partially_refunded',
+        'transaction.infraction',
+        'transaction.blocked',
+        'transaction.protest',
+        'transaction.dispute',
+      ].sort(),
     );
   });
 
@@ -202,7 +238,7 @@ describe('npm start on a fresh machine', { timeout: 120_000 }, () => {
     await restarted.waitFor(/listening on/);
     expect(restarted.output()).not.toMatch(/svck_|adm_/);
     const balance = await call('GET', '/v1/balance');
-    expect(balance.body.available).toBe(450);
+    expect(balance.body.available).toBe(250);
     const doctor = run(['doctor'], {});
     // The data folder is locked by the running server: doctor refuses rather than corrupting it.
     expect(await doctor.exited).toBe(1);

@@ -86,6 +86,20 @@ describe('/metrics (no key needed)', () => {
     expect(Number(attempts?.metrics.find((sample) => sample.labels?.outcome === 'delivered')?.value)).toBe(1);
   });
 
+  it('counts the running MED cases', async () => {
+    const other = await gateway.createMerchant();
+    const before = Number((await scrape())('pix_gateway_med_cases_open')?.metrics[0]?.value);
+    const first = await paidCharge(gateway, other);
+    const second = await paidCharge(gateway, other);
+    const open = (id: string) => gateway.call('POST', `/sandbox/v1/pix/${id}/infraction`, { key: other.apiKey, body: { reason: 'fraud', amountCents: 100 } });
+    const cases = [(await open(first)).body.infractionId as string, (await open(second)).body.infractionId as string];
+    expect(Number((await scrape())('pix_gateway_med_cases_open')?.metrics[0]?.value)).toBe(before + 2);
+    expect((await gateway.admin('POST', `/admin/v1/infractions/${cases[0]}/reject`)).status).toBe(200);
+    const family = (await scrape())('pix_gateway_med_cases_open');
+    expect(family?.type).toBe('GAUGE');
+    expect(Number(family?.metrics[0]?.value)).toBe(before + 1);
+  });
+
   it('includes the process metrics (memory, CPU, event loop)', async () => {
     const family = await scrape();
     expect(family('pix_gateway_process_resident_memory_bytes')).toBeDefined();

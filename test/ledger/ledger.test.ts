@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { newId } from '../../src/platform/ids.js';
 import { balanceOf, createCharge, eventNames, eventsOf, fund, readTransaction } from '../helpers/api.js';
 import { startGateway, type Gateway } from '../helpers/gateway.js';
@@ -159,5 +160,27 @@ describe('balance', () => {
     });
     expect((await gateway.admin('DELETE', `/admin/v1/blocks/${newId()}`)).body).toEqual({ error: 'Bloqueio não encontrado.' });
     expect((await gateway.admin('DELETE', '/admin/v1/blocks/xyz')).body).toEqual({ error: 'blockId inválido.' });
+  });
+});
+
+describe('ledger invariants (what doctor reads)', () => {
+  /** Raw SQL: a movement the code never writes, to prove the check sees it. */
+  const writeMovement = async (accountId: string, kind: string, amountCents: number) => {
+    const movementId = newId();
+    await sql`INSERT INTO ledger_entries (account_id, movement_id, book, kind, amount_cents) VALUES
+      (${accountId}, ${movementId}, 'merchant', ${kind}, ${amountCents}), (${accountId}, ${movementId}, 'settlement', ${kind}, ${-amountCents})`.execute(
+      gateway.database.db,
+    );
+    await sql`UPDATE balances SET available_cents = available_cents + ${amountCents} WHERE account_id = ${accountId}`.execute(gateway.database.db);
+  };
+
+  it('a balance below zero is a problem, unless chargebacks took it there (and no deeper than they did)', async () => {
+    const merchant = await gateway.createMerchant();
+    await writeMovement(merchant.accountId, 'chargeback', -700);
+    expect(await gateway.ledgerProblems()).toEqual([]);
+    await writeMovement(merchant.accountId, 'adjustment', -1);
+    expect(await gateway.ledgerProblems()).toEqual([`account ${merchant.accountId}: negative balance -701 beyond its chargebacks (700)`]);
+    await writeMovement(merchant.accountId, 'adjustment', 701);
+    expect(await gateway.ledgerProblems()).toEqual([]);
   });
 });

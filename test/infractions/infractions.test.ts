@@ -237,6 +237,15 @@ describe('closing a case', () => {
     expect((await eventNames(gateway, transactionId)).slice(-2)).toEqual(['transaction.chargeback', 'transaction.partially_refunded']);
   });
 
+  it('the sandbox close takes accepted or rejected only; the operator needs its token', async () => {
+    const { merchant, infractionId } = await chargeWithCase();
+    const bad = await gateway.call('POST', `/sandbox/v1/infractions/${infractionId}/close`, { key: merchant.apiKey, body: { outcome: 'closed' } });
+    expect(bad).toMatchObject({ status: 400, body: { error: messages.sandboxInfractionOutcomeInvalid } });
+    const noToken = await gateway.call('POST', `/admin/v1/infractions/${infractionId}/accept`, { key: merchant.apiKey, body: {} });
+    expect(noToken).toMatchObject({ status: 401, body: { error: messages.adminTokenInvalid } });
+    expect((await gateway.call('GET', `/v1/infractions/${infractionId}`, { key: merchant.apiKey })).body.status).toBe('open');
+  });
+
   it('an open case holds its amount out of the refundable remainder', async () => {
     const { merchant, transactionId } = await chargeWithCase({ reason: 'fraud', amountCents: 700 });
     const refund = await gateway.call('POST', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey, body: { amountCents: 301 } });

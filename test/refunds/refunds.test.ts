@@ -265,6 +265,28 @@ describe('POST /v1/transactions/{id}/refunds', () => {
   });
 });
 
+describe('automatic settlement (SANDBOX_SETTLE_MS)', () => {
+  it('the worker step settles a processing refund as refunded once its time has come, not before', async () => {
+    const timed = await startGateway({ SANDBOX_SETTLE_MS: '60000' });
+    try {
+      const merchant = await timed.createMerchant(NO_FEES);
+      const id = await paidCharge(timed, merchant);
+      const created = await timed.call('POST', `/v1/transactions/${id}/refunds`, { key: merchant.apiKey, body: { amountCents: 400 } });
+      expect(created.status).toBe(201);
+      await timed.services.sandbox!.settleDue();
+      expect((await readTransaction(timed, merchant, id)).status).toBe('paid');
+      timed.clock.advance(60_000);
+      expect(await timed.services.sandbox!.settleDue()).toBe(1);
+      expect(await readTransaction(timed, merchant, id)).toMatchObject({ status: 'partially_refunded', refundedCents: 400 });
+      const list = await timed.call('GET', `/v1/transactions/${id}/refunds`, { key: merchant.apiKey });
+      expect(list.body.refunds[0]).toMatchObject({ refundId: created.body.refundId, status: 'refunded' });
+      expect(await timed.ledgerProblems()).toEqual([]);
+    } finally {
+      await timed.close();
+    }
+  });
+});
+
 describe('cancelling a charge', () => {
   it('merchant: pending → cancelled with transaction.cancelled; then 422', async () => {
     const merchant = await gateway.createMerchant(NO_FEES);

@@ -67,23 +67,11 @@ async function findAvailable(db: Executor, accountId: string): Promise<number> {
   return row.availableCents;
 }
 
-const balanceWithBlocks = (db: Db, accountId: string) =>
-  db
-    .selectFrom('balances')
-    .select((eb) => [
-      'availableCents',
-      eb
-        .selectFrom('blocks')
-        .select(sql<number>`coalesce(sum(amount_cents), 0)`.as('sum'))
-        .where('blocks.accountId', '=', accountId)
-        .where('blocks.status', '=', 'active')
-        .as('blockedCents'),
-    ])
-    .where('accountId', '=', accountId);
-const balanceRow = precompiled((db, accountId: string) => balanceWithBlocks(db, accountId));
-const lockedBalanceRow = precompiled((db, accountId: string) => balanceWithBlocks(db, accountId).forUpdate());
+const balanceColumns = (db: Db, accountId: string) => db.selectFrom('balances').select(['availableCents', 'blockedCents']).where('accountId', '=', accountId);
+const balanceRow = precompiled((db, accountId: string) => balanceColumns(db, accountId));
+const lockedBalanceRow = precompiled((db, accountId: string) => balanceColumns(db, accountId).forUpdate());
 
-/** The balance row with its active blocks; `lock` holds the row (FOR UPDATE) for a check-then-debit. */
+/** The balance row: gross and blocked (the sum of active blocks, kept with them); `lock` holds the row (FOR UPDATE) for a check-then-debit. */
 export async function findBalance(
   db: Executor,
   accountId: string,
@@ -91,42 +79,46 @@ export async function findBalance(
 ): Promise<{ availableCents: number; blockedCents: number }> {
   const [row] = await (options.lock ? lockedBalanceRow : balanceRow)(db, accountId);
   if (!row) throw new Error(`balance row missing for account ${accountId}`);
-  return { availableCents: row.availableCents, blockedCents: row.blockedCents ?? 0 };
+  return { availableCents: row.availableCents, blockedCents: row.blockedCents };
 }
 
-export async function insertBlock(
-  db: Executor,
-  block: { id: string; accountId: string; amountCents: number; reason: string; at: Date; infractionId?: string },
-) {
-  await db
-    .insertInto('blocks')
-    .values({
-      id: block.id,
-      accountId: block.accountId,
-      amountCents: block.amountCents,
-      reason: block.reason,
-      status: 'active',
-      createdAt: block.at,
-      releasedAt: null,
-      infractionId: block.infractionId ?? null,
-    })
-    .execute();
+/**
+ * A new active block, and the balance row's `blocked_cents` grown by its amount, in one statement:
+ * the balance row always holds the sum of the account's active blocks (one read for the balance).
+ */
+export async function insertBlock(db: Executor, block: { id: string; accountId: string; amountCents: number; reason: string; at: Date; infractionId?: string }) {
+  await sql`
+    WITH block AS (
+      INSERT INTO blocks (id, account_id, amount_cents, reason, status, created_at, released_at, infraction_id)
+      VALUES (${block.id}, ${block.accountId}, ${block.amountCents}, ${block.reason}, 'active', ${block.at}, NULL, ${block.infractionId ?? null})
+      RETURNING account_id, amount_cents
+    )
+    UPDATE balances SET blocked_cents = balances.blocked_cents + block.amount_cents FROM block WHERE balances.account_id = block.account_id`.execute(db);
 }
 
-/** Releases the block a MED case holds (when the case closes). */
-export async function releaseBlockOfInfraction(tx: Tx, infractionId: string, at: Date): Promise<void> {
-  await tx.updateTable('blocks').set({ status: 'released', releasedAt: at }).where('infractionId', '=', infractionId).where('status', '=', 'active').execute();
+/** Releases active blocks matching `which` and takes their amounts off the balance row's `blocked_cents`; how many were released. */
+async function releaseBlocks(db: Executor, which: { id: string } | { infractionId: string }, at: Date): Promise<number> {
+  const match = 'id' in which ? sql`id = ${which.id}` : sql`infraction_id = ${which.infractionId}`;
+  const { rows } = await sql<{ accountId: string }>`
+    WITH released AS (
+      UPDATE blocks SET status = 'released', released_at = ${at} WHERE ${match} AND status = 'active' RETURNING account_id, amount_cents
+    ), per_account AS (
+      SELECT account_id, sum(amount_cents) AS amount_cents FROM released GROUP BY account_id
+    )
+    UPDATE balances SET blocked_cents = balances.blocked_cents - per_account.amount_cents
+    FROM per_account WHERE balances.account_id = per_account.account_id
+    RETURNING balances.account_id`.execute(db);
+  return rows.length;
 }
 
 /** Releases an active block; false when it does not exist or was already released. */
 export async function releaseBlock(db: Executor, blockId: string, at: Date): Promise<boolean> {
-  const result = await db
-    .updateTable('blocks')
-    .set({ status: 'released', releasedAt: at })
-    .where('id', '=', blockId)
-    .where('status', '=', 'active')
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return (await releaseBlocks(db, { id: blockId }, at)) > 0;
+}
+
+/** Releases the block a MED case holds (when the case closes). */
+export async function releaseBlockOfInfraction(tx: Tx, infractionId: string, at: Date): Promise<void> {
+  await releaseBlocks(tx, { infractionId }, at);
 }
 
 export function findBlock(db: Executor, blockId: string) {
@@ -172,6 +164,13 @@ export async function findLedgerProblems(db: Executor): Promise<string[]> {
           .as('chargebacksCents'),
     ])
     .execute();
+  const blockedMismatch = await sql<{ accountId: string; blockedCents: number; activeCents: number }>`
+    SELECT b.account_id, b.blocked_cents, coalesce(a.active_cents, 0)::int8 AS active_cents
+    FROM balances b LEFT JOIN (SELECT account_id, sum(amount_cents) AS active_cents FROM blocks WHERE status = 'active' GROUP BY account_id) a USING (account_id)
+    WHERE b.blocked_cents <> coalesce(a.active_cents, 0)`.execute(db);
+  for (const row of blockedMismatch.rows) {
+    problems.push(`account ${row.accountId}: blocked ${row.blockedCents} but active blocks sum to ${row.activeCents}`);
+  }
   for (const row of mismatched) {
     if (row.availableCents !== (row.entriesCents ?? 0)) {
       problems.push(`account ${row.accountId}: balance ${row.availableCents} but merchant entries sum to ${row.entriesCents}`);

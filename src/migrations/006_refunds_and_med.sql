@@ -24,6 +24,13 @@ CREATE INDEX infractions_account_recent ON infractions (account_id, opened_at DE
 -- The worker's sweep: cases whose defense deadline passed.
 CREATE INDEX infractions_defense_due ON infractions (defense_deadline) WHERE status IN ('open', 'in_defense');
 
+-- The sum of an account's active blocks, kept on its balance row by the statements that create and
+-- release blocks: the balance (available, blocked, withdrawable) is one primary-key read.
+ALTER TABLE balances ADD COLUMN blocked_cents bigint NOT NULL DEFAULT 0 CHECK (blocked_cents >= 0);
+UPDATE balances SET blocked_cents = active.cents
+FROM (SELECT account_id, sum(amount_cents) AS cents FROM blocks WHERE status = 'active' GROUP BY account_id) active
+WHERE balances.account_id = active.account_id;
+
 -- A block held by a MED case is released when the case closes.
 ALTER TABLE blocks ADD COLUMN infraction_id uuid REFERENCES infractions (id);
 CREATE UNIQUE INDEX blocks_infraction ON blocks (infraction_id) WHERE infraction_id IS NOT NULL;

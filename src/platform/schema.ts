@@ -134,6 +134,8 @@ export interface LedgerEntriesTable {
 export interface BalancesTable {
   accountId: string;
   availableCents: number;
+  /** The sum of the account's active blocks, moved with them (ledger/repository.ts). */
+  blockedCents: Generated<number>;
   updatedAt: Generated<Date>;
 }
 

@@ -174,6 +174,21 @@ describe('ledger invariants (what doctor reads)', () => {
     await sql`UPDATE balances SET available_cents = available_cents + ${amountCents} WHERE account_id = ${accountId}`.execute(gateway.database.db);
   };
 
+  it("the balance row's blocked amount follows the active blocks; a drift is reported", async () => {
+    const merchant = await gateway.createMerchant();
+    const block = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/blocks`, { amountCents: 300, reason: 'análise' });
+    expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body).toMatchObject({ blocked: 300, withdrawable: -300 });
+    expect(await gateway.ledgerProblems()).toEqual([]);
+    await sql`UPDATE balances SET blocked_cents = 299 WHERE account_id = ${merchant.accountId}`.execute(gateway.database.db);
+    expect(await gateway.ledgerProblems()).toEqual([`account ${merchant.accountId}: blocked 299 but active blocks sum to 300`]);
+    await sql`UPDATE balances SET blocked_cents = 300 WHERE account_id = ${merchant.accountId}`.execute(gateway.database.db);
+    expect((await gateway.admin('DELETE', `/admin/v1/blocks/${block.body.blockId}`)).status).toBe(204);
+    expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body).toMatchObject({ blocked: 0, withdrawable: 0 });
+    expect((await gateway.admin('DELETE', `/admin/v1/blocks/${block.body.blockId}`)).status).toBe(204);
+    expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body).toMatchObject({ blocked: 0 });
+    expect(await gateway.ledgerProblems()).toEqual([]);
+  });
+
   it('a balance below zero is a problem, unless chargebacks took it there (and no deeper than they did)', async () => {
     const merchant = await gateway.createMerchant();
     await writeMovement(merchant.accountId, 'chargeback', -700);

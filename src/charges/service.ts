@@ -10,7 +10,7 @@ import type { TransactionRow } from '../platform/schema.js';
 import { ProviderError, type PixProvider, type ReceivedPayment } from '../provider/provider.js';
 import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE } from '../transactions/idempotencyRepository.js';
 import { findTransaction, lockTransaction, updateStatusOfDue } from '../transactions/repository.js';
-import { CHARGE, type Transition, type TransactionStatus } from '../transactions/states.js';
+import { CHARGE, chargeStatusAt, type Transition, type TransactionStatus } from '../transactions/states.js';
 import { applyTransition, assertAllowed } from '../transactions/transition.js';
 import { recordTransactionEvents } from '../webhooks/events.js';
 import * as repository from './repository.js';
@@ -153,7 +153,7 @@ export class ChargeService {
   async findUnpayableCharge(accountId: string, transactionId: string): Promise<TransactionRow> {
     const charge = await findTransaction(this.db, accountId, transactionId);
     if (charge?.type !== 'pix_in') throw new NotFoundError(messages.transactionNotFound);
-    if (charge.status === 'pending' && !this.elapsed(charge, this.clock.now())) throw new InvalidStateError(messages.sandboxChargeStillPending);
+    if (chargeStatusAt(charge, this.clock.now()) === 'pending') throw new InvalidStateError(messages.sandboxChargeStillPending);
     return charge;
   }
 
@@ -199,11 +199,7 @@ export class ChargeService {
     const charge = await lockTransaction(tx, 'pix_in', transactionId, accountId);
     if (!charge) throw new NotFoundError(messages.transactionNotFound);
     // Validity elapsed but the worker has not run yet: the charge is expired to everyone.
-    if (charge.status === 'pending' && this.elapsed(charge, now)) throw new InvalidStateError(refusal('expired'));
+    if (chargeStatusAt(charge, now) === 'expired' && charge.status === 'pending') throw new InvalidStateError(refusal('expired'));
     return charge;
-  }
-
-  private elapsed(charge: TransactionRow, now: Date): boolean {
-    return charge.expiresAt !== null && charge.expiresAt <= now;
   }
 }

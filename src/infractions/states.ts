@@ -4,8 +4,8 @@ import type { InfractionStatus } from '../platform/schema.js';
 /**
  * The life of a MED case (DESIGN.md §9) and the only moves between its statuses; the CHECK of
  * migration 006 holds the same list. Each move records its events (dispute category) in the same
- * database transaction. Closing against the merchant has no event of its own: its chargeback
- * refund records transaction.chargeback when it settles.
+ * database transaction. Closing against the merchant records transaction.chargeback at once; its
+ * refund records transaction.refunded / partially_refunded when it settles.
  */
 export const INFRACTION_STATUSES = ['open', 'in_defense', 'under_analysis', 'accepted', 'rejected'] as const satisfies readonly InfractionStatus[];
 
@@ -28,7 +28,7 @@ const table = {
   /** Closed for the merchant: the block is released. */
   reject: { from: OPEN_INFRACTION_STATUSES, to: 'rejected', events: ['transaction.dispute'] },
   /** Closed against the merchant: the chargeback refund, the block released. */
-  accept: { from: OPEN_INFRACTION_STATUSES, to: 'accepted', events: [] },
+  accept: { from: OPEN_INFRACTION_STATUSES, to: 'accepted', events: ['transaction.chargeback'] },
 } as const satisfies Record<string, InfractionTransition>;
 
 for (const transition of Object.values(table)) Object.freeze(transition);

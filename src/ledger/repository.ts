@@ -18,7 +18,7 @@ export type Movement = {
   memo?: string | null;
   at: Date;
   entries: { book: LedgerBook; amountCents: number }[];
-  /** Refuse the movement (return null) if the merchant's balance would go below zero. */
+  /** Refuse the movement (return null) if it would take the merchant's balance below zero (a credit always passes: it may top up a balance a chargeback left negative). */
   forbidNegativeBalance?: boolean;
 };
 
@@ -38,7 +38,7 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
   const { rows } = await sql<{ availableCents: number }>`
     WITH balance AS (
       UPDATE balances SET available_cents = available_cents + ${merchantDelta}, updated_at = ${movement.at}
-      WHERE account_id = ${movement.accountId} AND (NOT ${movement.forbidNegativeBalance ?? false}::boolean OR available_cents + ${merchantDelta} >= 0)
+      WHERE account_id = ${movement.accountId} AND (NOT ${movement.forbidNegativeBalance ?? false}::boolean OR ${merchantDelta}::int8 >= 0 OR available_cents + ${merchantDelta} >= 0)
         AND available_cents + ${merchantDelta} BETWEEN ${sql.lit(-Number.MAX_SAFE_INTEGER)} AND ${sql.lit(Number.MAX_SAFE_INTEGER)}
       RETURNING available_cents
     ), entries AS (
@@ -86,7 +86,10 @@ export async function findBalance(
  * A new active block, and the balance row's `blocked_cents` grown by its amount, in one statement:
  * the balance row always holds the sum of the account's active blocks (one read for the balance).
  */
-export async function insertBlock(db: Executor, block: { id: string; accountId: string; amountCents: number; reason: string; at: Date; infractionId?: string }) {
+export async function insertBlock(
+  db: Executor,
+  block: { id: string; accountId: string; amountCents: number; reason: string; at: Date; infractionId?: string },
+) {
   await sql`
     WITH block AS (
       INSERT INTO blocks (id, account_id, amount_cents, reason, status, created_at, released_at, infraction_id)
@@ -160,7 +163,8 @@ export async function findLedgerProblems(db: Executor): Promise<string[]> {
           .select(sql<number>`coalesce(-sum(e.amount_cents), 0)`.as('sum'))
           .whereRef('e.accountId', '=', 'b.accountId')
           .where('e.book', '=', 'merchant')
-          .where('e.kind', '=', 'chargeback')
+          // Net of the chargebacks whose MED return failed and came back.
+          .where('e.kind', 'in', ['chargeback', 'chargeback_reversal'])
           .as('chargebacksCents'),
     ])
     .execute();

@@ -69,8 +69,9 @@ export type RefundRequest = {
   nature: 'original' | 'med';
 };
 
-/** A refund's outcome as the provider knows it. */
-export type RefundOutcome = { status: 'refunded'; refundEndToEndId: string } | { status: 'failed'; reason: string } | { status: 'unknown' };
+/** A refund's outcome as the provider knows it; `not_received`: it has no such refund (safe to send again, same id). */
+export type RefundOutcome =
+  { status: 'refunded'; refundEndToEndId: string } | { status: 'failed'; reason: string } | { status: 'unknown' } | { status: 'not_received' };
 
 export interface PixProvider {
   readonly name: string;

@@ -85,10 +85,10 @@ export function settleRefund(
 }
 
 /** Refunds still processing that were sent before `sentBefore` (reconciliation), oldest first. */
-export function findStaleProcessingRefunds(db: Executor, sentBefore: Date, limit: number) {
+export function findStaleProcessingRefunds(db: Executor, sentBefore: Date, limit: number): Promise<RefundRow[]> {
   return db
     .selectFrom('refunds')
-    .select(['id', 'accountId'])
+    .selectAll()
     .where('status', '=', 'processing')
     .where('createdAt', '<', sentBefore)
     .orderBy('createdAt')

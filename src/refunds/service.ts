@@ -8,10 +8,8 @@ import type { InfractionRow, RefundRow, TransactionRow } from '../platform/schem
 import { ProviderError, ProviderOutcomeUnknownError, type PixProvider, type ReceivedPayment, type RefundOutcome } from '../provider/provider.js';
 import { claimIdempotencyKey, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '../transactions/idempotencyRepository.js';
 import { findTransaction, lockTransaction } from '../transactions/repository.js';
-import { CHARGE } from '../transactions/states.js';
+import { CHARGE, chargeStatusAt } from '../transactions/states.js';
 import { applyTransition, assertAllowed } from '../transactions/transition.js';
-import { presentInfraction } from '../infractions/presenter.js';
-import { findInfraction } from '../infractions/repository.js';
 import { presentRefund } from './presenter.js';
 import * as repository from './repository.js';
 
@@ -75,7 +73,7 @@ export class RefundService {
         if (!winner) throw new Error('idempotency key held without its refund');
         return { outcome: 'replayed', refund: winner };
       }
-      assertAllowed(charge, CHARGE.refundInPart, messages.refundChargeNotPaid);
+      assertAllowed(charge, CHARGE.refundInPart, () => messages.refundChargeNotPaid(chargeStatusAt(charge, now)));
       if (!charge.paidAt || now.getTime() - charge.paidAt.getTime() > REFUND_WINDOW_MS) throw new InvalidStateError(messages.refundWindowExpired);
       const remainder = await this.refundableRemainder(tx, charge);
       const amountCents = input.amountCents ?? remainder;
@@ -103,7 +101,9 @@ export class RefundService {
       return { outcome: 'created', refund };
     });
     if (result.outcome === 'replayed') return result;
-    return { outcome: 'created', refund: await this.send(result.refund) };
+    const sent = await this.send(result.refund);
+    if (sent.refused) throw new ProviderFailedError(messages.refundProviderFailed);
+    return { outcome: 'created', refund: sent.refund };
   }
 
   /** A charge's refunds (all kinds), newest first; the charge must be the account's. */
@@ -146,8 +146,12 @@ export class RefundService {
     return refund;
   }
 
-  /** Sends a committed refund (merchant or chargeback) to the provider and applies its immediate answer. */
-  async send(refund: RefundRow): Promise<RefundRow> {
+  /**
+   * Sends a committed refund to the provider (again, when reconciliation finds the provider never
+   * received it) and applies its immediate answer. `refused`: the provider refused it before
+   * anything moved; the refund is then failed, its money back and its externalRef free.
+   */
+  async send(refund: RefundRow): Promise<{ refund: RefundRow; refused: boolean }> {
     let outcome: RefundOutcome;
     try {
       outcome = await this.provider.requestRefund({
@@ -160,15 +164,13 @@ export class RefundService {
       });
     } catch (error) {
       if (error instanceof ProviderError) {
-        // Nothing left: the money comes back and the externalRef is free for a retry.
-        await this.applyOutcome(refund.id, { status: 'failed', reason: 'provider_refused' }, { releaseExternalRef: true });
-        if (refund.kind === 'merchant') throw new ProviderFailedError(messages.refundProviderFailed);
-        return (await repository.findRefund(this.db, refund.id)) ?? refund;
+        const failed = await this.applyOutcome(refund.id, { status: 'failed', reason: 'provider_refused' }, { releaseExternalRef: true });
+        return { refund: failed ?? refund, refused: true };
       }
-      if (error instanceof ProviderOutcomeUnknownError) return refund; // processing; reconciliation asks later
+      if (error instanceof ProviderOutcomeUnknownError) return { refund, refused: false }; // processing; reconciliation asks later
       throw error;
     }
-    return (await this.applyOutcome(refund.id, outcome)) ?? refund;
+    return { refund: (await this.applyOutcome(refund.id, outcome)) ?? refund, refused: false };
   }
 
   /**
@@ -195,7 +197,7 @@ export class RefundService {
         updatedAt: now,
       }),
     );
-    return this.send(refund);
+    return (await this.send(refund)).refund;
   }
 
   /**
@@ -205,7 +207,7 @@ export class RefundService {
    * the refund is not processing any more.
    */
   async applyOutcome(refundId: string, outcome: RefundOutcome, options: { accountId?: string; releaseExternalRef?: boolean } = {}): Promise<RefundRow | null> {
-    if (outcome.status === 'unknown') return null;
+    if (outcome.status === 'unknown' || outcome.status === 'not_received') return null;
     return this.db.transaction().execute(async (tx) => {
       const refund = await repository.lockRefund(tx, refundId, options.accountId);
       if (!refund) throw new NotFoundError(messages.refundNotFound);
@@ -222,26 +224,16 @@ export class RefundService {
       );
       if (!settled) throw new Error(`refund ${refund.id} left processing while locked`);
       if (outcome.status === 'failed') {
-        if (refund.kind !== 'returned_payment') await moveRefundMoney(tx, refund, at, -1, 'refund_reversal');
+        if (refund.kind !== 'returned_payment') await moveRefundMoney(tx, refund, at, -1, refund.kind === 'med' ? 'chargeback_reversal' : 'refund_reversal');
         if (options.releaseExternalRef && refund.externalRef) {
-          await releaseIdempotencyKey(tx, { accountId: refund.accountId, scope: IDEMPOTENCY_SCOPE.refund, externalRef: refund.externalRef });
+          await releaseIdempotencyKey(tx, { accountId: refund.accountId, scope: IDEMPOTENCY_SCOPE.refund, externalRef: refund.externalRef }, refund.id);
         }
         return settled;
       }
       if (refund.kind === 'returned_payment') return settled;
       const refundedCents = charge.refundedCents + refund.amountCents;
       const inFull = refundedCents === charge.amountCents;
-      const infraction = refund.infractionId ? await findInfraction(tx, refund.infractionId) : undefined;
-      const transition =
-        refund.kind === 'med' ? (inFull ? CHARGE.chargebackInFull : CHARGE.chargebackInPart) : inFull ? CHARGE.refundInFull : CHARGE.refundInPart;
-      await applyTransition(
-        tx,
-        charge,
-        transition,
-        at,
-        { refundedCents },
-        { refund: presentRefund(settled), infraction: infraction && presentInfraction(infraction) },
-      );
+      await applyTransition(tx, charge, inFull ? CHARGE.refundInFull : CHARGE.refundInPart, at, { refundedCents }, { refund: presentRefund(settled) });
       return settled;
     });
   }
@@ -251,13 +243,19 @@ export class RefundService {
     return this.applyOutcome(refundId, await this.provider.refundOutcome(refundId));
   }
 
-  /** Worker step: refunds processing for over a minute are asked about; the known outcomes are applied. */
+  /**
+   * Worker step: refunds processing for over a minute are asked about; the known outcomes are
+   * applied, and a refund the provider never received (the process stopped between the commit and
+   * the call) is sent again — the provider keys refunds by their id, so a resend cannot pay twice.
+   */
   async reconcileProcessing(batch = 100): Promise<number> {
     let resolved = 0;
     const sentBefore = new Date(this.clock.now().getTime() - RECONCILE_AFTER_MS);
-    for (const { id } of await repository.findStaleProcessingRefunds(this.db, sentBefore, batch)) {
+    for (const refund of await repository.findStaleProcessingRefunds(this.db, sentBefore, batch)) {
       try {
-        if (await this.applyProviderOutcome(id)) resolved++;
+        const outcome = await this.provider.refundOutcome(refund.id);
+        const settled = outcome.status === 'not_received' ? (await this.send(refund)).refund : await this.applyOutcome(refund.id, outcome);
+        if (settled && settled.status !== 'processing') resolved++;
       } catch (error) {
         if (!(error instanceof InvalidStateError)) throw error; // settled meanwhile
       }

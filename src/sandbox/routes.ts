@@ -8,7 +8,7 @@ import { presentTransaction } from '../transactions/presenter.js';
 import { transactionIdParams, transactionSchema } from '../transactions/schemas.js';
 import type { SandboxService } from './service.js';
 import { presentRefund } from '../refunds/presenter.js';
-import { refundIdParams, refundSchema } from '../refunds/schemas.js';
+import { positiveAmountSchema, refundIdParams, refundSchema } from '../refunds/schemas.js';
 import { presentInfraction } from '../infractions/presenter.js';
 import { requireInfractionId } from '../infractions/routes.js';
 import { infractionIdParams, infractionSchema, openInfractionBody } from '../infractions/schemas.js';
@@ -41,6 +41,9 @@ const payBody = z
     { error: messages.bodyNotObject },
   )
   .nullish();
+
+/** A payment after the charge stopped being pending: the amount the payer sent, the charge's by default. */
+const latePaymentBody = z.object({ payer: payerSchema.optional(), amountCents: positiveAmountSchema.optional() }, { error: messages.bodyNotObject }).nullish();
 
 const nextChargeBody = z.object({ outcome: z.enum(['provider_error'], { error: messages.sandboxChargeOutcomeInvalid }) }, { error: messages.bodyNotObject });
 
@@ -211,7 +214,7 @@ export const sandboxRoutes =
           ...common,
           summary: 'A payment arrives after the charge stopped being pending: returned to the payer in full, never credited',
           params: transactionIdParams,
-          body: payBody,
+          body: latePaymentBody,
           response: { 201: refundSchema, ...errorResponses(400, 401, 403, 404, 422) },
         },
       },

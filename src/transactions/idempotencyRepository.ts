@@ -44,14 +44,11 @@ export async function claimIdempotencyKey(tx: Tx, key: KeyReference & { transact
   return claimed !== undefined;
 }
 
-/** Frees an externalRef (its transaction did not go through), so a retry creates a new one. */
-export async function releaseIdempotencyKey(tx: Tx, key: KeyReference): Promise<void> {
-  await tx
-    .deleteFrom('idempotencyKeys')
-    .where('accountId', '=', key.accountId)
-    .where('scope', '=', key.scope)
-    .where('externalRef', '=', key.externalRef)
-    .execute();
+/** Frees an externalRef (its transaction did not go through), so a retry creates a new one; only while it still names `heldBy`, when given. */
+export async function releaseIdempotencyKey(tx: Tx, key: KeyReference, heldBy?: string): Promise<void> {
+  let query = tx.deleteFrom('idempotencyKeys').where('accountId', '=', key.accountId).where('scope', '=', key.scope).where('externalRef', '=', key.externalRef);
+  if (heldBy) query = query.where('transactionId', '=', heldBy);
+  await query.execute();
 }
 
 export async function purgeExpiredIdempotencyKeys(db: Executor, before: Date): Promise<number> {

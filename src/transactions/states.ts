@@ -51,18 +51,10 @@ export const CHARGE = frozen({
   cancel: { type: 'pix_in', from: ['pending'], to: 'cancelled', events: ['transaction.cancelled'] },
   /** The provider removed the charge (API Pix `REMOVIDA_PELO_PSP`). */
   fail: { type: 'pix_in', from: ['pending'], to: 'failed', events: ['transaction.failed'] },
-  /** A refund settled and the settled refunds are below the amount... */
+  /** A refund (merchant's or MED chargeback) settled and the settled refunds are below the amount... */
   refundInPart: { type: 'pix_in', from: ['paid', 'partially_refunded'], to: 'partially_refunded', events: ['transaction.partially_refunded'] },
   /** ...or reach it. */
   refundInFull: { type: 'pix_in', from: ['paid', 'partially_refunded'], to: 'refunded', events: ['transaction.refunded'] },
-  /** A MED case closed against the merchant: the chargeback, then the refund it is. */
-  chargebackInPart: {
-    type: 'pix_in',
-    from: ['paid', 'partially_refunded'],
-    to: 'partially_refunded',
-    events: ['transaction.chargeback', 'transaction.partially_refunded'],
-  },
-  chargebackInFull: { type: 'pix_in', from: ['paid', 'partially_refunded'], to: 'refunded', events: ['transaction.chargeback', 'transaction.refunded'] },
 } as const satisfies Record<string, Transition<ChargeStatus>>);
 
 export const WITHDRAWAL = frozen({
@@ -85,3 +77,11 @@ export const allows = (transition: Transition, status: TransactionStatus): boole
 
 /** Statuses in which a transaction has settled on the PIX network (spec: Transaction rule 1). */
 export const SETTLED_STATUSES: ReadonlySet<TransactionStatus> = new Set(['paid', 'refunded', 'partially_refunded']);
+
+/**
+ * A charge's status as every operation sees it at `now`: a pending charge whose validity elapsed is
+ * `expired`, whether or not the expiry worker has written it yet.
+ */
+export function chargeStatusAt(charge: { status: TransactionStatus; expiresAt: Date | null }, now: Date): TransactionStatus {
+  return charge.status === 'pending' && charge.expiresAt !== null && charge.expiresAt <= now ? 'expired' : charge.status;
+}

@@ -201,7 +201,8 @@ describe('closing a case', () => {
     expect(names.slice(-2)).toEqual(['transaction.chargeback', 'transaction.refunded']);
     const events = await eventsOf(gateway, transactionId);
     const chargeback = events.at(-2)!.payload;
-    expect(chargeback).toMatchObject({ status: 'refunded', infraction: { infractionId, status: 'accepted' } });
+    // Written when the case closed, before its refund settled.
+    expect(chargeback).toMatchObject({ status: 'paid', infraction: { infractionId, status: 'accepted' } });
     expect(chargeback).not.toHaveProperty('endToEndId');
     const refunded = events.at(-1)!.payload;
     expect(refunded).toMatchObject({ endToEndId: charge.endToEndId, payer: charge.payer, refund: { kind: 'med', amountCents: 1000, status: 'refunded' } });
@@ -217,6 +218,30 @@ describe('closing a case', () => {
       body: { amountCents: 100, pixKey: '52998224725', pixKeyType: 'cpf' },
     });
     expect(withdrawal).toMatchObject({ status: 422, body: { error: messages.insufficientBalance } });
+  });
+
+  it('the provider refusing the MED return: the chargeback is recorded, its debit reversed, the charge unchanged', async () => {
+    const { merchant, transactionId, infractionId } = await chargeWithCase({ reason: 'operational_flaw', amountCents: 400 });
+    expect((await gateway.call('POST', '/sandbox/v1/provider/next-refund', { key: merchant.apiKey, body: { outcome: 'provider_error' } })).status).toBe(201);
+    expect(await closeCase(merchant, infractionId, 'accepted')).toMatchObject({ status: 200, body: { status: 'accepted' } });
+    expect((await eventNames(gateway, transactionId)).slice(-1)).toEqual(['transaction.chargeback']);
+    expect(await readTransaction(gateway, merchant, transactionId)).toMatchObject({ status: 'paid' });
+    const refunds = await gateway.call('GET', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey });
+    expect(refunds.body.refunds[0]).toMatchObject({ kind: 'med', status: 'failed', amountCents: 400 });
+    expect(await balance(merchant)).toMatchObject({ available: 1000, blocked: 0, withdrawable: 1000 });
+    expect(await gateway.ledgerProblems()).toEqual([]);
+  });
+
+  it('the operator tops up a balance a chargeback left negative, in part', async () => {
+    const { merchant, infractionId } = await chargeWithCase();
+    await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: -1000, reason: 'saque' });
+    await closeCase(merchant, infractionId, 'accepted');
+    expect((await balance(merchant)).available).toBe(-1000);
+    const credit = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: 400, reason: 'aporte' });
+    expect(credit).toMatchObject({ status: 201, body: { available: -600 } });
+    const debit = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: -1, reason: 'x' });
+    expect(debit).toMatchObject({ status: 422, body: { error: messages.adjustmentWouldGoNegative } });
+    expect(await gateway.ledgerProblems()).toEqual([]);
   });
 
   it('the operator accepts a smaller chargeback: partially_refunded; more than the case is 422', async () => {

@@ -15,15 +15,16 @@ describe('the MED case transition table', () => {
     expect(transitions.filter(([, transition]) => transition.from.length === 0).map(([name]) => name)).toEqual(['open']);
   });
 
-  it('records only dispute-category events; closing against the merchant leaves them to its chargeback', () => {
+  it('records only dispute and chargeback events; closing against the merchant records the chargeback', () => {
+    const caseEvents: readonly string[] = [...EVENT_CATEGORIES.dispute, ...EVENT_CATEGORIES.chargeback];
     for (const [name, transition] of transitions) {
       for (const event of transition.events) {
         expect(CANONICAL_EVENTS, name).toContain(event);
-        expect(EVENT_CATEGORIES.dispute, name).toContain(event);
+        expect(caseEvents, name).toContain(event);
       }
     }
     expect(INFRACTION.open.events).toEqual(['transaction.infraction', 'transaction.blocked']);
-    expect(INFRACTION.accept.events).toEqual([]);
+    expect(INFRACTION.accept.events).toEqual(['transaction.chargeback']);
   });
 
   it('closed cases take no move; running ones are exactly the open statuses', () => {

@@ -197,5 +197,11 @@ describe('ledger invariants (what doctor reads)', () => {
     expect(await gateway.ledgerProblems()).toEqual([`account ${merchant.accountId}: negative balance -701 beyond its chargebacks (700)`]);
     await writeMovement(merchant.accountId, 'adjustment', 701);
     expect(await gateway.ledgerProblems()).toEqual([]);
+    // A chargeback whose MED return failed came back: it no longer excuses a negative balance.
+    await writeMovement(merchant.accountId, 'chargeback_reversal', 700);
+    await writeMovement(merchant.accountId, 'adjustment', -701);
+    expect(await gateway.ledgerProblems()).toEqual([`account ${merchant.accountId}: negative balance -1 beyond its chargebacks (0)`]);
+    await writeMovement(merchant.accountId, 'adjustment', 1);
+    expect(await gateway.ledgerProblems()).toEqual([]);
   });
 });

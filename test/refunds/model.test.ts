@@ -91,11 +91,10 @@ function emit(model: Model, name: string, context: { infraction?: CaseModel; ref
   });
 }
 
-/** A refund settled as refunded: the charge is refunded in full or in part, after the chargeback event when a MED case gave the money back. */
-function settleBack(model: Model, refund: RefundModel, infraction?: CaseModel): void {
+/** A refund settled as refunded (a merchant's, or a MED chargeback's): the charge is refunded in full or in part. */
+function settleBack(model: Model, refund: RefundModel): void {
   model.refundedCents += refund.amountCents;
   model.status = model.refundedCents === AMOUNT ? 'refunded' : 'partially_refunded';
-  if (infraction) emit(model, 'transaction.chargeback', { infraction });
   emit(model, `transaction.${model.status}`, { refund });
 }
 
@@ -350,6 +349,8 @@ class CloseCase implements Command {
       model.blocked -= infraction.amountCents;
       if (this.outcome === 'rejected') emit(model, 'transaction.dispute', { infraction });
       else {
+        // Closing against the merchant records the chargeback at once, before its refund settles.
+        emit(model, 'transaction.chargeback', { infraction });
         // The chargeback: a refund of nature MED, debited (even below zero) and settled at once.
         const listed = await call(real, 'GET', `/v1/transactions/${real.transactionId}/refunds`);
         const known = new Set(model.refunds.map((refund) => refund.refundId));
@@ -359,7 +360,7 @@ class CloseCase implements Command {
         const chargeback: RefundModel = { refundId: added[0].refundId, kind: 'med', amountCents: chargebackCents, status: 'refunded' };
         model.refunds.push(chargeback);
         model.available -= chargebackCents;
-        settleBack(model, chargeback, infraction);
+        settleBack(model, chargeback);
       }
     }
     await verify(model, real);

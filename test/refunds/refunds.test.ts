@@ -223,6 +223,13 @@ describe('POST /v1/transactions/{id}/refunds', () => {
     expect((await balance(merchant)).available).toBe(before);
   });
 
+  it('a pending charge whose validity elapsed is refused as expired', async () => {
+    const merchant = await gateway.createMerchant(NO_FEES);
+    const id = await createCharge(gateway, merchant, { expiresInDays: 1 });
+    gateway.clock.advance(DAY);
+    expect(await refund(merchant, id)).toMatchObject({ status: 422, body: { error: messages.refundChargeNotPaid('expired') } });
+  });
+
   it("another merchant's charge is 404, for the refund and the list", async () => {
     const owner = await gateway.createMerchant(NO_FEES);
     const other = await gateway.createMerchant(NO_FEES);
@@ -262,6 +269,26 @@ describe('POST /v1/transactions/{id}/refunds', () => {
     const created = await refund(merchant, id);
     expect(created.body.amountCents).toBe(1000);
     expect((await balance(merchant)).available).toBe(0);
+  });
+});
+
+describe('reconciliation of refunds still processing', () => {
+  it('a refund the provider never received (the process stopped before the call) is sent again after a minute', async () => {
+    const merchant = await gateway.createMerchant(NO_FEES);
+    const id = await paidCharge(gateway, merchant);
+    const created = await refund(merchant, id, { amountCents: 250 });
+    // As if the process died between the commit and the provider call.
+    await gateway.database.db.deleteFrom('sandboxRefunds').where('refundId', '=', created.body.refundId).execute();
+    await gateway.services.refunds.reconcileProcessing();
+    expect(await gateway.database.db.selectFrom('sandboxRefunds').select('refundId').where('refundId', '=', created.body.refundId).execute()).toEqual([]);
+    gateway.clock.advance(61_000);
+    await gateway.services.refunds.reconcileProcessing();
+    const resent = await gateway.database.db.selectFrom('sandboxRefunds').select('refundId').where('refundId', '=', created.body.refundId).execute();
+    expect(resent).toHaveLength(1);
+    expect((await settleRefund(merchant, created.body.refundId, 'refunded')).body.status).toBe('refunded');
+    expect(await readTransaction(gateway, merchant, id)).toMatchObject({ status: 'partially_refunded', refundedCents: 250 });
+    expect((await balance(merchant)).available).toBe(750);
+    expect(await gateway.ledgerProblems()).toEqual([]);
   });
 });
 
@@ -360,6 +387,20 @@ describe('a payment that arrives for a charge no longer pending', () => {
     expect((await readTransaction(gateway, merchant, id)).status).toBe(ended.body.status);
     expect((await eventNames(gateway, id)).length).toBe(1);
     expect(await gateway.ledgerProblems()).toEqual([]);
+  });
+
+  it('the amount the payer sent must be a positive integer', async () => {
+    const merchant = await gateway.createMerchant(NO_FEES);
+    const id = await createCharge(gateway, merchant);
+    await gateway.call('POST', `/v1/pix/${id}/cancel`, { key: merchant.apiKey });
+    for (const amountCents of [-5, 0, 1.5, 1e20, '10']) {
+      expect(await gateway.call('POST', `/sandbox/v1/pix/${id}/late-payment`, { key: merchant.apiKey, body: { amountCents } })).toMatchObject({
+        status: 400,
+        body: { error: messages.positiveAmountInvalid },
+      });
+    }
+    const partial = await gateway.call('POST', `/sandbox/v1/pix/${id}/late-payment`, { key: merchant.apiKey, body: { amountCents: 999 } });
+    expect(partial).toMatchObject({ status: 201, body: { amountCents: 999, kind: 'returned_payment' } });
   });
 
   it('a pending charge is 422 (the payment would be credited)', async () => {

@@ -134,8 +134,9 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
 
   async refundOutcome(refundId: string): Promise<RefundOutcome> {
     const row = await repository.findSentRefund(this.db, refundId);
-    if (row?.outcome === 'failed') return { status: 'failed', reason: 'provider_failed' };
-    if (row?.outcome === 'refunded' && row.refundEndToEndId) return { status: 'refunded', refundEndToEndId: row.refundEndToEndId };
+    if (!row) return { status: 'not_received' };
+    if (row.outcome === 'failed') return { status: 'failed', reason: 'provider_failed' };
+    if (row.outcome === 'refunded' && row.refundEndToEndId) return { status: 'refunded', refundEndToEndId: row.refundEndToEndId };
     return { status: 'unknown' };
   }
 

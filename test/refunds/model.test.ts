@@ -212,7 +212,8 @@ class Refund implements Command {
     );
     const remainder = remainderOf(model);
     const amountCents = this.amountCents ?? remainder;
-    if (!isPaid(model)) expectRefused(reply, messages.refundChargeNotPaid(model.status));
+    // A pending charge past its validity reads expired, as in every other move.
+    if (!isPaid(model)) expectRefused(reply, messages.refundChargeNotPaid(isElapsed(model) ? 'expired' : model.status));
     else if (model.now - (model.paidAt ?? 0) > REFUND_WINDOW) expectRefused(reply, messages.refundWindowExpired);
     else if (amountCents > remainder || amountCents < 1) expectRefused(reply, messages.refundAboveRemainder(remainder));
     else if (model.available - model.blocked < amountCents) expectRefused(reply, messages.refundInsufficientBalance);

@@ -33,6 +33,8 @@ export const messages = {
   amountBelowMinimum: (minimumCents: number) => `Valor abaixo do mínimo (${formatBrl(minimumCents)}).`,
   amountAboveMaximum: (maximumCents: number) => `Valor acima do máximo (${formatBrl(maximumCents)}).`,
   pixRateLimited: 'Limite de requisições atingido. Tente em 1 hora.',
+  qrFormatInvalid: (received: string) => `format deve ser 'png' ou 'svg'. Recebido: '${received}'.`,
+  qrSizeInvalid: 'size deve ser um inteiro entre 128 e 1024.',
   providerChargeFailed: 'Erro ao comunicar com gateway. Tente novamente.',
 
   // POST /v1/withdraw (pixKey, pixKeyType, recipientId texts are shared with recipients, below)

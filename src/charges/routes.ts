@@ -6,7 +6,7 @@ import { errorResponses } from '../platform/schemas.js';
 import type { Services } from '../services.js';
 import { presentTransaction } from '../transactions/presenter.js';
 import { transactionIdParams, transactionSchema } from '../transactions/schemas.js';
-import { createChargeBody, createdChargeResponse, idempotentChargeResponse } from './schemas.js';
+import { createChargeBody, createdChargeResponse, idempotentChargeResponse, qrImageQuery } from './schemas.js';
 
 export const chargeRoutes =
   ({ charges }: Pick<Services, 'charges'>): FastifyPluginAsyncZod =>
@@ -46,6 +46,26 @@ export const chargeRoutes =
       async (request) => {
         if (!isId(request.params.id)) throw new InvalidRequestError(messages.transactionIdInvalid);
         return presentTransaction(await charges.cancelCharge(request.params.id, request.merchant.account.id));
+      },
+    );
+
+    app.get(
+      '/pix/:id/qrcode',
+      {
+        schema: {
+          tags: ['Charges'],
+          summary: "The charge's QR image (PNG or SVG) of its pixPayload",
+          description:
+            'Answers 200 image/png (default) or image/svg+xml, an image that decodes to the exact pixPayload; errors as { error }: 400 (format, size, transactionId), 401, 403, 404.',
+          security: [{ apiKey: [] }],
+          params: transactionIdParams,
+          querystring: qrImageQuery,
+        },
+      },
+      async (request, reply) => {
+        if (!isId(request.params.id)) throw new InvalidRequestError(messages.transactionIdInvalid);
+        const image = await charges.qrImage(request.merchant.account.id, request.params.id, request.query.format ?? 'png', request.query.size);
+        return reply.type(image.contentType).header('cache-control', 'private, max-age=3600').send(image.body);
       },
     );
   };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { messages } from '../messages.js';
+import { messages, receivedText } from '../messages.js';
 import { stripDocumentFormatting } from '../pix/documents.js';
 
 const DOCUMENT_LENGTH = { cpf: 11, cnpj: 14 } as const;
@@ -89,4 +89,21 @@ export const createdChargeResponse = z.object({
 export const idempotentChargeResponse = createdChargeResponse.extend({
   status: z.string().meta({ description: 'Current status of the original charge.' }),
   idempotent: z.literal(true),
+});
+
+/** GET /v1/pix/{id}/qrcode: PNG by default, 256 px, 128 to 1024. */
+export const qrImageQuery = z.object({
+  format: z
+    .string({ error: (issue) => messages.qrFormatInvalid(receivedText(issue.input)) })
+    .optional()
+    .refine((value): value is 'png' | 'svg' | undefined => value === undefined || value === 'png' || value === 'svg', {
+      error: (issue) => messages.qrFormatInvalid(receivedText(issue.input)),
+    })
+    .meta({ description: "'png' (default) or 'svg'." }),
+  size: z
+    .string({ error: messages.qrSizeInvalid })
+    .optional()
+    .refine((value) => value === undefined || (/^\d{3,4}$/.test(value) && Number(value) >= 128 && Number(value) <= 1024), messages.qrSizeInvalid)
+    .transform((value) => (value === undefined ? 256 : Number(value)))
+    .meta({ description: 'Width in pixels, 128 to 1024 (default 256).' }),
 });

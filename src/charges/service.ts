@@ -13,6 +13,7 @@ import { findTransaction, lockTransaction, updateStatusOfDue } from '../transact
 import { CHARGE, chargeStatusAt, type Transition, type TransactionStatus } from '../transactions/states.js';
 import { applyTransition, assertAllowed } from '../transactions/transition.js';
 import { recordTransactionEvents } from '../webhooks/events.js';
+import { renderQrImage, type QrFormat } from './qrImage.js';
 import * as repository from './repository.js';
 import type { NewCharge } from './repository.js';
 import type { CreateChargeBody } from './schemas.js';
@@ -147,6 +148,13 @@ export class ChargeService {
   /** The provider removed a pending charge (API Pix `REMOVIDA_PELO_PSP`; the sandbox's `fail`). */
   failCharge(accountId: string, transactionId: string): Promise<TransactionRow> {
     return this.movePending(transactionId, CHARGE.fail, { accountId });
+  }
+
+  /** The QR image of one of the account's charges (any status: the code is the charge's). */
+  async qrImage(accountId: string, transactionId: string, format: QrFormat, size: number) {
+    const charge = await findTransaction(this.db, accountId, transactionId);
+    if (charge?.type !== 'pix_in' || !charge.pixPayload) throw new NotFoundError(messages.transactionNotFound);
+    return renderQrImage(charge.pixPayload, format, size);
   }
 
   /** A charge that is not payable any more (not pending, or its validity elapsed), of the account; NotFoundError otherwise. */

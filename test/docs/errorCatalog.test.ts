@@ -53,6 +53,7 @@ const SAMPLES: { [K in FunctionKey]?: Arguments<K>[] } = {
   cpfInvalid: [['responsible.cpf']],
   cnpjInvalid: [['company.cnpj']],
   chargeNotCancellable: [['paid']],
+  qrFormatInvalid: [['jpg']],
   refundChargeNotPaid: [['pending']],
   refundAboveRemainder: [[123_456]],
   refundNotProcessing: [['refunded']],

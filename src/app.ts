@@ -9,6 +9,7 @@ import { chargeRoutes } from './charges/routes.js';
 import { infractionAdminRoutes } from './infractions/adminRoutes.js';
 import { infractionRoutes } from './infractions/routes.js';
 import { refundRoutes } from './refunds/routes.js';
+import { userAdminRoutes } from './users/adminRoutes.js';
 import { ledgerAdminRoutes } from './ledger/adminRoutes.js';
 import { balanceRoutes } from './ledger/routes.js';
 import { adminAuthentication } from './platform/adminAuth.js';
@@ -180,6 +181,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       await admin.register(webhookAdminRoutes(services));
       await admin.register(chargeAdminRoutes(services));
       await admin.register(infractionAdminRoutes(services));
+      await admin.register(userAdminRoutes(services));
     },
     { prefix: '/admin/v1' },
   );

@@ -96,6 +96,20 @@ export const messages = {
   infractionAboveRemainder: (remainderCents: number) => `Valor da disputa excede o valor devolvível da cobrança (${formatBrl(remainderCents)}).`,
   chargebackAboveCase: (caseCents: number) => `Valor da devolução excede o valor da disputa (${formatBrl(caseCents)}).`,
 
+  // Dashboard users (DESIGN.md §10): invitations, sign-in, TOTP, passwords
+  userEmailInvalid: 'email deve ser um e-mail válido.',
+  userRoleInvalid: (received: string) => `role deve ser 'owner', 'developer', 'finance' ou 'viewer'. Recebido: '${received}'.`,
+  userEmailTaken: 'Já existe um usuário com este e-mail.',
+  inviteInvalid: 'Convite inválido, já usado ou expirado.',
+  passwordLength: 'A senha deve ter entre 12 e 128 caracteres.',
+  signInFailed: 'E-mail ou senha inválidos.',
+  userLocked: 'Muitas tentativas. Tente novamente em 15 minutos.',
+  totpCodeInvalid: 'Código de verificação inválido.',
+  totpAlreadyEnrolled: 'A verificação em duas etapas já está ativa.',
+  totpEnrolmentNotStarted: 'Inicie a ativação da verificação em duas etapas antes de confirmar.',
+  currentPasswordWrong: 'Senha atual incorreta.',
+  sessionRequired: 'Sessão encerrada. Entre novamente.',
+
   // Recipients: POST /v1/recipients in validation order, the list, the operator's review.
   // The pixKey / pixKeyType / recipientId texts are the spec's for /v1/withdraw too: one message each.
   legalNameRequired: 'legalName é obrigatório (mínimo 2 caracteres).',

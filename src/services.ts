@@ -6,6 +6,7 @@ import { Metrics } from './operations/metrics.js';
 import { HealthService } from './operations/service.js';
 import { InfractionService } from './infractions/service.js';
 import { RefundService } from './refunds/service.js';
+import { UserService } from './users/service.js';
 import type { Clock } from './platform/clock.js';
 import type { Db } from './platform/database.js';
 import { createProvider } from './provider/index.js';
@@ -29,6 +30,7 @@ export type Services = {
   withdrawals: WithdrawalService;
   refunds: RefundService;
   infractions: InfractionService;
+  users: UserService;
   /** The simulated network's controls; null with a real provider (no sandbox then). */
   sandbox: SandboxService | null;
   webhooks: WebhookService;
@@ -65,6 +67,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     withdrawals,
     refunds,
     infractions,
+    users: new UserService(db, clock, config, accounts),
     sandbox: network ? new SandboxService(network, charges, withdrawals, refunds, infractions) : null,
     webhooks,
     health: new HealthService(db),

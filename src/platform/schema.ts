@@ -308,6 +308,44 @@ export interface SandboxRefundsTable {
   createdAt: Date;
 }
 
+export type UserRole = 'owner' | 'developer' | 'finance' | 'viewer';
+
+export interface UsersTable {
+  id: string;
+  accountId: string;
+  email: string;
+  role: UserRole;
+  passwordHash: string | null;
+  totpSecretEncrypted: string | null;
+  totpEnrolledAt: Date | null;
+  totpLastStep: number | null;
+  failedAttempts: Generated<number>;
+  lockedUntil: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  removedAt: Date | null;
+}
+
+export interface UserInvitesTable {
+  tokenHash: Buffer;
+  userId: string;
+  expiresAt: Date;
+  usedAt: Date | null;
+  createdAt: Date;
+}
+
+export type SessionStage = 'password' | 'full';
+
+export interface SessionsTable {
+  idHash: Buffer;
+  userId: string;
+  accountId: string;
+  stage: SessionStage;
+  createdAt: Date;
+  lastSeenAt: Date;
+  endedAt: Date | null;
+}
+
 export interface SchemaMigrationsTable {
   version: string;
   appliedAt: Generated<Date>;
@@ -335,6 +373,9 @@ export interface DB {
   infractions: InfractionsTable;
   refunds: RefundsTable;
   sandboxRefunds: SandboxRefundsTable;
+  users: UsersTable;
+  userInvites: UserInvitesTable;
+  sessions: SessionsTable;
   schemaMigrations: SchemaMigrationsTable;
 }
 
@@ -344,4 +385,6 @@ export type NewTransaction = Insertable<TransactionsTable>;
 export type RecipientRow = Selectable<RecipientsTable>;
 export type InfractionRow = Selectable<InfractionsTable>;
 export type RefundRow = Selectable<RefundsTable>;
+export type UserRow = Selectable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;

@@ -1,4 +1,5 @@
-import jsQR from 'jsqr';
+// A CommonJS package: its default export is the module object, whose `default` is the decoder.
+import jsqr from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
@@ -22,7 +23,7 @@ async function image(transactionId: string, query = '', key = merchant.apiKey) {
 
 function decodePng(bytes: Buffer): { text: string | undefined; width: number } {
   const png = PNG.sync.read(bytes);
-  return { text: jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data, width: png.width };
+  return { text: jsqr.default(new Uint8ClampedArray(png.data), png.width, png.height)?.data, width: png.width };
 }
 
 describe('GET /v1/pix/{id}/qrcode', () => {

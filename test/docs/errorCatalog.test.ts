@@ -54,6 +54,7 @@ const SAMPLES: { [K in FunctionKey]?: Arguments<K>[] } = {
   cnpjInvalid: [['company.cnpj']],
   chargeNotCancellable: [['paid']],
   qrFormatInvalid: [['jpg']],
+  userRoleInvalid: [['admin']],
   refundChargeNotPaid: [['pending']],
   refundAboveRemainder: [[123_456]],
   refundNotProcessing: [['refunded']],

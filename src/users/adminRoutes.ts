@@ -1,0 +1,32 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { InvalidRequestError } from '../errors.js';
+import { messages } from '../messages.js';
+import { isId } from '../platform/ids.js';
+import { errorResponses } from '../platform/schemas.js';
+import type { Services } from '../services.js';
+import { invitedUserResponse, inviteUserBody } from './schemas.js';
+
+/** The operator invites a merchant's users (the first owner, typically). */
+export const userAdminRoutes =
+  ({ users }: Pick<Services, 'users'>): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/accounts/:accountId/users',
+      {
+        schema: {
+          tags: ['Operator: dashboard users'],
+          summary: 'Invite a dashboard user to an account (one-time link, 72 h)',
+          security: [{ adminToken: [] }],
+          params: z.object({ accountId: z.string() }),
+          body: inviteUserBody,
+          response: { 201: invitedUserResponse, ...errorResponses(400, 401, 404, 422) },
+        },
+      },
+      async (request, reply) => {
+        if (!isId(request.params.accountId)) throw new InvalidRequestError(messages.accountIdInvalid);
+        const invited = await users.invite(request.params.accountId, request.body);
+        return reply.code(201).send(invited);
+      },
+    );
+  };

@@ -1,0 +1,219 @@
+import { Secret, TOTP } from 'otpauth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messages } from '../../src/messages.js';
+import { verifyPassword } from '../../src/users/passwords.js';
+import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+
+/**
+ * Dashboard users (DESIGN.md §10) through their service and the operator's invitation API:
+ * invitations used once, scrypt passwords, TOTP enrolment and sign-in with codes computed here,
+ * lock-out, sessions (idle expiry, sign-out, a password change ending the others).
+ */
+let gateway: Gateway;
+let merchant: Merchant;
+let counter = 0;
+
+beforeAll(async () => {
+  gateway = await startGateway();
+  merchant = await gateway.createMerchant();
+});
+afterAll(() => gateway.close());
+
+const PASSWORD = 'correct horse battery';
+const users = () => gateway.services.users;
+const tokenOf = (inviteUrl: string) => inviteUrl.split('/').at(-1) ?? '';
+/** The code an authenticator shows now (the gateway's clock), `steps` periods away. */
+const codeFor = (secret: string, steps = 0) =>
+  new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 }).generate({ timestamp: gateway.clock.now().getTime() + steps * 30_000 });
+
+async function invited(role = 'owner') {
+  const email = `pessoa${++counter}@example.com`;
+  const reply = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/users`, { email, role });
+  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  return { email, userId: reply.body.userId as string, token: tokenOf(reply.body.inviteUrl as string), inviteUrl: reply.body.inviteUrl as string };
+}
+
+async function withPassword(role = 'owner') {
+  const user = await invited(role);
+  await users().acceptInvite(user.token, PASSWORD);
+  return user;
+}
+
+async function enrolled() {
+  const user = await withPassword();
+  const { sessionToken } = await users().signIn(user.email, PASSWORD);
+  const { secret, uri } = await users().beginTotpEnrolment(user.userId);
+  expect(uri).toMatch(/^otpauth:\/\/totp\//);
+  await users().confirmTotpEnrolment(user.userId, codeFor(secret));
+  gateway.clock.advance(30_000); // the next sign-in needs a code of a later step
+  return { ...user, secret, sessionToken };
+}
+
+const refusal = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a refusal');
+};
+
+describe('invitations (POST /admin/v1/accounts/{id}/users)', () => {
+  it('answers a one-time link on the public base URL; the password is stored as scrypt only', async () => {
+    const user = await invited('developer');
+    expect(user.inviteUrl).toMatch(new RegExp(`^${gateway.environment.PUBLIC_BASE_URL ?? 'http'}.*/dashboard/convite/[A-Za-z0-9_-]{43}$`));
+    await users().acceptInvite(user.token, PASSWORD);
+    const row = await gateway.database.db.selectFrom('users').selectAll().where('id', '=', user.userId).executeTakeFirstOrThrow();
+    expect(row.passwordHash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{88}$/);
+    expect(await verifyPassword(PASSWORD, row.passwordHash!)).toBe(true);
+    expect(await verifyPassword(`${PASSWORD}!`, row.passwordHash!)).toBe(false);
+    const invites = await gateway.database.db.selectFrom('userInvites').select('tokenHash').where('userId', '=', user.userId).execute();
+    expect(invites[0]!.tokenHash.toString('base64url')).not.toBe(user.token);
+  });
+
+  it('a link works once, and not after 72 hours', async () => {
+    const used = await invited();
+    await users().acceptInvite(used.token, PASSWORD);
+    expect(await refusal(users().acceptInvite(used.token, PASSWORD))).toMatchObject({ message: messages.inviteInvalid });
+    const late = await invited();
+    gateway.clock.advance(72 * 3_600_000);
+    expect(await refusal(users().acceptInvite(late.token, PASSWORD))).toMatchObject({ message: messages.inviteInvalid });
+  });
+
+  it.each([
+    [{ email: 'x', role: 'owner' }, messages.userEmailInvalid],
+    [{ email: 'a@example.com', role: 'admin' }, messages.userRoleInvalid('admin')],
+    [{ email: 'a@example.com' }, messages.userRoleInvalid('')],
+  ])('%j is 400', async (body, error) => {
+    expect(await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/users`, body)).toMatchObject({ status: 400, body: { error } });
+  });
+
+  it('an e-mail already in use (any case) is 422; an unknown account 404', async () => {
+    const user = await invited();
+    expect(await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/users`, { email: user.email.toUpperCase(), role: 'viewer' })).toMatchObject({
+      status: 422,
+      body: { error: messages.userEmailTaken },
+    });
+    const unknown = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+    expect(await gateway.admin('POST', `/admin/v1/accounts/${unknown}/users`, { email: 'novo@example.com', role: 'owner' })).toMatchObject({
+      status: 404,
+      body: { error: messages.accountNotFound },
+    });
+  });
+
+  it('passwords of 12 to 128 characters', async () => {
+    const user = await invited();
+    expect(await refusal(users().acceptInvite(user.token, 'x'.repeat(11)))).toMatchObject({ message: messages.passwordLength });
+    expect(await refusal(users().acceptInvite(user.token, 'x'.repeat(129)))).toMatchObject({ message: messages.passwordLength });
+    await users().acceptInvite(user.token, 'x'.repeat(12));
+  });
+});
+
+describe('sign-in', () => {
+  it('without TOTP the session is full at once; wrong password and unknown e-mail read the same', async () => {
+    const user = await withPassword('finance');
+    const { sessionToken, stage } = await users().signIn(user.email.toUpperCase(), PASSWORD);
+    expect(stage).toBe('full');
+    expect(await users().session(sessionToken)).toMatchObject({
+      userId: user.userId,
+      accountId: merchant.accountId,
+      role: 'finance',
+      stage: 'full',
+      totpEnrolled: false,
+    });
+    expect(await refusal(users().signIn(user.email, 'wrong password!'))).toMatchObject({ message: messages.signInFailed });
+    expect(await refusal(users().signIn('ninguem@example.com', PASSWORD))).toMatchObject({ message: messages.signInFailed });
+    const stored = await gateway.database.db.selectFrom('sessions').select('idHash').where('userId', '=', user.userId).execute();
+    expect(stored.map((row) => row.idHash.toString('base64url'))).not.toContain(sessionToken);
+  });
+
+  it('with TOTP: the password gives a session waiting for the code; a right code completes it, once', async () => {
+    const user = await enrolled();
+    const { sessionToken, stage } = await users().signIn(user.email, PASSWORD);
+    expect(stage).toBe('password');
+    expect(await users().session(sessionToken)).toMatchObject({ stage: 'password', totpEnrolled: true });
+    expect(await refusal(users().completeSignIn(sessionToken, '000000'))).toMatchObject({ message: messages.totpCodeInvalid });
+    const code = codeFor(user.secret);
+    await users().completeSignIn(sessionToken, code);
+    expect(await users().session(sessionToken)).toMatchObject({ stage: 'full' });
+    // The same code again (another sign-in within its 30 s) is refused: a code is good once.
+    const second = await users().signIn(user.email, PASSWORD);
+    expect(await refusal(users().completeSignIn(second.sessionToken, code))).toMatchObject({ message: messages.totpCodeInvalid });
+    // One step of drift either way is accepted.
+    gateway.clock.advance(30_000);
+    await users().completeSignIn(second.sessionToken, codeFor(user.secret, 1));
+  });
+
+  it('5 failures lock the user for 15 minutes, even with the right password; then it works again', async () => {
+    const user = await withPassword();
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect(await refusal(users().signIn(user.email, 'wrong password!'))).toMatchObject({ message: messages.signInFailed });
+    }
+    expect(await refusal(users().signIn(user.email, PASSWORD))).toMatchObject({ message: messages.userLocked });
+    gateway.clock.advance(15 * 60_000 - 1000);
+    expect(await refusal(users().signIn(user.email, PASSWORD))).toMatchObject({ message: messages.userLocked });
+    gateway.clock.advance(1000);
+    expect((await users().signIn(user.email, PASSWORD)).stage).toBe('full');
+  });
+
+  it('10 concurrent wrong passwords each count: the user ends locked', async () => {
+    const user = await withPassword();
+    const attempts = await Promise.all(Array.from({ length: 10 }, () => refusal(users().signIn(user.email, 'wrong password!'))));
+    expect(attempts.every((error) => error instanceof Error)).toBe(true);
+    expect(await refusal(users().signIn(user.email, PASSWORD))).toMatchObject({ message: messages.userLocked });
+  });
+
+  it('wrong TOTP codes count towards the lock-out too', async () => {
+    const user = await enrolled();
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const { sessionToken } = await users().signIn(user.email, PASSWORD);
+      expect(await refusal(users().completeSignIn(sessionToken, '123456'))).toMatchObject({ message: messages.totpCodeInvalid });
+    }
+    expect(await refusal(users().signIn(user.email, PASSWORD))).toMatchObject({ message: messages.userLocked });
+  });
+});
+
+describe('sessions', () => {
+  it('end after 12 hours without use, and at sign-out', async () => {
+    const user = await withPassword();
+    const idle = await users().signIn(user.email, PASSWORD);
+    gateway.clock.advance(11 * 3_600_000);
+    expect(await users().session(idle.sessionToken)).not.toBeNull();
+    gateway.clock.advance(11 * 3_600_000);
+    expect(await users().session(idle.sessionToken)).not.toBeNull(); // used 11 h ago, not 22
+    gateway.clock.advance(12 * 3_600_000 + 1000);
+    expect(await users().session(idle.sessionToken)).toBeNull();
+    const active = await users().signIn(user.email, PASSWORD);
+    await users().signOut(active.sessionToken);
+    expect(await users().session(active.sessionToken)).toBeNull();
+    expect(await users().session('not-a-token')).toBeNull();
+  });
+
+  it('a password change ends the other sessions and keeps this one', async () => {
+    const user = await withPassword();
+    const here = await users().signIn(user.email, PASSWORD);
+    const elsewhere = await users().signIn(user.email, PASSWORD);
+    expect(await refusal(users().changePassword(user.userId, 'not the password', 'a new long password', here.sessionToken))).toMatchObject({
+      message: messages.currentPasswordWrong,
+    });
+    await users().changePassword(user.userId, PASSWORD, 'a new long password', here.sessionToken);
+    expect(await users().session(here.sessionToken)).not.toBeNull();
+    expect(await users().session(elsewhere.sessionToken)).toBeNull();
+    expect(await refusal(users().signIn(user.email, PASSWORD))).toMatchObject({ message: messages.signInFailed });
+    expect((await users().signIn(user.email, 'a new long password')).stage).toBe('full');
+  });
+});
+
+describe('TOTP enrolment', () => {
+  it('stores the secret encrypted; a wrong code does not enrol; enrolling twice is refused', async () => {
+    const user = await withPassword();
+    expect(await refusal(users().confirmTotpEnrolment(user.userId, '123456'))).toMatchObject({ message: messages.totpEnrolmentNotStarted });
+    const { secret } = await users().beginTotpEnrolment(user.userId);
+    const row = await gateway.database.db.selectFrom('users').select('totpSecretEncrypted').where('id', '=', user.userId).executeTakeFirstOrThrow();
+    expect(row.totpSecretEncrypted).toMatch(/^v1:/);
+    expect(row.totpSecretEncrypted).not.toContain(secret);
+    expect(await refusal(users().confirmTotpEnrolment(user.userId, '000000'))).toMatchObject({ message: messages.totpCodeInvalid });
+    await users().confirmTotpEnrolment(user.userId, codeFor(secret));
+    expect(await refusal(users().beginTotpEnrolment(user.userId))).toMatchObject({ message: messages.totpAlreadyEnrolled });
+  });
+});

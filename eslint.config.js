@@ -4,7 +4,15 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 /** Files that speak HTTP: routes, the app, and the HTTP plumbing. */
-const HTTP_FILES = ['src/app.ts', 'src/**/routes.ts', 'src/**/adminRoutes.ts', 'src/platform/http.ts', 'src/platform/adminAuth.ts', 'src/accounts/auth.ts'];
+const HTTP_FILES = [
+  'src/app.ts',
+  'src/**/routes.ts',
+  'src/**/routes.tsx',
+  'src/**/adminRoutes.ts',
+  'src/platform/http.ts',
+  'src/platform/adminAuth.ts',
+  'src/accounts/auth.ts',
+];
 /** Files that may hold SQL: repositories and the database plumbing. */
 const SQL_FILES = ['src/**/repository.ts', 'src/**/*Repository.ts', 'src/platform/database.ts', 'src/platform/precompiled.ts', 'src/platform/postgresPool.ts'];
 /** Query-building calls of Kysely: only repositories build queries. */
@@ -40,7 +48,7 @@ export default tseslint.config(
   },
   // Layering (README: Layout): HTTP only at the edge, SQL only in repositories, the provider behind src/provider/.
   {
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
     ignores: [...HTTP_FILES, ...SQL_FILES],
     rules: {
       'no-restricted-syntax': ['error', { selector: QUERY_BUILDING, message: SQL_ONLY_IN_REPOSITORIES }],

@@ -10,11 +10,21 @@ import { infractionAdminRoutes } from './infractions/adminRoutes.js';
 import { infractionRoutes } from './infractions/routes.js';
 import { refundRoutes } from './refunds/routes.js';
 import { userAdminRoutes } from './users/adminRoutes.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 import { ledgerAdminRoutes } from './ledger/adminRoutes.js';
 import { balanceRoutes } from './ledger/routes.js';
 import { adminAuthentication } from './platform/adminAuth.js';
 import { InvalidRequestError, RateLimitedError } from './errors.js';
-import { answerClientError, hasUtf8Charset, inspectBody, MAX_BODY_DEPTH, registerErrorHandling, requestIdOf, SocketBudget } from './platform/http.js';
+import {
+  answerClientError,
+  hasUtf8Charset,
+  inspectBody,
+  MAX_BODY_DEPTH,
+  registerErrorHandling,
+  requestIdOf,
+  requestLogView,
+  SocketBudget,
+} from './platform/http.js';
 import { messages } from './messages.js';
 import './platform/validation.js';
 import { operationsRoutes } from './operations/routes.js';
@@ -44,7 +54,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         ? false
         : {
             level: config.logLevel,
-            redact: { paths: ['req.headers.authorization', 'req.headers["x-forwarded-for"]'], censor: '[redacted]' },
+            redact: { paths: ['req.headers.authorization', 'req.headers["x-forwarded-for"]', 'req.headers.cookie'], censor: '[redacted]' },
+            // An invitation's one-time token is in its link: never in the logs.
+            serializers: { req: requestLogView },
             ...(options.logger ? { stream: options.logger } : {}),
           },
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
@@ -171,6 +183,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       { prefix: '/sandbox/v1' },
     );
   }
+  await app.register(dashboardRoutes(services), { prefix: '/dashboard' });
   await app.register(
     async (admin) => {
       admin.addHook('onRequest', adminAuthentication(config.adminToken));

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pino from 'pino';
 import { buildApp } from './app.js';
@@ -9,8 +10,8 @@ import { migrate, openDatabase } from './platform/database.js';
 import { createServices, type Services } from './services.js';
 import { startWorkers } from './worker.js';
 
-/** First start of an empty database: a demo merchant with approved KYC and one API key. */
-async function bootstrapDemoMerchant(services: Services): Promise<{ accountId: string; apiKey: string } | null> {
+/** First start of an empty database: a demo merchant with approved KYC, one API key and a dashboard owner. */
+async function bootstrapDemoMerchant(services: Services): Promise<{ accountId: string; apiKey: string; ownerEmail: string; ownerPassword: string } | null> {
   if (await services.accounts.anyExists()) return null;
   const account = await services.accounts.createAccount({
     name: 'Loja Demo',
@@ -22,7 +23,10 @@ async function bootstrapDemoMerchant(services: Services): Promise<{ accountId: s
     kycStatus: 'approved',
   });
   const key = await services.accounts.createApiKey(account.id);
-  return { accountId: account.id, apiKey: key.apiKey };
+  const ownerEmail = 'demo@example.com';
+  const ownerPassword = randomBytes(12).toString('base64url');
+  await services.users.createWithPassword(account.id, { email: ownerEmail, role: 'owner' }, ownerPassword);
+  return { accountId: account.id, apiKey: key.apiKey, ownerEmail, ownerPassword };
 }
 
 /** Logs the connections the database server drops; the pool replaces them on the next query. */
@@ -93,7 +97,10 @@ async function serve(environment: Environment): Promise<void> {
     const kept = config.database.kind === 'embedded' ? `; kept in ${join(config.database.dataDir, 'secrets.json')}` : '';
     lines.push(`Admin token (shown once${kept}): ${config.adminToken}`);
   }
-  if (demo) lines.push(`Demo merchant ${demo.accountId} — API key (shown once): ${demo.apiKey}`);
+  if (demo) {
+    lines.push(`Demo merchant ${demo.accountId} — API key (shown once): ${demo.apiKey}`);
+    lines.push(`Dashboard: ${config.publicBaseUrl}/dashboard — sign in as ${demo.ownerEmail} with password ${demo.ownerPassword} (shown once)`);
+  }
   lines.push(`API reference: ${config.publicBaseUrl}/docs`);
   process.stdout.write(`\n${lines.join('\n')}\n\n`);
 

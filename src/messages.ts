@@ -109,6 +109,11 @@ export const messages = {
   totpEnrolmentNotStarted: 'Inicie a ativação da verificação em duas etapas antes de confirmar.',
   currentPasswordWrong: 'Senha atual incorreta.',
   sessionRequired: 'Sessão encerrada. Entre novamente.',
+  formExpired: 'Formulário expirado ou inválido. Recarregue a página e tente de novo.',
+  passwordChanged: 'Senha trocada. As outras sessões foram encerradas.',
+  passwordDefined: 'Senha definida. Entre com seu e-mail e a nova senha.',
+  totpEnrolled: 'Verificação em duas etapas ativada.',
+  pageNotFound: 'Página não encontrada.',
 
   // Recipients: POST /v1/recipients in validation order, the list, the operator's review.
   // The pixKey / pixKeyType / recipientId texts are the spec's for /v1/withdraw too: one message each.

@@ -48,6 +48,7 @@ let base = '';
 let apiKey = '';
 let adminToken = '';
 let demoAccountId = '';
+let owner = { email: '', password: '' };
 let server: ReturnType<typeof run>;
 let receiver: Receiver;
 
@@ -60,6 +61,8 @@ beforeAll(async () => {
   const demo = await server.waitFor(/Demo merchant ([0-9a-f-]{36}) — API key \(shown once\): (svck_[0-9a-f]{64})/);
   demoAccountId = demo[1] ?? '';
   apiKey = demo[2] ?? '';
+  const dashboard = await server.waitFor(/Dashboard: \S+\/dashboard — sign in as (\S+) with password (\S+) \(shown once\)/);
+  owner = { email: dashboard[1] ?? '', password: dashboard[2] ?? '' };
   adminToken = (await server.waitFor(/Admin token \(shown once; kept in .*secrets\.json\): (adm_[0-9a-f]+)/))[1] ?? '';
 }, 90_000);
 
@@ -85,6 +88,29 @@ describe('npm start on a fresh machine', { timeout: 120_000 }, () => {
     expect(apiKey).toMatch(/^svck_[0-9a-f]{64}$/);
     expect(adminToken).toMatch(/^adm_/);
     expect(statSync(join(dataDir, 'secrets.json')).mode & 0o077).toBe(0);
+  });
+
+  it('prints the demo owner, who signs in to the dashboard with that password', async () => {
+    expect(owner.email).toBe('demo@example.com');
+    const form = await fetch(`${base}/dashboard/entrar`);
+    const csrfCookie = (form.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const csrfToken = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
+    const signedIn = await fetch(`${base}/dashboard/entrar`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie },
+      body: new URLSearchParams({ _csrf: csrfToken, email: owner.email, password: owner.password }).toString(),
+      redirect: 'manual',
+    });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('location')).toBe('/dashboard');
+    const session =
+      signedIn.headers
+        .getSetCookie()
+        .find((cookie) => cookie.startsWith('svc_session='))
+        ?.split(';')[0] ?? '';
+    const home = await fetch(`${base}/dashboard`, { headers: { cookie: session }, redirect: 'manual' });
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain('<h1>Início</h1>');
   });
 
   it('runs the README walk-through: webhook, charge, payment, balance, withdrawals to the holder and to a recipient, a refund, a MED case', async () => {

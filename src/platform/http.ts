@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ZodError } from 'zod';
 import { messages } from '../messages.js';
@@ -146,4 +146,15 @@ export function inspectBody(body: unknown): 'ok' | 'invalid_text' | 'too_deep' {
     }
   }
   return 'ok';
+}
+
+/** A request as its log lines show it: the invitation token of a dashboard link replaced. */
+export function requestLogView(request: FastifyRequest): Record<string, unknown> {
+  return {
+    method: request.method,
+    url: request.url.replace(/\/dashboard\/convite\/[^/?#]+/, '/dashboard/convite/[redacted]'),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket.remotePort,
+  };
 }

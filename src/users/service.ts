@@ -45,17 +45,28 @@ export class UserService {
 
   /** Invites a user to an account (the operator, or an owner); the link is good once, for 72 h. */
   async invite(accountId: string, input: { email: string; role: UserRole }): Promise<{ userId: string; inviteUrl: string }> {
+    const { userId, token } = await this.createInvitation(accountId, input);
+    return { userId, inviteUrl: `${this.config.publicBaseUrl}/dashboard/convite/${token}` };
+  }
+
+  /** A user with a password at once (the demo owner of the first start), through the same invitation. */
+  async createWithPassword(accountId: string, input: { email: string; role: UserRole }, password: string): Promise<UserRow> {
+    const { token } = await this.createInvitation(accountId, input);
+    return this.acceptInvite(token, password);
+  }
+
+  private async createInvitation(accountId: string, input: { email: string; role: UserRole }): Promise<{ userId: string; token: string }> {
     await this.accounts.getAccount(accountId);
     const email = input.email.trim();
     if (await repository.findUserByEmail(this.db, email)) throw new InvalidStateError(messages.userEmailTaken);
     const token = newToken();
     const at = this.clock.now();
-    const user = await this.db.transaction().execute(async (tx) => {
+    const userId = await this.db.transaction().execute(async (tx) => {
       const created = await repository.insertUser(tx, { id: newId(), accountId, email, role: input.role, at });
       await repository.insertInvite(tx, { tokenHash: sha256(token), userId: created.id, expiresAt: new Date(at.getTime() + INVITE_TTL_MS), at });
-      return created;
+      return created.id;
     });
-    return { userId: user.id, inviteUrl: `${this.config.publicBaseUrl}/dashboard/convite/${token}` };
+    return { userId, token };
   }
 
   /** The invited user chooses a password; the invitation is used up. */
@@ -122,6 +133,14 @@ export class UserService {
     if (user.totpEnrolledAt) throw new InvalidStateError(messages.totpAlreadyEnrolled);
     const secret = new Secret({ size: 20 });
     await repository.updateUser(this.db, userId, { totpSecretEncrypted: encryptSecret(secret.base32, this.config.secretKey) }, this.clock.now());
+    return { secret: secret.base32, uri: this.totpFor(user.email, secret).toString() };
+  }
+
+  /** The enrolment begun and not yet confirmed, if any: its secret and URI, shown again until confirmed. */
+  async pendingTotpEnrolment(userId: string): Promise<{ secret: string; uri: string } | null> {
+    const user = await this.requireUser(userId);
+    if (user.totpEnrolledAt || !user.totpSecretEncrypted) return null;
+    const secret = Secret.fromBase32(decryptSecret(user.totpSecretEncrypted, this.config.secretKey));
     return { secret: secret.base32, uri: this.totpFor(user.email, secret).toString() };
   }
 

@@ -31,6 +31,30 @@ describe('logs and unexpected failures', () => {
     expect(logs).not.toContain(document);
   });
 
+  it('never write an invitation token, a session cookie or a dashboard password', async () => {
+    const invited = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/users`, { email: 'logs@example.com', role: 'viewer' });
+    const token = String(invited.body.inviteUrl).split('/').at(-1) ?? '';
+    expect(token.length).toBeGreaterThan(40);
+    const path = new URL(String(invited.body.inviteUrl)).pathname;
+    const page = await fetch(`${gateway.url}${path}`);
+    const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+    const password = 'uma senha longa de teste';
+    const accepted = await fetch(`${gateway.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      body: new URLSearchParams({ _csrf: csrf, password }).toString(),
+      redirect: 'manual',
+    });
+    expect(accepted.status).toBe(303);
+    const signedIn = await gateway.services.users.signIn('logs@example.com', password);
+    await fetch(`${gateway.url}/dashboard`, { headers: { cookie: `svc_session=${signedIn.sessionToken}` } });
+    expect(logs).toContain('/dashboard/convite/[redacted]');
+    expect(logs).not.toContain(token);
+    expect(logs).not.toContain(signedIn.sessionToken);
+    expect(logs).not.toContain(password);
+  });
+
   it('answer 500 with a generic message and keep the details in the log only', async () => {
     await sql`DROP TABLE rate_counters`.execute(gateway.database.db);
     const reply = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });

@@ -1,0 +1,33 @@
+/** The dashboard's one stylesheet (DESIGN.md §2: our own small CSS, served by the gateway, no CDN). */
+export const DASHBOARD_CSS = `
+:root { color-scheme: light; --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; --accent: #0b5cad; --bad: #a40e26; --ok: #116329; --bg: #f6f8fa; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
+a { color: var(--accent); }
+header { background: #fff; border-bottom: 1px solid var(--line); }
+header nav { max-width: 64rem; margin: 0 auto; padding: .5rem 1rem; display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: center; }
+header nav .brand { font-weight: 700; margin-right: auto; }
+header nav a, header nav button { padding: .5rem .25rem; }
+main { max-width: 64rem; margin: 0 auto; padding: 1rem; }
+h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
+h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
+form.stack { display: grid; gap: .75rem; max-width: 24rem; background: #fff; padding: 1rem; border: 1px solid var(--line); border-radius: 6px; }
+label { display: grid; gap: .25rem; font-weight: 600; }
+input { font: inherit; padding: .5rem; border: 1px solid #8c959f; border-radius: 4px; }
+input:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
+button { font: inherit; cursor: pointer; padding: .5rem 1rem; border-radius: 4px; border: 1px solid var(--accent); background: var(--accent); color: #fff; }
+button.link { background: none; border: none; color: var(--accent); text-decoration: underline; padding: .5rem .25rem; }
+.alert { padding: .75rem 1rem; border-radius: 4px; border: 1px solid var(--bad); color: var(--bad); background: #fff; }
+.notice { padding: .75rem 1rem; border-radius: 4px; border: 1px solid var(--ok); color: var(--ok); background: #fff; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(12rem, 1fr)); gap: .75rem; }
+.card { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 1rem; }
+.card .label { color: var(--muted); font-size: .9rem; }
+.card .value { font-size: 1.4rem; font-weight: 700; }
+table { width: 100%; border-collapse: collapse; background: #fff; }
+th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); }
+.table-wrap { overflow-x: auto; }
+.muted { color: var(--muted); }
+code.secret { display: inline-block; word-break: break-all; background: #fff; border: 1px solid var(--line); padding: .25rem .5rem; }
+.skip { position: absolute; left: -999px; }
+.skip:focus { left: 1rem; top: .5rem; background: #fff; padding: .5rem; }
+`;

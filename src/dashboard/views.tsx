@@ -1,0 +1,268 @@
+import type { Children } from '@kitajs/html';
+import { formatBrl } from '../pix/money.js';
+
+/** Dates as a person in Brazil reads them (DESIGN.md §10: America/Sao_Paulo). */
+const dateFormat = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'short' });
+const formatDate = (at: Date | number): string => dateFormat.format(typeof at === 'number' ? new Date(at) : at);
+
+/** What every page knows of the request: the signed-in user (none on the sign-in pages) and the form token. */
+export type PageContext = { csrfToken: string; user?: { email: string; role: string } | undefined };
+
+const CsrfField = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
+
+function Layout(props: { title: string; context: PageContext; children?: Children }) {
+  return (
+    <>
+      {'<!doctype html>'}
+      <html lang="pt-BR">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title safe>{`${props.title} · Painel PIX`}</title>
+          <link rel="stylesheet" href="/dashboard/assets/app.css" />
+        </head>
+        <body>
+          <a class="skip" href="#conteudo">
+            Pular para o conteúdo
+          </a>
+          <header>
+            <nav aria-label="Principal">
+              <span class="brand">Painel PIX</span>
+              {props.context.user ? (
+                <>
+                  <a href="/dashboard">Início</a>
+                  <a href="/dashboard/seguranca">Segurança</a>
+                  <form method="post" action="/dashboard/sair">
+                    <CsrfField token={props.context.csrfToken} />
+                    <button type="submit" class="link">
+                      Sair
+                    </button>
+                  </form>
+                </>
+              ) : (
+                ''
+              )}
+            </nav>
+          </header>
+          <main id="conteudo">{props.children}</main>
+        </body>
+      </html>
+    </>
+  );
+}
+
+const Alert = ({ message }: { message?: string | undefined }) =>
+  message ? (
+    <p class="alert" role="alert" safe>
+      {message}
+    </p>
+  ) : (
+    ''
+  );
+
+const Notice = ({ message }: { message?: string | undefined }) =>
+  message ? (
+    <p class="notice" role="status" safe>
+      {message}
+    </p>
+  ) : (
+    ''
+  );
+
+export function SignInPage(props: { context: PageContext; error?: string | undefined; notice?: string | undefined; email?: string | undefined }) {
+  return (
+    <Layout title="Entrar" context={props.context}>
+      <h1>Entrar</h1>
+      <Notice message={props.notice} />
+      <Alert message={props.error} />
+      <form class="stack" method="post" action="/dashboard/entrar">
+        <CsrfField token={props.context.csrfToken} />
+        <label>
+          E-mail
+          <input type="email" name="email" autocomplete="username" required value={props.email ?? ''} />
+        </label>
+        <label>
+          Senha
+          <input type="password" name="password" autocomplete="current-password" required />
+        </label>
+        <button type="submit">Entrar</button>
+      </form>
+    </Layout>
+  );
+}
+
+export function CodePage(props: { context: PageContext; error?: string | undefined }) {
+  return (
+    <Layout title="Código de verificação" context={props.context}>
+      <h1>Código de verificação</h1>
+      <p>Digite o código de 6 dígitos do seu aplicativo autenticador.</p>
+      <Alert message={props.error} />
+      <form class="stack" method="post" action="/dashboard/entrar/codigo">
+        <CsrfField token={props.context.csrfToken} />
+        <label>
+          Código
+          <input name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required />
+        </label>
+        <button type="submit">Confirmar</button>
+      </form>
+    </Layout>
+  );
+}
+
+export function InvitePage(props: { context: PageContext; token: string; error?: string | undefined }) {
+  return (
+    <Layout title="Criar senha" context={props.context}>
+      <h1>Bem-vindo ao painel</h1>
+      <p>Escolha uma senha de 12 a 128 caracteres para entrar.</p>
+      <Alert message={props.error} />
+      <form class="stack" method="post" action={`/dashboard/convite/${props.token}`}>
+        <CsrfField token={props.context.csrfToken} />
+        <label>
+          Nova senha
+          <input type="password" name="password" autocomplete="new-password" minlength="12" maxlength="128" required />
+        </label>
+        <button type="submit">Definir senha</button>
+      </form>
+    </Layout>
+  );
+}
+
+export type HomeData = {
+  balance: { available: number; blocked: number; withdrawable: number };
+  transactions: { transactionId: string; type: string; amountCents: number; status: string; createdAt: number }[];
+};
+
+const TYPE_NAMES: Record<string, string> = { pix_in: 'Cobrança', withdrawal: 'Saque' };
+
+export function HomePage(props: { context: PageContext; data: HomeData }) {
+  const { balance, transactions } = props.data;
+  return (
+    <Layout title="Início" context={props.context}>
+      <h1>Início</h1>
+      <section aria-labelledby="saldo" class="cards">
+        <h2 id="saldo" class="skip">
+          Saldo
+        </h2>
+        <div class="card">
+          <div class="label">Disponível</div>
+          <div class="value" safe>
+            {formatBrl(balance.available)}
+          </div>
+        </div>
+        <div class="card">
+          <div class="label">Bloqueado</div>
+          <div class="value" safe>
+            {formatBrl(balance.blocked)}
+          </div>
+        </div>
+        <div class="card">
+          <div class="label">Sacável</div>
+          <div class="value" safe>
+            {formatBrl(balance.withdrawable)}
+          </div>
+        </div>
+      </section>
+      <h2>Últimas transações</h2>
+      {transactions.length === 0 ? (
+        <p class="muted">Nenhuma transação ainda. Crie uma cobrança pela API (POST /v1/pix) e ela aparece aqui.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Data</th>
+                <th scope="col">Tipo</th>
+                <th scope="col">Valor</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {transactions.map((row) => (
+                <tr>
+                  <td safe>{formatDate(row.createdAt)}</td>
+                  <td safe>{TYPE_NAMES[row.type] ?? row.type}</td>
+                  <td safe>{formatBrl(row.amountCents)}</td>
+                  <td safe>{row.status}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Layout>
+  );
+}
+
+export type SecurityData = {
+  totpEnrolled: boolean;
+  /** While enrolling: the secret as text and its QR image (PNG data URL). */
+  enrolment?: { secret: string; qrDataUrl: string } | undefined;
+};
+
+export function SecurityPage(props: { context: PageContext; data: SecurityData; error?: string | undefined; notice?: string | undefined }) {
+  const { data } = props;
+  return (
+    <Layout title="Segurança" context={props.context}>
+      <h1>Segurança</h1>
+      <Notice message={props.notice} />
+      <Alert message={props.error} />
+      <h2>Verificação em duas etapas</h2>
+      {data.totpEnrolled ? (
+        <p>Ativa. Um código do aplicativo autenticador é pedido ao entrar.</p>
+      ) : data.enrolment ? (
+        <>
+          <p>Leia o QR com o aplicativo autenticador (ou digite a chave) e confirme com o código que ele mostrar.</p>
+          <img src={data.enrolment.qrDataUrl} width="200" height="200" alt="QR para o aplicativo autenticador" />
+          <p>
+            Chave:{' '}
+            <code class="secret" safe>
+              {data.enrolment.secret}
+            </code>
+          </p>
+          <form class="stack" method="post" action="/dashboard/seguranca/totp/confirmar">
+            <CsrfField token={props.context.csrfToken} />
+            <label>
+              Código
+              <input name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required />
+            </label>
+            <button type="submit">Ativar</button>
+          </form>
+        </>
+      ) : (
+        <form method="post" action="/dashboard/seguranca/totp/iniciar">
+          <CsrfField token={props.context.csrfToken} />
+          <p>Sem ela, não é possível criar chaves de API, gerenciar webhooks nem sacar pelo painel.</p>
+          <button type="submit">Ativar verificação em duas etapas</button>
+        </form>
+      )}
+      <h2>Senha</h2>
+      <form class="stack" method="post" action="/dashboard/seguranca/senha">
+        <CsrfField token={props.context.csrfToken} />
+        <label>
+          Senha atual
+          <input type="password" name="current" autocomplete="current-password" required />
+        </label>
+        <label>
+          Nova senha
+          <input type="password" name="next" autocomplete="new-password" minlength="12" maxlength="128" required />
+        </label>
+        <button type="submit">Trocar senha</button>
+      </form>
+      <p class="muted">Trocar a senha encerra as suas outras sessões.</p>
+    </Layout>
+  );
+}
+
+export function ErrorPage(props: { context: PageContext; title: string; message: string }) {
+  return (
+    <Layout title={props.title} context={props.context}>
+      <h1 safe>{props.title}</h1>
+      <p class="alert" role="alert" safe>
+        {props.message}
+      </p>
+      <p>
+        <a href="/dashboard">Voltar ao início</a>
+      </p>
+    </Layout>
+  );
+}

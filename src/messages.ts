@@ -109,6 +109,8 @@ export const messages = {
   totpEnrolmentNotStarted: 'Inicie a ativação da verificação em duas etapas antes de confirmar.',
   currentPasswordWrong: 'Senha atual incorreta.',
   sessionRequired: 'Sessão encerrada. Entre novamente.',
+  roleNotAllowed: (role: string) => `Seu papel (${role}) não permite esta ação.`,
+  totpRequired: 'Ative a verificação em duas etapas em Segurança para continuar.',
   formExpired: 'Formulário expirado ou inválido. Recarregue a página e tente de novo.',
   passwordChanged: 'Senha trocada. As outras sessões foram encerradas.',
   passwordDefined: 'Senha definida. Entre com seu e-mail e a nova senha.',

@@ -52,6 +52,17 @@ export function findApiKey(db: Executor, keyId: string) {
   return db.selectFrom('apiKeys').select(['id', 'accountId', 'prefix', 'ipAllowlist', 'createdAt', 'revokedAt']).where('id', '=', keyId).executeTakeFirst();
 }
 
+/** An account's keys, newest first (the dashboard's list: public prefix, creation, revocation). */
+export function listApiKeys(db: Executor, accountId: string) {
+  return db
+    .selectFrom('apiKeys')
+    .select(['id', 'prefix', 'createdAt', 'revokedAt'])
+    .where('accountId', '=', accountId)
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
 export async function revokeApiKey(db: Executor, keyId: string, at: Date): Promise<void> {
   await db.updateTable('apiKeys').set({ revokedAt: at }).where('id', '=', keyId).where('revokedAt', 'is', null).execute();
 }

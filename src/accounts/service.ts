@@ -158,8 +158,15 @@ export class AccountService {
     return { keyId, apiKey, prefix };
   }
 
-  async revokeApiKey(keyId: string): Promise<void> {
-    await this.requireApiKey(keyId);
+  /** The account's keys, newest first. */
+  listApiKeys(accountId: string) {
+    return repository.listApiKeys(this.db, accountId);
+  }
+
+  /** Revokes a key; with `accountId`, only one of that account's (another's is not found). */
+  async revokeApiKey(keyId: string, accountId?: string): Promise<void> {
+    const key = await this.requireApiKey(keyId);
+    if (accountId && key.accountId !== accountId) throw new NotFoundError(messages.apiKeyNotFound);
     await repository.revokeApiKey(this.db, keyId, this.clock.now());
     this.keyCache.clear(); // entries are keyed by hash, not id; revocations are rare
   }

@@ -3,12 +3,14 @@ import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import QRCode from 'qrcode';
-import { DomainError, httpStatusOf } from '../errors.js';
+import { DomainError, httpStatusOf, NotFoundError } from '../errors.js';
+import { isId } from '../platform/ids.js';
 import { messages } from '../messages.js';
 import type { Services } from '../services.js';
 import type { SessionUser } from '../users/service.js';
 import { DASHBOARD_CSS } from './styles.js';
-import { CodePage, ErrorPage, HomePage, InvitePage, SecurityPage, SignInPage, type PageContext, type SecurityData } from './views.js';
+import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
+import { ApiKeysPage, CodePage, ErrorPage, HomePage, InvitePage, SecurityPage, SignInPage, type PageContext, type SecurityData } from './views.js';
 
 const SESSION_COOKIE = 'svc_session';
 
@@ -37,9 +39,9 @@ type Page = JSX.Element;
  * whose hash is the session row; every form carries a CSRF token.
  */
 export const dashboardRoutes =
-  (services: Pick<Services, 'users' | 'ledger' | 'transactions' | 'config'>) =>
+  (services: Pick<Services, 'users' | 'ledger' | 'transactions' | 'accounts' | 'config'>) =>
   async (app: FastifyInstance): Promise<void> => {
-    const { users, ledger, transactions, config } = services;
+    const { users, ledger, transactions, accounts, config } = services;
     const secure = config.publicBaseUrl.startsWith('https://');
     await app.register(formbody);
     await app.register(cookie);
@@ -229,5 +231,54 @@ export const dashboardRoutes =
       );
       if (!ok) return reply;
       return send(reply, <SecurityPage context={contextOf(reply, user)} data={data} notice={messages.passwordChanged} />);
+    });
+
+    const keysPage = async (reply: FastifyReply, user: SessionUser, extra: { created?: string; error?: string } = {}, status = 200) => {
+      const keys = (await accounts.listApiKeys(user.accountId)).map((key) => ({
+        keyId: key.id,
+        prefix: key.prefix,
+        createdAt: key.createdAt,
+        revokedAt: key.revokedAt,
+      }));
+      const data = { keys, mayManage: mayDo(user.role, 'keys'), totpEnrolled: user.totpEnrolled, created: extra.created };
+      return send(reply, <ApiKeysPage context={contextOf(reply, user)} data={data} error={extra.error} />, status);
+    };
+
+    app.get('/chaves', async (request, reply) => {
+      const user = await signedIn(request, reply);
+      if (!user) return reply;
+      return keysPage(reply, user);
+    });
+
+    app.post('/chaves', { preHandler: checkCsrf }, async (request, reply) => {
+      const user = await signedIn(request, reply);
+      if (!user) return reply;
+      let created = '';
+      const ok = await attempt(
+        reply,
+        async () => {
+          assertMayDo(user, 'keys');
+          assertTotpEnrolled(user);
+          created = (await accounts.createApiKey(user.accountId)).apiKey;
+        },
+        (error) => <ErrorPage context={contextOf(reply, user)} title="Chaves de API" message={error} />,
+      );
+      return ok ? keysPage(reply, user, { created }) : reply;
+    });
+
+    app.post('/chaves/:keyId/revogar', { preHandler: checkCsrf }, async (request, reply) => {
+      const user = await signedIn(request, reply);
+      if (!user) return reply;
+      const keyId = field(request.params, 'keyId');
+      const ok = await attempt(
+        reply,
+        async () => {
+          assertMayDo(user, 'keys');
+          if (!isId(keyId)) throw new NotFoundError(messages.apiKeyNotFound);
+          await accounts.revokeApiKey(keyId, user.accountId);
+        },
+        (error) => <ErrorPage context={contextOf(reply, user)} title="Chaves de API" message={error} />,
+      );
+      return ok ? redirect(reply, '/dashboard/chaves') : reply;
     });
   };

@@ -31,6 +31,7 @@ function Layout(props: { title: string; context: PageContext; children?: Childre
               {props.context.user ? (
                 <>
                   <a href="/dashboard">Início</a>
+                  <a href="/dashboard/chaves">Chaves de API</a>
                   <a href="/dashboard/seguranca">Segurança</a>
                   <form method="post" action="/dashboard/sair">
                     <CsrfField token={props.context.csrfToken} />
@@ -263,6 +264,94 @@ export function ErrorPage(props: { context: PageContext; title: string; message:
       <p>
         <a href="/dashboard">Voltar ao início</a>
       </p>
+    </Layout>
+  );
+}
+
+export type ApiKeysData = {
+  keys: { keyId: string; prefix: string; createdAt: Date; revokedAt: Date | null }[];
+  /** The role may create and revoke keys. */
+  mayManage: boolean;
+  totpEnrolled: boolean;
+  /** A key just created: its full secret, shown this once. */
+  created?: string | undefined;
+};
+
+export function ApiKeysPage(props: { context: PageContext; data: ApiKeysData; error?: string | undefined }) {
+  const { data } = props;
+  return (
+    <Layout title="Chaves de API" context={props.context}>
+      <h1>Chaves de API</h1>
+      <p>
+        Use a chave no cabeçalho <code>Authorization: Bearer &lt;chave&gt;</code>. A referência da API está em <a href="/docs">/docs</a>.
+      </p>
+      <Alert message={props.error} />
+      {data.created ? (
+        <div class="notice" role="status">
+          <p>Chave criada. Copie agora: ela não será mostrada de novo.</p>
+          <p>
+            <code class="secret" safe>
+              {data.created}
+            </code>
+          </p>
+        </div>
+      ) : (
+        ''
+      )}
+      {data.mayManage ? (
+        data.totpEnrolled ? (
+          <form method="post" action="/dashboard/chaves">
+            <CsrfField token={props.context.csrfToken} />
+            <button type="submit">Criar chave</button>
+          </form>
+        ) : (
+          <p>
+            Para criar chaves, ative a verificação em duas etapas em <a href="/dashboard/seguranca">Segurança</a>.
+          </p>
+        )
+      ) : (
+        <p class="muted">Seu papel permite ver as chaves, não criá-las nem revogá-las.</p>
+      )}
+      <h2>Chaves da conta</h2>
+      {data.keys.length === 0 ? (
+        <p class="muted">Nenhuma chave ainda.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Prefixo</th>
+                <th scope="col">Criada em</th>
+                <th scope="col">Situação</th>
+                <th scope="col">Ação</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.keys.map((key) => (
+                <tr>
+                  <td>
+                    <code safe>{key.prefix}</code>
+                  </td>
+                  <td safe>{formatDate(key.createdAt)}</td>
+                  <td>{key.revokedAt ? `Revogada em ${formatDate(key.revokedAt)}` : 'Ativa'}</td>
+                  <td>
+                    {data.mayManage && !key.revokedAt ? (
+                      <form method="post" action={`/dashboard/chaves/${key.keyId}/revogar`}>
+                        <CsrfField token={props.context.csrfToken} />
+                        <button type="submit" class="link" aria-label={`Revogar a chave ${key.prefix}`}>
+                          Revogar
+                        </button>
+                      </form>
+                    ) : (
+                      ''
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
     </Layout>
   );
 }

@@ -55,6 +55,7 @@ const SAMPLES: { [K in FunctionKey]?: Arguments<K>[] } = {
   chargeNotCancellable: [['paid']],
   qrFormatInvalid: [['jpg']],
   userRoleInvalid: [['admin']],
+  roleNotAllowed: [['viewer']],
   refundChargeNotPaid: [['pending']],
   refundAboveRemainder: [[123_456]],
   refundNotProcessing: [['refunded']],

@@ -111,6 +111,8 @@ export const messages = {
   sessionRequired: 'Sessão encerrada. Entre novamente.',
   roleNotAllowed: (role: string) => `Seu papel (${role}) não permite esta ação.`,
   totpRequired: 'Ative a verificação em duas etapas em Segurança para continuar.',
+  webhookEndpointDeleted: 'URL excluída. As entregas pendentes para ela foram canceladas.',
+  webhookResendQueued: 'Reenvio agendado: a entrega sai em instantes, com o mesmo id de evento.',
   formExpired: 'Formulário expirado ou inválido. Recarregue a página e tente de novo.',
   passwordChanged: 'Senha trocada. As outras sessões foram encerradas.',
   passwordDefined: 'Senha definida. Entre com seu e-mail e a nova senha.',

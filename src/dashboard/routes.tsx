@@ -10,7 +10,18 @@ import type { Services } from '../services.js';
 import type { SessionUser } from '../users/service.js';
 import { DASHBOARD_CSS } from './styles.js';
 import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
-import { ApiKeysPage, CodePage, ErrorPage, HomePage, InvitePage, SecurityPage, SignInPage, type PageContext, type SecurityData } from './views.js';
+import {
+  ApiKeysPage,
+  WebhooksPage,
+  CodePage,
+  ErrorPage,
+  HomePage,
+  InvitePage,
+  SecurityPage,
+  SignInPage,
+  type PageContext,
+  type SecurityData,
+} from './views.js';
 
 const SESSION_COOKIE = 'svc_session';
 
@@ -39,9 +50,9 @@ type Page = JSX.Element;
  * whose hash is the session row; every form carries a CSRF token.
  */
 export const dashboardRoutes =
-  (services: Pick<Services, 'users' | 'ledger' | 'transactions' | 'accounts' | 'config'>) =>
+  (services: Pick<Services, 'users' | 'ledger' | 'transactions' | 'accounts' | 'webhooks' | 'config'>) =>
   async (app: FastifyInstance): Promise<void> => {
-    const { users, ledger, transactions, accounts, config } = services;
+    const { users, ledger, transactions, accounts, webhooks, config } = services;
     const secure = config.publicBaseUrl.startsWith('https://');
     await app.register(formbody);
     await app.register(cookie);
@@ -281,4 +292,79 @@ export const dashboardRoutes =
       );
       return ok ? redirect(reply, '/dashboard/chaves') : reply;
     });
+
+    const webhooksPage = async (
+      reply: FastifyReply,
+      user: SessionUser,
+      extra: { secret?: { url: string; value: string }; error?: string; notice?: string } = {},
+      status = 200,
+    ) => {
+      const [{ endpoints }, { attempts }] = await Promise.all([webhooks.listEndpoints(user.accountId), webhooks.listAttempts(user.accountId, { limit: 50 })]);
+      const data = { endpoints, attempts, mayManage: mayDo(user.role, 'webhooks'), totpEnrolled: user.totpEnrolled, secret: extra.secret };
+      return send(reply, <WebhooksPage context={contextOf(reply, user)} data={data} error={extra.error} notice={extra.notice} />, status);
+    };
+    /** Webhook changes: owner or developer, with TOTP; a refusal shows the page again with the API's message. */
+    const changeWebhooks = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      change: (user: SessionUser) => Promise<{ secret?: { url: string; value: string }; notice?: string } | undefined>,
+    ) => {
+      const user = await signedIn(request, reply);
+      if (!user) return reply;
+      let outcome: { secret?: { url: string; value: string }; notice?: string } | undefined;
+      try {
+        assertMayDo(user, 'webhooks');
+        assertTotpEnrolled(user);
+        outcome = await change(user);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        return webhooksPage(reply, user, { error: error.message }, httpStatusOf(error));
+      }
+      return webhooksPage(reply, user, outcome ?? {});
+    };
+
+    app.get('/webhooks', async (request, reply) => {
+      const user = await signedIn(request, reply);
+      if (!user) return reply;
+      return webhooksPage(reply, user);
+    });
+
+    app.post('/webhooks', { preHandler: checkCsrf }, async (request, reply) =>
+      changeWebhooks(request, reply, async (user) => {
+        const events = field(request.body, 'events')
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter(Boolean);
+        const created = await webhooks.registerEndpoint(user.accountId, { url: field(request.body, 'url').trim(), events });
+        return { secret: { url: created.url, value: created.secret } };
+      }),
+    );
+
+    app.post('/webhooks/:endpointId/rotacionar', { preHandler: checkCsrf }, async (request, reply) =>
+      changeWebhooks(request, reply, async (user) => {
+        const endpointId = field(request.params, 'endpointId');
+        if (!isId(endpointId)) throw new NotFoundError(messages.webhookEndpointNotFound);
+        const endpoint = await webhooks.getEndpoint(user.accountId, endpointId);
+        const rotated = await webhooks.rotateSecret(endpointId, undefined, user.accountId);
+        return { secret: { url: endpoint.url, value: rotated.secret } };
+      }),
+    );
+
+    app.post('/webhooks/:endpointId/excluir', { preHandler: checkCsrf }, async (request, reply) =>
+      changeWebhooks(request, reply, async (user) => {
+        const endpointId = field(request.params, 'endpointId');
+        if (!isId(endpointId)) throw new NotFoundError(messages.webhookEndpointNotFound);
+        await webhooks.deleteEndpoint(user.accountId, endpointId);
+        return { notice: messages.webhookEndpointDeleted };
+      }),
+    );
+
+    app.post('/webhooks/entregas/:deliveryId/reenviar', { preHandler: checkCsrf }, async (request, reply) =>
+      changeWebhooks(request, reply, async (user) => {
+        const deliveryId = field(request.params, 'deliveryId');
+        if (!isId(deliveryId)) throw new NotFoundError(messages.webhookDeliveryNotFound);
+        await webhooks.resend(deliveryId, user.accountId);
+        return { notice: messages.webhookResendQueued };
+      }),
+    );
   };

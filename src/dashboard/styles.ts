@@ -27,6 +27,10 @@ table { width: 100%; border-collapse: collapse; background: #fff; }
 th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); }
 .table-wrap { overflow-x: auto; }
 .muted { color: var(--muted); }
+pre { white-space: pre-wrap; word-break: break-all; background: #fff; border: 1px solid var(--line); padding: .5rem; }
+details { background: #fff; border: 1px solid var(--line); border-radius: 4px; padding: .5rem; margin: .25rem 0; }
+summary { cursor: pointer; }
+ul { padding-left: 1.25rem; }
 code.secret { display: inline-block; word-break: break-all; background: #fff; border: 1px solid var(--line); padding: .25rem .5rem; }
 .skip { position: absolute; left: -999px; }
 .skip:focus { left: 1rem; top: .5rem; background: #fff; padding: .5rem; }

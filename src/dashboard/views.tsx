@@ -32,6 +32,7 @@ function Layout(props: { title: string; context: PageContext; children?: Childre
                 <>
                   <a href="/dashboard">Início</a>
                   <a href="/dashboard/chaves">Chaves de API</a>
+                  <a href="/dashboard/webhooks">Webhooks</a>
                   <a href="/dashboard/seguranca">Segurança</a>
                   <form method="post" action="/dashboard/sair">
                     <CsrfField token={props.context.csrfToken} />
@@ -351,6 +352,135 @@ export function ApiKeysPage(props: { context: PageContext; data: ApiKeysData; er
             </tbody>
           </table>
         </div>
+      )}
+    </Layout>
+  );
+}
+
+export type WebhooksData = {
+  endpoints: { endpointId: string; url: string; events: string[]; createdAt: number; previousSecretExpiresAt: number | null }[];
+  attempts: {
+    deliveryId: string;
+    event: string;
+    eventId: string;
+    url: string;
+    attemptNumber: number;
+    attemptedAt: number;
+    durationMs: number;
+    httpStatus: number | null;
+    error: string | null;
+    payload: string;
+  }[];
+  mayManage: boolean;
+  totpEnrolled: boolean;
+  /** A secret just created or rotated, shown this once. */
+  secret?: { url: string; value: string } | undefined;
+};
+
+export function WebhooksPage(props: { context: PageContext; data: WebhooksData; error?: string | undefined; notice?: string | undefined }) {
+  const { data } = props;
+  const manage = data.mayManage && data.totpEnrolled;
+  return (
+    <Layout title="Webhooks" context={props.context}>
+      <h1>Webhooks</h1>
+      <p>Até 6 URLs HTTPS. Cada entrega é assinada (Standard Webhooks); o histórico guarda 60 dias de tentativas.</p>
+      <Notice message={props.notice} />
+      <Alert message={props.error} />
+      {data.secret ? (
+        <div class="notice" role="status">
+          <p safe>{`Segredo de assinatura de ${data.secret.url}. Copie agora: ele não será mostrado de novo.`}</p>
+          <p>
+            <code class="secret" safe>
+              {data.secret.value}
+            </code>
+          </p>
+        </div>
+      ) : (
+        ''
+      )}
+      {manage ? (
+        <form class="stack" method="post" action="/dashboard/webhooks">
+          <CsrfField token={props.context.csrfToken} />
+          <label>
+            URL
+            <input type="url" name="url" required maxlength="2048" placeholder="https://" />
+          </label>
+          <label>
+            Eventos (nomes ou categorias separados por vírgula; vazio = todos)
+            <input name="events" placeholder="cashin, transfer.paid" />
+          </label>
+          <button type="submit">Adicionar URL</button>
+        </form>
+      ) : data.mayManage ? (
+        <p>
+          Para gerenciar webhooks, ative a verificação em duas etapas em <a href="/dashboard/seguranca">Segurança</a>.
+        </p>
+      ) : (
+        <p class="muted">Seu papel permite ver os webhooks, não alterá-los.</p>
+      )}
+      <h2>URLs</h2>
+      {data.endpoints.length === 0 ? (
+        <p class="muted">Nenhuma URL cadastrada. Adicione uma para receber os eventos das suas cobranças e saques.</p>
+      ) : (
+        <ul>
+          {data.endpoints.map((endpoint) => (
+            <li>
+              <p>
+                <strong safe>{endpoint.url}</strong>
+                <br />
+                <span class="muted" safe>
+                  {endpoint.events.length === 0 ? 'Todos os eventos' : endpoint.events.join(', ')}
+                </span>
+              </p>
+              {manage ? (
+                <>
+                  <form method="post" action={`/dashboard/webhooks/${endpoint.endpointId}/rotacionar`}>
+                    <CsrfField token={props.context.csrfToken} />
+                    <button type="submit" class="link" aria-label={`Trocar o segredo de ${endpoint.url}`}>
+                      Trocar segredo
+                    </button>
+                  </form>
+                  <form method="post" action={`/dashboard/webhooks/${endpoint.endpointId}/excluir`}>
+                    <CsrfField token={props.context.csrfToken} />
+                    <button type="submit" class="link" aria-label={`Excluir ${endpoint.url}`}>
+                      Excluir
+                    </button>
+                  </form>
+                </>
+              ) : (
+                ''
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <h2>Histórico de entregas</h2>
+      {data.attempts.length === 0 ? (
+        <p class="muted">Nenhuma entrega ainda.</p>
+      ) : (
+        <ul>
+          {data.attempts.map((attempt) => (
+            <li>
+              <details>
+                <summary safe>
+                  {`${formatDate(attempt.attemptedAt)} · ${attempt.event} · tentativa ${attempt.attemptNumber} · ${
+                    attempt.httpStatus === null ? (attempt.error ?? 'sem resposta') : `HTTP ${attempt.httpStatus}`
+                  } · ${attempt.durationMs} ms`}
+                </summary>
+                <p safe>{`URL: ${attempt.url} · evento ${attempt.eventId}`}</p>
+                <pre safe>{attempt.payload}</pre>
+                {manage ? (
+                  <form method="post" action={`/dashboard/webhooks/entregas/${attempt.deliveryId}/reenviar`}>
+                    <CsrfField token={props.context.csrfToken} />
+                    <button type="submit">Reenviar</button>
+                  </form>
+                ) : (
+                  ''
+                )}
+              </details>
+            </li>
+          ))}
+        </ul>
       )}
     </Layout>
   );

@@ -107,14 +107,14 @@ export class WebhookService {
     if (!deleted) throw new NotFoundError(messages.webhookEndpointNotFound);
   }
 
-  /** A new secret; the current one keeps signing (second signature) until the overlap ends. */
-  async rotateSecret(endpointId: string, overlapSeconds = DEFAULT_OVERLAP_SECONDS) {
+  /** A new secret; the current one keeps signing (second signature) until the overlap ends. With `accountId`, only that account's endpoint. */
+  async rotateSecret(endpointId: string, overlapSeconds = DEFAULT_OVERLAP_SECONDS, accountId?: string) {
     const secret = generateWebhookSecret();
     const now = this.clock.now();
     const previousExpiresAt = new Date(now.getTime() + overlapSeconds * 1000);
     await this.db.transaction().execute(async (tx) => {
       const endpoint = await repository.findEndpoint(tx, endpointId, { lock: true });
-      if (!endpoint) throw new NotFoundError(messages.webhookEndpointNotFound);
+      if (!endpoint || (accountId && endpoint.accountId !== accountId)) throw new NotFoundError(messages.webhookEndpointNotFound);
       const previous = overlapSeconds > 0 ? { secretEncrypted: endpoint.secretEncrypted, expiresAt: previousExpiresAt } : null;
       await repository.rotateEndpointSecret(tx, endpointId, encryptSecret(secret, this.config.secretKey), previous);
     });
@@ -130,13 +130,13 @@ export class WebhookService {
     return { attempts: records.map(presentAttempt), count: records.length };
   }
 
-  /** Re-fires a past delivery: same event id and body, new timestamp and signature; 10 per hour per account. */
-  async resend(deliveryId: string) {
+  /** Re-fires a past delivery: same event id and body, new timestamp and signature; 10 per hour per account. With `accountId`, only that account's. */
+  async resend(deliveryId: string, accountId?: string) {
     const now = this.clock.now();
     const resendId = newId();
     const original = await this.db.transaction().execute(async (tx) => {
       const delivery = await repository.findDelivery(tx, deliveryId);
-      if (!delivery) throw new NotFoundError(messages.webhookDeliveryNotFound);
+      if (!delivery || (accountId && delivery.accountId !== accountId)) throw new NotFoundError(messages.webhookDeliveryNotFound);
       if (!(await repository.findEndpoint(tx, delivery.endpointId))) throw new InvalidStateError(messages.webhookResendEndpointRemoved);
       const allowed = await consumeRateLimit(tx, delivery.accountId, { bucket: 'webhook-resends:hour', windowMs: HOUR_MS, limit: RESENDS_PER_HOUR }, now);
       if (!allowed) throw new RateLimitedError(messages.webhookResendRateLimited);

@@ -3,8 +3,11 @@ import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import QRCode from 'qrcode';
-import { DomainError, httpStatusOf, NotFoundError } from '../errors.js';
+import { DomainError, httpStatusOf, InvalidRequestError, NotFoundError } from '../errors.js';
 import { isId } from '../platform/ids.js';
+import { parseBrl } from '../pix/money.js';
+import { createChargeBody } from '../charges/schemas.js';
+import { presentTransaction } from '../transactions/presenter.js';
 import { messages } from '../messages.js';
 import type { Services } from '../services.js';
 import type { SessionUser } from '../users/service.js';
@@ -12,7 +15,10 @@ import { DASHBOARD_CSS } from './styles.js';
 import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
 import {
   ApiKeysPage,
+  ChargePage,
+  ChargesPage,
   WebhooksPage,
+  type ChargeForm,
   CodePage,
   ErrorPage,
   HomePage,
@@ -50,9 +56,9 @@ type Page = JSX.Element;
  * whose hash is the session row; every form carries a CSRF token.
  */
 export const dashboardRoutes =
-  (services: Pick<Services, 'users' | 'ledger' | 'transactions' | 'accounts' | 'webhooks' | 'config'>) =>
+  (services: Pick<Services, 'users' | 'ledger' | 'transactions' | 'accounts' | 'webhooks' | 'charges' | 'config'>) =>
   async (app: FastifyInstance): Promise<void> => {
-    const { users, ledger, transactions, accounts, webhooks, config } = services;
+    const { users, ledger, transactions, accounts, webhooks, charges, config } = services;
     const secure = config.publicBaseUrl.startsWith('https://');
     await app.register(formbody);
     await app.register(cookie);
@@ -367,4 +373,81 @@ export const dashboardRoutes =
         return { notice: messages.webhookResendQueued };
       }),
     );
+
+    const chargesPage = async (reply: FastifyReply, user: SessionUser, extra: { form?: ChargeForm; error?: string } = {}, status = 200) => {
+      const rows = await transactions.list(user.accountId, { type: 'pix_in', limit: 50 });
+      return send(
+        reply,
+        <ChargesPage
+          context={contextOf(reply, user)}
+          charges={rows.map(presentTransaction)}
+          mayCreate={mayDo(user.role, 'charges')}
+          form={extra.form}
+          error={extra.error}
+        />,
+        status,
+      );
+    };
+
+    app.get('/cobrancas', async (request, reply) => {
+      const user = await signedIn(request, reply);
+      if (!user) return reply;
+      return chargesPage(reply, user);
+    });
+
+    app.post('/cobrancas', { preHandler: checkCsrf }, async (request, reply) => {
+      const user = await signedIn(request, reply);
+      if (!user) return reply;
+      const form: ChargeForm = {
+        amount: field(request.body, 'amount'),
+        name: field(request.body, 'name'),
+        email: field(request.body, 'email'),
+        phone: field(request.body, 'phone'),
+        document: field(request.body, 'document'),
+        documentType: field(request.body, 'documentType'),
+      };
+      let transactionId = '';
+      try {
+        assertMayDo(user, 'charges');
+        // The API's own schema and rules: the same checks, in the same order, with the same messages.
+        const parsed = createChargeBody.safeParse({
+          amountCents: parseBrl(form.amount),
+          customer: {
+            name: form.name,
+            email: form.email.trim(),
+            phone: form.phone.replace(/\D/g, ''),
+            document: { number: form.document, type: form.documentType },
+          },
+        });
+        if (!parsed.success) throw new InvalidRequestError(parsed.error.issues[0]?.message ?? messages.bodyInvalid);
+        transactionId = (await charges.createCharge(await accounts.getAccount(user.accountId), parsed.data)).charge.transactionId;
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        return chargesPage(reply, user, { form, error: error.message }, httpStatusOf(error));
+      }
+      return redirect(reply, `/dashboard/cobrancas/${transactionId}`);
+    });
+
+    /** One of the account's charges; anything else (a withdrawal, another account's, a malformed id) is not found. */
+    const chargeOf = async (user: SessionUser, id: string) => {
+      if (!isId(id)) throw new NotFoundError(messages.transactionNotFound);
+      const row = await transactions.get(user.accountId, id);
+      if (row.type !== 'pix_in') throw new NotFoundError(messages.transactionNotFound);
+      return row;
+    };
+
+    app.get('/cobrancas/:id', async (request, reply) => {
+      const user = await signedIn(request, reply);
+      if (!user) return reply;
+      const charge = await chargeOf(user, field(request.params, 'id'));
+      return send(reply, <ChargePage context={contextOf(reply, user)} charge={presentTransaction(charge)} />);
+    });
+
+    app.get('/cobrancas/:id/qrcode.png', async (request, reply) => {
+      const user = await signedIn(request, reply);
+      if (!user) return reply;
+      const charge = await chargeOf(user, field(request.params, 'id'));
+      const image = await charges.qrImage(user.accountId, charge.id, 'png', 256);
+      return reply.type(image.contentType).header('cache-control', 'private, max-age=3600').send(image.body);
+    });
   };

@@ -31,6 +31,7 @@ function Layout(props: { title: string; context: PageContext; children?: Childre
               {props.context.user ? (
                 <>
                   <a href="/dashboard">Início</a>
+                  <a href="/dashboard/cobrancas">Cobranças</a>
                   <a href="/dashboard/chaves">Chaves de API</a>
                   <a href="/dashboard/webhooks">Webhooks</a>
                   <a href="/dashboard/seguranca">Segurança</a>
@@ -482,6 +483,161 @@ export function WebhooksPage(props: { context: PageContext; data: WebhooksData; 
           ))}
         </ul>
       )}
+    </Layout>
+  );
+}
+
+export type ChargeRow = {
+  transactionId: string;
+  amountCents: number;
+  feeCents: number;
+  netCents: number;
+  status: string;
+  externalRef: string | null;
+  pixPayload: string | null;
+  createdAt: number;
+  expiresAt: number | null;
+  paidAt: number | null;
+  endToEndId?: string | undefined;
+};
+
+export type ChargeForm = { amount: string; name: string; email: string; phone: string; document: string; documentType: string };
+
+export function ChargesPage(props: {
+  context: PageContext;
+  charges: ChargeRow[];
+  mayCreate: boolean;
+  form?: ChargeForm | undefined;
+  error?: string | undefined;
+}) {
+  const form = props.form ?? { amount: '', name: '', email: '', phone: '', document: '', documentType: 'cpf' };
+  return (
+    <Layout title="Cobranças" context={props.context}>
+      <h1>Cobranças</h1>
+      <Alert message={props.error} />
+      {props.mayCreate ? (
+        <form class="stack" method="post" action="/dashboard/cobrancas">
+          <CsrfField token={props.context.csrfToken} />
+          <label>
+            Valor (R$)
+            <input name="amount" inputmode="decimal" required placeholder="15,00" value={form.amount} />
+          </label>
+          <label>
+            Nome do cliente
+            <input name="name" required maxlength="100" autocomplete="off" value={form.name} />
+          </label>
+          <label>
+            E-mail do cliente
+            <input type="email" name="email" required autocomplete="off" value={form.email} />
+          </label>
+          <label>
+            Telefone (DDD + número)
+            <input name="phone" inputmode="numeric" required placeholder="11987654321" autocomplete="off" value={form.phone} />
+          </label>
+          <label>
+            Documento (CPF ou CNPJ)
+            <input name="document" inputmode="numeric" required autocomplete="off" value={form.document} />
+          </label>
+          <label>
+            Tipo do documento
+            <select name="documentType">
+              <option value="cpf" selected={form.documentType !== 'cnpj'}>
+                CPF
+              </option>
+              <option value="cnpj" selected={form.documentType === 'cnpj'}>
+                CNPJ
+              </option>
+            </select>
+          </label>
+          <button type="submit">Criar cobrança</button>
+        </form>
+      ) : (
+        ''
+      )}
+      <h2>Últimas cobranças</h2>
+      {props.charges.length === 0 ? (
+        <p class="muted">Nenhuma cobrança ainda.{props.mayCreate ? ' Crie a primeira acima ou pela API (POST /v1/pix).' : ''}</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Criada em</th>
+                <th scope="col">Valor</th>
+                <th scope="col">Status</th>
+                <th scope="col">Detalhe</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.charges.map((charge) => (
+                <tr>
+                  <td safe>{formatDate(charge.createdAt)}</td>
+                  <td safe>{formatBrl(charge.amountCents)}</td>
+                  <td safe>{charge.status}</td>
+                  <td>
+                    <a
+                      href={`/dashboard/cobrancas/${charge.transactionId}`}
+                      aria-label={`Ver a cobrança de ${formatBrl(charge.amountCents)} criada em ${formatDate(charge.createdAt)}`}
+                    >
+                      Ver
+                    </a>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Layout>
+  );
+}
+
+export function ChargePage(props: { context: PageContext; charge: ChargeRow }) {
+  const { charge } = props;
+  return (
+    <Layout title="Cobrança" context={props.context}>
+      <h1 safe>{`Cobrança de ${formatBrl(charge.amountCents)}`}</h1>
+      <dl>
+        <dt>Status</dt>
+        <dd safe>{charge.status}</dd>
+        <dt>Tarifa</dt>
+        <dd safe>{formatBrl(charge.feeCents)}</dd>
+        <dt>Líquido</dt>
+        <dd safe>{formatBrl(charge.netCents)}</dd>
+        <dt>Criada em</dt>
+        <dd safe>{formatDate(charge.createdAt)}</dd>
+        <dt>Vence em</dt>
+        <dd safe>{charge.expiresAt === null ? '—' : formatDate(charge.expiresAt * 1000)}</dd>
+        <dt>Paga em</dt>
+        <dd safe>{charge.paidAt === null ? '—' : formatDate(charge.paidAt)}</dd>
+        {charge.endToEndId ? (
+          <>
+            <dt>EndToEndId</dt>
+            <dd>
+              <code safe>{charge.endToEndId}</code>
+            </dd>
+          </>
+        ) : (
+          ''
+        )}
+      </dl>
+      {charge.pixPayload ? (
+        <>
+          <h2>QR Code</h2>
+          <img src={`/dashboard/cobrancas/${charge.transactionId}/qrcode.png`} width="256" height="256" alt="QR Code PIX da cobrança" />
+          <label>
+            PIX copia e cola
+            <textarea readonly rows="4" safe>
+              {charge.pixPayload}
+            </textarea>
+          </label>
+        </>
+      ) : (
+        ''
+      )}
+      <p>
+        <a href="/dashboard/cobrancas">Voltar às cobranças</a>
+      </p>
     </Layout>
   );
 }

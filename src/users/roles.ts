@@ -3,9 +3,11 @@ import { messages } from '../messages.js';
 import type { UserRole } from '../platform/schema.js';
 
 /** What a dashboard user may change, by role (DESIGN.md §10); every role reads. */
-export type DashboardAction = 'keys' | 'webhooks' | 'withdrawals' | 'refunds' | 'disputes' | 'team';
+export type DashboardAction = 'charges' | 'keys' | 'webhooks' | 'withdrawals' | 'refunds' | 'disputes' | 'team';
 
 const ALLOWED: Record<DashboardAction, readonly UserRole[]> = {
+  // Charges are money coming in: the owner and finance create them (DESIGN.md §10 leaves it open).
+  charges: ['owner', 'finance'],
   keys: ['owner', 'developer'],
   webhooks: ['owner', 'developer'],
   withdrawals: ['owner', 'finance'],

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { formatBrl } from '../../src/pix/money.js';
+import { formatBrl, parseBrl } from '../../src/pix/money.js';
 
 describe('formatBrl', () => {
   it.each([
@@ -24,5 +24,28 @@ describe('formatBrl', () => {
 
   it.each([1.5, Number.NaN, Number.POSITIVE_INFINITY])('rejects %d', (cents) => {
     expect(() => formatBrl(cents)).toThrow(RangeError);
+  });
+});
+
+describe('parseBrl', () => {
+  it.each([
+    ['15', 1500],
+    ['15,5', 1550],
+    ['15,50', 1550],
+    ['1.234,56', 123_456],
+    ['R$ 1.234,56', 123_456],
+    ['15.50', 1550],
+    ['0,01', 1],
+    [' 7 ', 700],
+  ])('%s is %i cents', (text, cents) => {
+    expect(parseBrl(text)).toBe(cents);
+  });
+
+  it.each(['', 'abc', '1,234', '15,555', '1.23.4', '-5', '1e3', '12.345.678,9x'])('%j is not an amount', (text) => {
+    expect(parseBrl(text)).toBeNaN();
+  });
+
+  it('reads back what formatBrl writes', () => {
+    for (const cents of [1, 99, 100, 123_456, 987_654_321]) expect(parseBrl(formatBrl(cents))).toBe(cents);
   });
 });

@@ -207,7 +207,7 @@ export class ChargeService {
     const charge = await lockTransaction(tx, 'pix_in', transactionId, accountId);
     if (!charge) throw new NotFoundError(messages.transactionNotFound);
     // Validity elapsed but the worker has not run yet: the charge is expired to everyone.
-    if (chargeStatusAt(charge, now) === 'expired' && charge.status === 'pending') throw new InvalidStateError(refusal('expired'));
+    if (chargeStatusAt(charge, now) !== charge.status) throw new InvalidStateError(refusal('expired'));
     return charge;
   }
 }

@@ -76,7 +76,7 @@ export const dashboardRoutes =
       void reply.headers(SECURITY_HEADERS);
     });
 
-    const send = async (reply: FastifyReply, page: Page, status = 200) =>
+    const send = async (reply: FastifyReply, page: Page | Promise<Page>, status = 200) =>
       reply
         .code(status)
         .type('text/html; charset=utf-8')
@@ -119,7 +119,7 @@ export const dashboardRoutes =
     });
 
     /** Runs a form's action; a refusal of the rules shows the form again with the API's message and status. */
-    const attempt = async (reply: FastifyReply, action: () => Promise<unknown>, again: (message: string) => Page): Promise<boolean> => {
+    const attempt = async (reply: FastifyReply, action: () => Promise<unknown>, again: (message: string) => Page | Promise<Page>): Promise<boolean> => {
       try {
         await action();
         return true;
@@ -299,40 +299,41 @@ export const dashboardRoutes =
       return ok ? redirect(reply, '/dashboard/chaves') : reply;
     });
 
-    const webhooksPage = async (
+    /** The Webhooks page as it stands, with what the last action left to show. */
+    const webhooksView = async (
       reply: FastifyReply,
       user: SessionUser,
       extra: { secret?: { url: string; value: string }; error?: string; notice?: string } = {},
-      status = 200,
     ) => {
       const [{ endpoints }, { attempts }] = await Promise.all([webhooks.listEndpoints(user.accountId), webhooks.listAttempts(user.accountId, { limit: 50 })]);
       const data = { endpoints, attempts, mayManage: mayDo(user.role, 'webhooks'), totpEnrolled: user.totpEnrolled, secret: extra.secret };
-      return send(reply, <WebhooksPage context={contextOf(reply, user)} data={data} error={extra.error} notice={extra.notice} />, status);
+      return <WebhooksPage context={contextOf(reply, user)} data={data} error={extra.error} notice={extra.notice} />;
     };
     /** Webhook changes: owner or developer, with TOTP; a refusal shows the page again with the API's message. */
     const changeWebhooks = async (
       request: FastifyRequest,
       reply: FastifyReply,
-      change: (user: SessionUser) => Promise<{ secret?: { url: string; value: string }; notice?: string } | undefined>,
+      change: (user: SessionUser) => Promise<{ secret?: { url: string; value: string }; notice?: string }>,
     ) => {
       const user = await signedIn(request, reply);
       if (!user) return reply;
-      let outcome: { secret?: { url: string; value: string }; notice?: string } | undefined;
-      try {
-        assertMayDo(user, 'webhooks');
-        assertTotpEnrolled(user);
-        outcome = await change(user);
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        return webhooksPage(reply, user, { error: error.message }, httpStatusOf(error));
-      }
-      return webhooksPage(reply, user, outcome ?? {});
+      let outcome: { secret?: { url: string; value: string }; notice?: string } = {};
+      const ok = await attempt(
+        reply,
+        async () => {
+          assertMayDo(user, 'webhooks');
+          assertTotpEnrolled(user);
+          outcome = await change(user);
+        },
+        (error) => webhooksView(reply, user, { error }),
+      );
+      return ok ? send(reply, webhooksView(reply, user, outcome)) : reply;
     };
 
     app.get('/webhooks', async (request, reply) => {
       const user = await signedIn(request, reply);
       if (!user) return reply;
-      return webhooksPage(reply, user);
+      return send(reply, webhooksView(reply, user));
     });
 
     app.post('/webhooks', { preHandler: checkCsrf }, async (request, reply) =>
@@ -374,25 +375,24 @@ export const dashboardRoutes =
       }),
     );
 
-    const chargesPage = async (reply: FastifyReply, user: SessionUser, extra: { form?: ChargeForm; error?: string } = {}, status = 200) => {
+    /** The Cobranças page: the latest charges, and the form (as typed, after a refusal). */
+    const chargesView = async (reply: FastifyReply, user: SessionUser, extra: { form?: ChargeForm; error?: string } = {}) => {
       const rows = await transactions.list(user.accountId, { type: 'pix_in', limit: 50 });
-      return send(
-        reply,
+      return (
         <ChargesPage
           context={contextOf(reply, user)}
           charges={rows.map(presentTransaction)}
           mayCreate={mayDo(user.role, 'charges')}
           form={extra.form}
           error={extra.error}
-        />,
-        status,
+        />
       );
     };
 
     app.get('/cobrancas', async (request, reply) => {
       const user = await signedIn(request, reply);
       if (!user) return reply;
-      return chargesPage(reply, user);
+      return send(reply, chargesView(reply, user));
     });
 
     app.post('/cobrancas', { preHandler: checkCsrf }, async (request, reply) => {
@@ -407,24 +407,26 @@ export const dashboardRoutes =
         documentType: field(request.body, 'documentType'),
       };
       let transactionId = '';
-      try {
-        assertMayDo(user, 'charges');
-        // The API's own schema and rules: the same checks, in the same order, with the same messages.
-        const parsed = createChargeBody.safeParse({
-          amountCents: parseBrl(form.amount),
-          customer: {
-            name: form.name,
-            email: form.email.trim(),
-            phone: form.phone.replace(/\D/g, ''),
-            document: { number: form.document, type: form.documentType },
-          },
-        });
-        if (!parsed.success) throw new InvalidRequestError(parsed.error.issues[0]?.message ?? messages.bodyInvalid);
-        transactionId = (await charges.createCharge(await accounts.getAccount(user.accountId), parsed.data)).charge.transactionId;
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        return chargesPage(reply, user, { form, error: error.message }, httpStatusOf(error));
-      }
+      const ok = await attempt(
+        reply,
+        async () => {
+          assertMayDo(user, 'charges');
+          // The API's own schema and rules: the same checks, in the same order, with the same messages.
+          const parsed = createChargeBody.safeParse({
+            amountCents: parseBrl(form.amount),
+            customer: {
+              name: form.name,
+              email: form.email.trim(),
+              phone: form.phone.replace(/\D/g, ''),
+              document: { number: form.document, type: form.documentType },
+            },
+          });
+          if (!parsed.success) throw new InvalidRequestError(parsed.error.issues[0]?.message ?? messages.bodyInvalid);
+          transactionId = (await charges.createCharge(await accounts.getAccount(user.accountId), parsed.data)).charge.transactionId;
+        },
+        (error) => chargesView(reply, user, { form, error }),
+      );
+      if (!ok) return reply;
       return redirect(reply, `/dashboard/cobrancas/${transactionId}`);
     });
 

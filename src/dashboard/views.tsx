@@ -72,6 +72,32 @@ const Notice = ({ message }: { message?: string | undefined }) =>
     ''
   );
 
+/** The 6-digit TOTP code, posted to `action`. */
+const CodeForm = (props: { action: string; submit: string; csrfToken: string }) => (
+  <form class="stack" method="post" action={props.action}>
+    <CsrfField token={props.csrfToken} />
+    <label>
+      Código
+      <input name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required />
+    </label>
+    <button type="submit" safe>
+      {props.submit}
+    </button>
+  </form>
+);
+
+/** A secret shown this once (an API key, a webhook signing secret), with what it is. */
+const ShownOnce = (props: { note: string; value: string }) => (
+  <div class="notice" role="status">
+    <p safe>{props.note}</p>
+    <p>
+      <code class="secret" safe>
+        {props.value}
+      </code>
+    </p>
+  </div>
+);
+
 export function SignInPage(props: { context: PageContext; error?: string | undefined; notice?: string | undefined; email?: string | undefined }) {
   return (
     <Layout title="Entrar" context={props.context}>
@@ -100,14 +126,7 @@ export function CodePage(props: { context: PageContext; error?: string | undefin
       <h1>Código de verificação</h1>
       <p>Digite o código de 6 dígitos do seu aplicativo autenticador.</p>
       <Alert message={props.error} />
-      <form class="stack" method="post" action="/dashboard/entrar/codigo">
-        <CsrfField token={props.context.csrfToken} />
-        <label>
-          Código
-          <input name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required />
-        </label>
-        <button type="submit">Confirmar</button>
-      </form>
+      <CodeForm action="/dashboard/entrar/codigo" submit="Confirmar" csrfToken={props.context.csrfToken} />
     </Layout>
   );
 }
@@ -222,14 +241,7 @@ export function SecurityPage(props: { context: PageContext; data: SecurityData; 
               {data.enrolment.secret}
             </code>
           </p>
-          <form class="stack" method="post" action="/dashboard/seguranca/totp/confirmar">
-            <CsrfField token={props.context.csrfToken} />
-            <label>
-              Código
-              <input name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required />
-            </label>
-            <button type="submit">Ativar</button>
-          </form>
+          <CodeForm action="/dashboard/seguranca/totp/confirmar" submit="Ativar" csrfToken={props.context.csrfToken} />
         </>
       ) : (
         <form method="post" action="/dashboard/seguranca/totp/iniciar">
@@ -288,18 +300,7 @@ export function ApiKeysPage(props: { context: PageContext; data: ApiKeysData; er
         Use a chave no cabeçalho <code>Authorization: Bearer &lt;chave&gt;</code>. A referência da API está em <a href="/docs">/docs</a>.
       </p>
       <Alert message={props.error} />
-      {data.created ? (
-        <div class="notice" role="status">
-          <p>Chave criada. Copie agora: ela não será mostrada de novo.</p>
-          <p>
-            <code class="secret" safe>
-              {data.created}
-            </code>
-          </p>
-        </div>
-      ) : (
-        ''
-      )}
+      {data.created ? <ShownOnce note="Chave criada. Copie agora: ela não será mostrada de novo." value={data.created} /> : ''}
       {data.mayManage ? (
         data.totpEnrolled ? (
           <form method="post" action="/dashboard/chaves">
@@ -388,14 +389,7 @@ export function WebhooksPage(props: { context: PageContext; data: WebhooksData; 
       <Notice message={props.notice} />
       <Alert message={props.error} />
       {data.secret ? (
-        <div class="notice" role="status">
-          <p safe>{`Segredo de assinatura de ${data.secret.url}. Copie agora: ele não será mostrado de novo.`}</p>
-          <p>
-            <code class="secret" safe>
-              {data.secret.value}
-            </code>
-          </p>
-        </div>
+        <ShownOnce note={`Segredo de assinatura de ${data.secret.url}. Copie agora: ele não será mostrado de novo.`} value={data.secret.value} />
       ) : (
         ''
       )}

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { allows, CHARGE, type ChargeStatus, type Transition } from '../../src/transactions/states.js';
 import { createCharge, eventNames, paidCharge, readTransaction } from '../helpers/api.js';
-import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { startGateway, type Gateway, type Merchant, NO_CHARGE_FEES } from '../helpers/gateway.js';
 
 /**
  * Every operation on a charge against every status a charge can reach through the API: allowed
@@ -14,7 +14,7 @@ let merchant: Merchant;
 
 beforeAll(async () => {
   gateway = await startGateway({ SANDBOX_SETTLE_MS: 'manual' });
-  merchant = await gateway.createMerchant({ fees: { pixIn: { fixedCents: 0, bps: 0, minCents: 0, maxCents: 0 } } });
+  merchant = await gateway.createMerchant(NO_CHARGE_FEES);
   await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: 1_000_000, reason: 'fundos' });
 });
 afterAll(async () => {

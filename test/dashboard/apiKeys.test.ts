@@ -1,9 +1,9 @@
-import { Secret, TOTP } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
+import type { UserRole } from '../../src/platform/schema.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
-import type { UserRole } from '../../src/platform/schema.js';
 import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
+import { postFromPage as postWithToken, signedInPage as signIn } from '../helpers/dashboard.js';
 import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /**
@@ -14,7 +14,6 @@ import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js
 let gateway: Gateway;
 let browser: Browser;
 let merchant: Merchant;
-let counter = 0;
 
 beforeAll(async () => {
   gateway = await startGateway({ PUBLIC_BASE_URL: 'http://localhost' });
@@ -26,43 +25,9 @@ afterAll(async () => {
   await gateway.close();
 });
 
-const PASSWORD = 'senha muito segura 123';
-
-/** A user of the account, with TOTP when asked, signed in on a new page (390 px wide). */
-async function signedInPage(accountId: string, role: UserRole, options: { totp: boolean }): Promise<Page> {
-  const users = gateway.services.users;
-  const email = `chaves${++counter}@example.com`;
-  const user = await users.createWithPassword(accountId, { email, role }, PASSWORD);
-  let secret = '';
-  if (options.totp) {
-    secret = (await users.beginTotpEnrolment(user.id)).secret;
-    await users.confirmTotpEnrolment(user.id, codeFor(secret));
-    gateway.clock.advance(30_000);
-  }
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-  const page = await context.newPage();
-  await page.goto(`${gateway.url}/dashboard/entrar`);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Senha').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  if (options.totp) {
-    await page.getByLabel('Código').fill(codeFor(secret));
-    await page.getByRole('button', { name: 'Confirmar' }).click();
-  }
-  await page.waitForURL(`${gateway.url}/dashboard`);
-  return page;
-}
-
-const codeFor = (secret: string) =>
-  new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 }).generate({ timestamp: gateway.clock.now().getTime() });
+const signedInPage = (accountId: string, role: UserRole, options: { totp: boolean }) => signIn(gateway, browser, accountId, role, options);
+const postFromPage = (page: Page, path: string) => postWithToken(gateway, page, path);
 const balanceWith = (apiKey: string) => fetch(`${gateway.url}/v1/balance`, { headers: { authorization: `Bearer ${apiKey}` } });
-/** A POST from the signed-in browser with the page's valid CSRF token: what a hand-made form would send. */
-async function postFromPage(page: Page, path: string) {
-  const token = (await page.locator('input[name="_csrf"]').first().getAttribute('value')) ?? '';
-  const response = await page.request.post(`${gateway.url}${path}`, { form: { _csrf: token }, maxRedirects: 0 });
-  return { status: response.status(), text: await response.text() };
-}
-
 describe('Chaves de API', () => {
   it('an owner with TOTP creates a key, shown once, that the API accepts; revoked, the API refuses it', async () => {
     const page = await signedInPage(merchant.accountId, 'owner', { totp: true });

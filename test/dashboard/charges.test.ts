@@ -6,6 +6,7 @@ import { messages } from '../../src/messages.js';
 import type { UserRole } from '../../src/platform/schema.js';
 import { createCharge, readTransaction } from '../helpers/api.js';
 import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
+import { postFromPage, signedInPage as signIn } from '../helpers/dashboard.js';
 import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /**
@@ -16,7 +17,6 @@ import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js
 let gateway: Gateway;
 let browser: Browser;
 let merchant: Merchant;
-let counter = 0;
 
 beforeAll(async () => {
   gateway = await startGateway({ PUBLIC_BASE_URL: 'http://localhost' });
@@ -28,19 +28,7 @@ afterAll(async () => {
   await gateway.close();
 });
 
-const PASSWORD = 'senha muito segura 123';
-
-async function signedInPage(accountId: string, role: UserRole): Promise<Page> {
-  const email = `cobrancas${++counter}@example.com`;
-  await gateway.services.users.createWithPassword(accountId, { email, role }, PASSWORD);
-  const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
-  await page.goto(`${gateway.url}/dashboard/entrar`);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Senha').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.waitForURL(`${gateway.url}/dashboard`);
-  return page;
-}
+const signedInPage = (accountId: string, role: UserRole) => signIn(gateway, browser, accountId, role, { totp: false });
 
 async function fillCharge(page: Page, values: { amount: string; phone?: string }) {
   await page.getByLabel('Valor (R$)').fill(values.amount);
@@ -97,13 +85,16 @@ describe('Cobranças', () => {
     await page.goto(`${gateway.url}/dashboard/cobrancas`);
     expect(await page.getByRole('button', { name: 'Criar cobrança' }).count()).toBe(0);
     expect(await page.locator('tbody tr').count()).toBeGreaterThanOrEqual(1);
-    const token = (await page.locator('input[name="_csrf"]').first().getAttribute('value')) ?? '';
-    const forged = await page.request.post(`${gateway.url}/dashboard/cobrancas`, {
-      form: { _csrf: token, amount: '10,00', name: 'X', email: 'x@example.com', phone: '11987654321', document: '52998224725', documentType: 'cpf' },
-      maxRedirects: 0,
+    const forged = await postFromPage(gateway, page, '/dashboard/cobrancas', {
+      amount: '10,00',
+      name: 'X',
+      email: 'x@example.com',
+      phone: '11987654321',
+      document: '52998224725',
+      documentType: 'cpf',
     });
-    expect(forged.status()).toBe(403);
-    expect(await forged.text()).toContain(messages.roleNotAllowed('viewer'));
+    expect(forged.status).toBe(403);
+    expect(forged.text).toContain(messages.roleNotAllowed('viewer'));
     await page.context().close();
   });
 

@@ -1,9 +1,9 @@
-import { Secret, TOTP } from 'otpauth';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { fund } from '../helpers/api.js';
 import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
+import { codeFor, PASSWORD } from '../helpers/dashboard.js';
 import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /**
@@ -26,8 +26,6 @@ afterAll(async () => {
   await gateway.close();
 });
 
-const PASSWORD = 'senha muito segura 123';
-
 async function invite(accountId: string, role = 'owner') {
   const email = `painel${++counter}@example.com`;
   const reply = await gateway.admin('POST', `/admin/v1/accounts/${accountId}/users`, { email, role });
@@ -35,9 +33,6 @@ async function invite(accountId: string, role = 'owner') {
   // The link names the public base URL; the browser reaches this test's server.
   return { email, link: `${gateway.url}${new URL(reply.body.inviteUrl as string).pathname}` };
 }
-
-const codeFor = (secret: string) =>
-  new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 }).generate({ timestamp: gateway.clock.now().getTime() });
 
 async function signIn(page: Page, email: string, password = PASSWORD) {
   await page.goto(`${gateway.url}/dashboard/entrar`);
@@ -91,7 +86,7 @@ describe('dashboard sign-in in a browser', { timeout: 60_000 }, () => {
     await page.getByLabel('Código').fill('000000');
     await page.getByRole('button', { name: 'Ativar' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toBe(messages.totpCodeInvalid);
-    await page.getByLabel('Código').fill(codeFor(secret));
+    await page.getByLabel('Código').fill(codeFor(gateway, secret));
     await page.getByRole('button', { name: 'Ativar' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe(messages.totpEnrolled);
     await screenshot(page, 'seguranca');
@@ -106,7 +101,7 @@ describe('dashboard sign-in in a browser', { timeout: 60_000 }, () => {
     await page.waitForURL(`${gateway.url}/dashboard/entrar/codigo`);
     await expectAccessible(page);
     await screenshot(page, 'codigo');
-    await page.getByLabel('Código').fill(codeFor(secret));
+    await page.getByLabel('Código').fill(codeFor(gateway, secret));
     await page.getByRole('button', { name: 'Confirmar' }).click();
     await page.waitForURL(`${gateway.url}/dashboard`);
     await context.close();

@@ -1,4 +1,3 @@
-import { Secret, TOTP } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -6,6 +5,7 @@ import { messages } from '../../src/messages.js';
 import type { UserRole } from '../../src/platform/schema.js';
 import { paidCharge } from '../helpers/api.js';
 import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
+import { postFromPage as postWithToken, signedInPage as signIn } from '../helpers/dashboard.js';
 import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -19,7 +19,6 @@ let gateway: Gateway;
 let browser: Browser;
 let receiver: Receiver;
 let merchant: Merchant;
-let counter = 0;
 
 beforeAll(async () => {
   gateway = await startGateway({ PUBLIC_BASE_URL: 'http://localhost', WEBHOOK_ALLOW_PRIVATE: 'true', SANDBOX_SETTLE_MS: 'manual' });
@@ -33,33 +32,8 @@ afterAll(async () => {
   await gateway.close();
 });
 
-const PASSWORD = 'senha muito segura 123';
-const codeFor = (secret: string) =>
-  new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 }).generate({ timestamp: gateway.clock.now().getTime() });
-
-async function signedInPage(accountId: string, role: UserRole): Promise<Page> {
-  const users = gateway.services.users;
-  const email = `ganchos${++counter}@example.com`;
-  const user = await users.createWithPassword(accountId, { email, role }, PASSWORD);
-  const { secret } = await users.beginTotpEnrolment(user.id);
-  await users.confirmTotpEnrolment(user.id, codeFor(secret));
-  gateway.clock.advance(30_000);
-  const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
-  await page.goto(`${gateway.url}/dashboard/entrar`);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Senha').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.getByLabel('Código').fill(codeFor(secret));
-  await page.getByRole('button', { name: 'Confirmar' }).click();
-  await page.waitForURL(`${gateway.url}/dashboard`);
-  return page;
-}
-
-async function postFromPage(page: Page, path: string) {
-  const token = (await page.locator('input[name="_csrf"]').first().getAttribute('value')) ?? '';
-  const response = await page.request.post(`${gateway.url}${path}`, { form: { _csrf: token }, maxRedirects: 0 });
-  return { status: response.status(), text: await response.text() };
-}
+const signedInPage = (accountId: string, role: UserRole) => signIn(gateway, browser, accountId, role, { totp: true });
+const postFromPage = (page: Page, path: string) => postWithToken(gateway, page, path);
 
 describe('Webhooks page', () => {
   it('add a URL, receive a delivery, read it in the history, resend it, rotate the secret, delete the URL', async () => {

@@ -60,6 +60,9 @@ export const validCustomer = () => ({
 /** A valid customer with some fields changed (or removed, as `undefined`). */
 export const customerWith = (changes: Record<string, unknown>) => ({ ...validCustomer(), ...changes });
 
+/** A merchant patch without charge fees: a paid charge of 1000 credits 1000 (refund and MED arithmetic). */
+export const NO_CHARGE_FEES = { fees: { pixIn: { fixedCents: 0, bps: 0, minCents: 0, maxCents: 0 } } };
+
 export const chargeBody = (overrides: Record<string, unknown> = {}) => ({ amountCents: 1000, customer: validCustomer(), ...overrides });
 
 /** The account body `createMerchant` sends to POST /admin/v1/accounts (approved KYC, verified e-mail, a company); tests override single fields. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { REFUND_END_TO_END_ID_PATTERN } from '../../src/pix/endToEndId.js';
 import { createCharge, eventNames, eventsOf, paidCharge, readTransaction } from '../helpers/api.js';
-import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { startGateway, type Gateway, type Merchant, NO_CHARGE_FEES } from '../helpers/gateway.js';
 
 /** MED cases (DESIGN.md §9): opening and its block, defense, analysis, both closings, the merchant's reads. */
 let gateway: Gateway;
@@ -15,7 +15,6 @@ afterAll(async () => {
 });
 
 const DAY = 86_400_000;
-const NO_FEES = { fees: { pixIn: { fixedCents: 0, bps: 0, minCents: 0, maxCents: 0 } } };
 
 const openCase = (merchant: Merchant, transactionId: string, body: unknown = { reason: 'fraud' }) =>
   gateway.call('POST', `/sandbox/v1/pix/${transactionId}/infraction`, { key: merchant.apiKey, body });
@@ -26,7 +25,7 @@ const defend = (merchant: Merchant, infractionId: string, text: unknown) =>
 const balance = async (merchant: Merchant) => (await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body as Record<string, number>;
 
 async function chargeWithCase(body: unknown = { reason: 'fraud' }) {
-  const merchant = await gateway.createMerchant(NO_FEES);
+  const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
   const transactionId = await paidCharge(gateway, merchant);
   const opened = await openCase(merchant, transactionId, body);
   expect(opened.status, JSON.stringify(opened.body)).toBe(201);
@@ -61,7 +60,7 @@ describe('opening a case', () => {
   });
 
   it('the operator opens one the same way; the amount defaults to the refundable remainder', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const transactionId = await paidCharge(gateway, merchant);
     const refund = await gateway.call('POST', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey, body: { amountCents: 250 } });
     expect(refund.status).toBe(201);
@@ -106,14 +105,14 @@ describe('opening a case', () => {
     { name: 'a malformed id', setup: () => Promise.resolve('x'), status: 400, error: messages.transactionIdInvalid },
   ];
   it.each(refusals)('refuses $name', async ({ setup, body, status, error }) => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await setup(merchant);
     expect(await openCase(merchant, id, body ?? { reason: 'fraud' })).toMatchObject({ status, body: { error } });
   });
 
   it("another merchant's charge is 404 in the sandbox", async () => {
-    const owner = await gateway.createMerchant(NO_FEES);
-    const other = await gateway.createMerchant(NO_FEES);
+    const owner = await gateway.createMerchant(NO_CHARGE_FEES);
+    const other = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, owner);
     expect(await openCase(other, id)).toMatchObject({ status: 404, body: { error: messages.transactionNotFound } });
   });
@@ -160,7 +159,7 @@ describe('defense and analysis', () => {
 
   it("another merchant's case is 404; a malformed id 400", async () => {
     const { infractionId } = await chargeWithCase();
-    const other = await gateway.createMerchant(NO_FEES);
+    const other = await gateway.createMerchant(NO_CHARGE_FEES);
     expect(await gateway.call('GET', `/v1/infractions/${infractionId}`, { key: other.apiKey })).toMatchObject({
       status: 404,
       body: { error: messages.infractionNotFound },
@@ -245,7 +244,7 @@ describe('closing a case', () => {
   });
 
   it('the operator accepts a smaller chargeback: partially_refunded; more than the case is 422', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const transactionId = await paidCharge(gateway, merchant);
     const opened = await gateway.admin('POST', `/admin/v1/transactions/${transactionId}/infractions`, { reason: 'fraud', amountCents: 500 });
     const infractionId = opened.body.infractionId as string;
@@ -280,7 +279,7 @@ describe('closing a case', () => {
 
 describe('GET /v1/infractions', () => {
   it('lists the merchant’s cases, newest first, filtered by status', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const first = await paidCharge(gateway, merchant);
     const second = await paidCharge(gateway, merchant);
     const a = (await openCase(merchant, first)).body;
@@ -297,7 +296,7 @@ describe('GET /v1/infractions', () => {
       status: 400,
       body: { error: messages.infractionStatusInvalid('closed') },
     });
-    const other = await gateway.createMerchant(NO_FEES);
+    const other = await gateway.createMerchant(NO_CHARGE_FEES);
     expect((await gateway.call('GET', '/v1/infractions', { key: other.apiKey })).body).toEqual({ infractions: [], count: 0 });
   });
 });

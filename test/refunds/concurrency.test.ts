@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { countBy, eventNames, fund, paidCharge, readTransaction } from '../helpers/api.js';
-import { backend, callAt, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { backend, callAt, startGateway, type Gateway, type Merchant, NO_CHARGE_FEES } from '../helpers/gateway.js';
 
 /**
  * Refunds and MED under real concurrent HTTP requests, split across two servers with their own
@@ -16,7 +16,6 @@ beforeAll(async () => {
 });
 afterAll(() => gateway.close());
 
-const NO_FEES = { fees: { pixIn: { fixedCents: 0, bps: 0, minCents: 0, maxCents: 0 } } };
 const urlOf = (index: number) => (index % 2 ? peerUrl : gateway.url);
 const refundAt = (index: number, merchant: Merchant, transactionId: string, body: Record<string, unknown>) =>
   callAt(urlOf(index), 'POST', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey, body });
@@ -25,7 +24,7 @@ const storedRefunds = (transactionId: string) =>
 
 describe(`refund concurrency (${backend})`, () => {
   it('20 concurrent partial refunds of 70 against a charge of 1000: exactly 14 go through, never above the amount', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     await fund(gateway, merchant, 10_000);
     const id = await paidCharge(gateway, merchant);
     const replies = await Promise.all(Array.from({ length: 20 }, (_, index) => refundAt(index, merchant, id, { amountCents: 70 })));
@@ -39,7 +38,7 @@ describe(`refund concurrency (${backend})`, () => {
   });
 
   it('20 concurrent refunds with one externalRef: one refund, one debit; the others replay it', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, merchant);
     const replies = await Promise.all(
       Array.from({ length: 20 }, (_, index) => refundAt(index, merchant, id, { amountCents: 100, externalRef: 'devolucao-1' })),
@@ -51,7 +50,7 @@ describe(`refund concurrency (${backend})`, () => {
   });
 
   it('concurrent refunds and a MED acceptance on one charge never give back more than it was paid', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     await fund(gateway, merchant, 10_000);
     const id = await paidCharge(gateway, merchant);
     const opened = await gateway.call('POST', `/sandbox/v1/pix/${id}/infraction`, { key: merchant.apiKey, body: { reason: 'fraud', amountCents: 600 } });
@@ -80,7 +79,7 @@ describe(`refund concurrency (${backend})`, () => {
   });
 
   it('10 concurrent openings of a MED case on one charge: one case, one block', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, merchant);
     const replies = await Promise.all(
       Array.from({ length: 10 }, (_, index) =>
@@ -93,7 +92,7 @@ describe(`refund concurrency (${backend})`, () => {
   });
 
   it('concurrent settlements of one refund: exactly one applies', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, merchant);
     const created = await gateway.call('POST', `/v1/transactions/${id}/refunds`, { key: merchant.apiKey, body: {} });
     const replies = await Promise.all(

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { createCharge, eventsOf, fund } from '../helpers/api.js';
-import { startGateway, type Gateway, type JsonBody, type Merchant, type Reply } from '../helpers/gateway.js';
+import { startGateway, type Gateway, type JsonBody, type Merchant, type Reply, NO_CHARGE_FEES } from '../helpers/gateway.js';
 
 /**
  * A model-based property test of a charge's life after creation (DESIGN.md §9): random sequences
@@ -35,8 +35,6 @@ const VALIDITY = 2 * DAY;
 const DEFENSE = 7 * DAY;
 /** A charge may be refunded within 90 days of its payment. */
 const REFUND_WINDOW = 90 * DAY;
-/** A merchant without charge fees: a paid charge of 1000 credits 1000. */
-const NO_FEES = { fees: { pixIn: { fixedCents: 0, bps: 0, minCents: 0, maxCents: 0 } } };
 
 type ChargeStatus = 'pending' | 'paid' | 'expired' | 'cancelled' | 'failed' | 'refunded' | 'partially_refunded';
 type RefundModel = { refundId: string; kind: 'merchant' | 'med'; amountCents: number; status: 'processing' | 'refunded' | 'failed' };
@@ -435,7 +433,7 @@ const startsPaid = fc.constantFrom(true, true, true, false);
 
 /** A fresh merchant (no fees, funded) and its charge, pending or paid already. */
 async function setup(paid: boolean): Promise<{ model: Model; real: Real }> {
-  const merchant = await gateway.createMerchant(NO_FEES);
+  const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
   await fund(gateway, merchant, FUNDS);
   const transactionId = await createCharge(gateway, merchant);
   const model: Model = { now: 0, status: 'pending', paidAt: null, refundedCents: 0, refunds: [], cases: [], events: [], available: FUNDS, blocked: 0 };

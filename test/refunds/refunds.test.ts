@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { REFUND_END_TO_END_ID_PATTERN } from '../../src/pix/endToEndId.js';
 import { createCharge, eventNames, eventsOf, fund, paidCharge, readTransaction } from '../helpers/api.js';
-import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { startGateway, type Gateway, type Merchant, NO_CHARGE_FEES } from '../helpers/gateway.js';
 
 /** Merchant refunds (DESIGN.md §9): rules, messages, money, settlement and events. Charges of 1000 cents, fee 0 by default. */
 let gateway: Gateway;
@@ -15,8 +15,6 @@ afterAll(async () => {
 });
 
 const DAY = 86_400_000;
-/** A merchant without charge fees: a paid charge of 1000 credits 1000. */
-const NO_FEES = { fees: { pixIn: { fixedCents: 0, bps: 0, minCents: 0, maxCents: 0 } } };
 
 const refund = (merchant: Merchant, transactionId: string, body?: unknown) =>
   gateway.call('POST', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey, ...(body === undefined ? {} : { body }) });
@@ -26,7 +24,7 @@ const balance = async (merchant: Merchant) => (await gateway.call('GET', '/v1/ba
 
 describe('POST /v1/transactions/{id}/refunds', () => {
   it('refunds the remainder by default: debited at once, refunded on settlement, charge refunded with its events', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, merchant);
     expect((await balance(merchant)).available).toBe(1000);
 
@@ -73,7 +71,7 @@ describe('POST /v1/transactions/{id}/refunds', () => {
   });
 
   it('partial refunds move the charge to partially_refunded, then refunded when they reach the amount', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, merchant);
     const first = await refund(merchant, id, { amountCents: 300 });
     expect(first.body).toMatchObject({ amountCents: 300, status: 'processing' });
@@ -93,7 +91,7 @@ describe('POST /v1/transactions/{id}/refunds', () => {
   });
 
   it('a failed refund credits the money back and frees the remainder; no charge event', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, merchant);
     const created = await refund(merchant, id, { amountCents: 400 });
     expect((await balance(merchant)).available).toBe(600);
@@ -109,7 +107,7 @@ describe('POST /v1/transactions/{id}/refunds', () => {
   });
 
   it('settling a refund twice is 422; an unknown refund 404; a malformed id 400', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, merchant);
     const created = await refund(merchant, id);
     await settleRefund(merchant, created.body.refundId, 'refunded');
@@ -117,7 +115,7 @@ describe('POST /v1/transactions/{id}/refunds', () => {
       status: 422,
       body: { error: messages.refundNotProcessing('refunded') },
     });
-    const other = await gateway.createMerchant(NO_FEES);
+    const other = await gateway.createMerchant(NO_CHARGE_FEES);
     expect(await settleRefund(other, created.body.refundId, 'failed')).toMatchObject({ status: 404, body: { error: messages.refundNotFound } });
     expect(await settleRefund(merchant, 'nope', 'failed')).toMatchObject({ status: 400, body: { error: messages.refundIdInvalid } });
     expect(
@@ -129,7 +127,7 @@ describe('POST /v1/transactions/{id}/refunds', () => {
   });
 
   it('externalRef makes a retry answer 200 with the same refund, nothing debited twice', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, merchant);
     const first = await refund(merchant, id, { amountCents: 100, externalRef: 'dev-1' });
     const again = await refund(merchant, id, { amountCents: 100, externalRef: 'dev-1' });
@@ -140,7 +138,7 @@ describe('POST /v1/transactions/{id}/refunds', () => {
   });
 
   it('the provider refusing answers 502: nothing debited, the externalRef free for a retry', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, merchant);
     const armed = await gateway.call('POST', '/sandbox/v1/provider/next-refund', { key: merchant.apiKey, body: { outcome: 'provider_error' } });
     expect(armed.status).toBe(201);
@@ -216,7 +214,7 @@ describe('POST /v1/transactions/{id}/refunds', () => {
     { name: 'a malformed id', setup: () => Promise.resolve('abc'), status: 400, error: messages.transactionIdInvalid },
   ];
   it.each(refusals)('refuses $name', async ({ setup, body, status, error }) => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await setup(merchant);
     const before = (await balance(merchant)).available;
     expect(await refund(merchant, id, body)).toMatchObject({ status, body: { error } });
@@ -224,15 +222,15 @@ describe('POST /v1/transactions/{id}/refunds', () => {
   });
 
   it('a pending charge whose validity elapsed is refused as expired', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await createCharge(gateway, merchant, { expiresInDays: 1 });
     gateway.clock.advance(DAY);
     expect(await refund(merchant, id)).toMatchObject({ status: 422, body: { error: messages.refundChargeNotPaid('expired') } });
   });
 
   it("another merchant's charge is 404, for the refund and the list", async () => {
-    const owner = await gateway.createMerchant(NO_FEES);
-    const other = await gateway.createMerchant(NO_FEES);
+    const owner = await gateway.createMerchant(NO_CHARGE_FEES);
+    const other = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, owner);
     expect(await refund(other, id)).toMatchObject({ status: 404, body: { error: messages.transactionNotFound } });
     expect(await gateway.call('GET', `/v1/transactions/${id}/refunds`, { key: other.apiKey })).toMatchObject({
@@ -242,7 +240,7 @@ describe('POST /v1/transactions/{id}/refunds', () => {
   });
 
   it('90 days after the payment the window is closed', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, merchant);
     gateway.clock.advance(90 * DAY - 60_000);
     const inTime = await refund(merchant, id, { amountCents: 100 });
@@ -252,7 +250,7 @@ describe('POST /v1/transactions/{id}/refunds', () => {
   });
 
   it('the withdrawable balance must cover the refund: an operator block counts', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, merchant);
     const block = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/blocks`, { amountCents: 500, reason: 'análise' });
     expect(block.status).toBe(201);
@@ -274,7 +272,7 @@ describe('POST /v1/transactions/{id}/refunds', () => {
 
 describe('reconciliation of refunds still processing', () => {
   it('a refund the provider never received (the process stopped before the call) is sent again after a minute', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, merchant);
     const created = await refund(merchant, id, { amountCents: 250 });
     // As if the process died between the commit and the provider call.
@@ -296,7 +294,7 @@ describe('automatic settlement (SANDBOX_SETTLE_MS)', () => {
   it('the worker step settles a processing refund as refunded once its time has come, not before', async () => {
     const timed = await startGateway({ SANDBOX_SETTLE_MS: '60000' });
     try {
-      const merchant = await timed.createMerchant(NO_FEES);
+      const merchant = await timed.createMerchant(NO_CHARGE_FEES);
       const id = await paidCharge(timed, merchant);
       const created = await timed.call('POST', `/v1/transactions/${id}/refunds`, { key: merchant.apiKey, body: { amountCents: 400 } });
       expect(created.status).toBe(201);
@@ -316,7 +314,7 @@ describe('automatic settlement (SANDBOX_SETTLE_MS)', () => {
 
 describe('cancelling a charge', () => {
   it('merchant: pending → cancelled with transaction.cancelled; then 422', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await createCharge(gateway, merchant);
     const cancelled = await gateway.call('POST', `/v1/pix/${id}/cancel`, { key: merchant.apiKey });
     expect(cancelled).toMatchObject({ status: 200, body: { transactionId: id, status: 'cancelled' } });
@@ -332,7 +330,7 @@ describe('cancelling a charge', () => {
   });
 
   it('a charge whose validity elapsed is expired to the cancel too', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await createCharge(gateway, merchant, { expiresInDays: 1 });
     gateway.clock.advance(DAY);
     expect(await gateway.call('POST', `/v1/pix/${id}/cancel`, { key: merchant.apiKey })).toMatchObject({
@@ -342,8 +340,8 @@ describe('cancelling a charge', () => {
   });
 
   it("another merchant's charge is 404; the operator cancels any", async () => {
-    const owner = await gateway.createMerchant(NO_FEES);
-    const other = await gateway.createMerchant(NO_FEES);
+    const owner = await gateway.createMerchant(NO_CHARGE_FEES);
+    const other = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await createCharge(gateway, owner);
     expect(await gateway.call('POST', `/v1/pix/${id}/cancel`, { key: other.apiKey })).toMatchObject({
       status: 404,
@@ -360,7 +358,7 @@ describe('cancelling a charge', () => {
 
 describe('the provider removes a charge (sandbox fail)', () => {
   it('pending → failed with transaction.failed; a paid one is 422', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await createCharge(gateway, merchant);
     expect(await gateway.call('POST', `/sandbox/v1/pix/${id}/fail`, { key: merchant.apiKey })).toMatchObject({ status: 200, body: { status: 'failed' } });
     expect(await eventNames(gateway, id)).toEqual(['transaction.failed']);
@@ -374,7 +372,7 @@ describe('the provider removes a charge (sandbox fail)', () => {
 
 describe('a payment that arrives for a charge no longer pending', () => {
   it.each(['cancel', 'expire', 'fail'] as const)('after %s: returned to the payer in full, never credited', async (ending) => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await createCharge(gateway, merchant);
     const path = ending === 'cancel' ? `/v1/pix/${id}/cancel` : `/sandbox/v1/pix/${id}/${ending}`;
     const ended = await gateway.call('POST', path, { key: merchant.apiKey });
@@ -390,7 +388,7 @@ describe('a payment that arrives for a charge no longer pending', () => {
   });
 
   it('the amount the payer sent must be a positive integer', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await createCharge(gateway, merchant);
     await gateway.call('POST', `/v1/pix/${id}/cancel`, { key: merchant.apiKey });
     for (const amountCents of [-5, 0, 1.5, 1e20, '10']) {
@@ -404,7 +402,7 @@ describe('a payment that arrives for a charge no longer pending', () => {
   });
 
   it('a pending charge is 422 (the payment would be credited)', async () => {
-    const merchant = await gateway.createMerchant(NO_FEES);
+    const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await createCharge(gateway, merchant);
     expect(await gateway.call('POST', `/sandbox/v1/pix/${id}/late-payment`, { key: merchant.apiKey })).toMatchObject({
       status: 422,

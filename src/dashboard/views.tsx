@@ -297,7 +297,7 @@ export function ApiKeysPage(props: { context: PageContext; data: ApiKeysData; er
     <Layout title="Chaves de API" context={props.context}>
       <h1>Chaves de API</h1>
       <p>
-        Use a chave no cabeçalho <code>Authorization: Bearer &lt;chave&gt;</code>. A referência da API está em <a href="/docs">/docs</a>.
+        Use a chave no cabeçalho <code>{'Authorization: Bearer &lt;chave&gt;'}</code>. A referência da API está em <a href="/docs">/docs</a>.
       </p>
       <Alert message={props.error} />
       {data.created ? <ShownOnce note="Chave criada. Copie agora: ela não será mostrada de novo." value={data.created} /> : ''}

@@ -34,6 +34,7 @@ describe('Chaves de API', () => {
     await page.getByRole('link', { name: 'Chaves de API' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Chaves de API');
     expect(await page.getByRole('link', { name: '/docs' }).getAttribute('href')).toBe('/docs');
+    expect(await page.locator('main code').first().textContent()).toBe('Authorization: Bearer <chave>');
     await expectAccessible(page);
     await page.getByRole('button', { name: 'Criar chave' }).click();
     const apiKey = (await page.getByRole('status').locator('code.secret').textContent()) ?? '';

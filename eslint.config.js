@@ -8,6 +8,7 @@ const HTTP_FILES = [
   'src/app.ts',
   'src/**/routes.ts',
   'src/**/routes.tsx',
+  'src/**/*Routes.tsx',
   'src/**/adminRoutes.ts',
   'src/platform/http.ts',
   'src/platform/adminAuth.ts',

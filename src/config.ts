@@ -58,6 +58,11 @@ const environmentSchema = z.object({
   ADMIN_TOKEN: z.string().min(16, 'must have at least 16 characters').optional(),
   SERVICE_NAME: z.string().min(1).default('SVC'),
   PUBLIC_BASE_URL: z.url().optional(),
+  // smtp:// or smtps:// (user and password in the URL): invitations are e-mailed when set.
+  SMTP_URL: z
+    .url()
+    .refine((value) => /^smtps?:\/\//.test(value), 'must start with smtp:// or smtps://')
+    .optional(),
   PIX_PROVIDER: z.enum(['simulated'], { error: "must be 'simulated' (the only provider today)" }).default('simulated'),
   SANDBOX_SETTLE_MS: z.union([z.literal('manual'), z.coerce.number().int().min(0)]).default(1500),
   MED_DEFENSE_DAYS: z.coerce.number().int().min(1).max(30).default(7),
@@ -88,6 +93,8 @@ type Settings = {
   database: DatabaseTarget;
   serviceName: string;
   publicBaseUrl: string;
+  /** Invitations are e-mailed through it when set (DESIGN.md §10). */
+  smtpUrl: string | undefined;
   pixProvider: 'simulated';
   sandboxSettleMs: number | 'manual';
   /** Days a merchant has to defend a MED case (DESIGN.md §9). */
@@ -133,6 +140,7 @@ export function readEnvironment(environment: NodeJS.ProcessEnv = process.env): E
     database,
     serviceName: env.SERVICE_NAME,
     publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
+    smtpUrl: env.SMTP_URL,
     pixProvider: env.PIX_PROVIDER,
     sandboxSettleMs: env.SANDBOX_SETTLE_MS,
     medDefenseDays: env.MED_DEFENSE_DAYS,

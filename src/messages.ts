@@ -109,6 +109,8 @@ export const messages = {
   totpEnrolmentNotStarted: 'Inicie a ativação da verificação em duas etapas antes de confirmar.',
   currentPasswordWrong: 'Senha atual incorreta.',
   sessionRequired: 'Sessão encerrada. Entre novamente.',
+  userNotFound: 'Usuário não encontrado.',
+  lastOwner: 'A conta precisa de pelo menos um owner com acesso: promova outro membro antes.',
   roleNotAllowed: (role: string) => `Seu papel (${role}) não permite esta ação.`,
   totpRequired: 'Ative a verificação em duas etapas em Segurança para continuar.',
   webhookEndpointDeleted: 'URL excluída. As entregas pendentes para ela foram canceladas.',
@@ -118,6 +120,16 @@ export const messages = {
   passwordDefined: 'Senha definida. Entre com seu e-mail e a nova senha.',
   totpEnrolled: 'Verificação em duas etapas ativada.',
   pageNotFound: 'Página não encontrada.',
+  filterStatusInvalid: 'Status inválido no filtro.',
+  filterDateInvalid: 'Data inválida no filtro: use o formato AAAA-MM-DD.',
+  chargeCancelled: 'Cobrança cancelada.',
+  defenseSent: 'Defesa enviada. A equipe do serviço analisa o caso; o valor segue bloqueado até a decisão.',
+  memberRoleChanged: 'Papel alterado.',
+  memberRemoved: 'Membro removido. As sessões dele foram encerradas.',
+  otherSessionsEnded: 'As outras sessões foram encerradas.',
+  withdrawalSent: 'Saque enviado. O status muda para Pago quando o banco de destino confirmar.',
+  withdrawalAwaitingApproval: 'Saque criado: aguarda a aprovação da equipe do serviço. O saldo é debitado na aprovação.',
+  refundRequested: 'Devolução solicitada. O status muda para Devolvido quando o banco do pagador confirmar.',
 
   // Recipients: POST /v1/recipients in validation order, the list, the operator's review.
   // The pixKey / pixKeyType / recipientId texts are the spec's for /v1/withdraw too: one message each.

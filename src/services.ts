@@ -9,6 +9,7 @@ import { RefundService } from './refunds/service.js';
 import { UserService } from './users/service.js';
 import type { Clock } from './platform/clock.js';
 import type { Db } from './platform/database.js';
+import { createMailer } from './platform/mailer.js';
 import { createProvider } from './provider/index.js';
 import { RecipientService } from './recipients/service.js';
 import { SandboxService } from './sandbox/service.js';
@@ -67,7 +68,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     withdrawals,
     refunds,
     infractions,
-    users: new UserService(db, clock, config, accounts),
+    users: new UserService(db, clock, config, accounts, createMailer(config)),
     sandbox: network ? new SandboxService(network, charges, withdrawals, refunds, infractions) : null,
     webhooks,
     health: new HealthService(db),

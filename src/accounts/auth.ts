@@ -29,6 +29,7 @@ export function merchantAuthentication(accounts: AccountService) {
     // A key's own list replaces the account's (DESIGN.md §5).
     const allowed = key.ipAllowed ?? ipAllowed;
     if (!allowed(request.ip)) throw new NotAllowedError(messages.ipNotAllowed);
+    await accounts.noteApiKeyUse(key.keyId);
     request.merchant = { account, keyId: key.keyId };
   };
 }

@@ -53,10 +53,14 @@ export function findApiKey(db: Executor, keyId: string) {
 }
 
 /** An account's keys, newest first (the dashboard's list: public prefix, creation, revocation). */
+export async function recordApiKeyUse(db: Executor, keyId: string, at: Date): Promise<void> {
+  await db.updateTable('apiKeys').set({ lastUsedAt: at }).where('id', '=', keyId).execute();
+}
+
 export function listApiKeys(db: Executor, accountId: string) {
   return db
     .selectFrom('apiKeys')
-    .select(['id', 'prefix', 'createdAt', 'revokedAt'])
+    .select(['id', 'prefix', 'createdAt', 'revokedAt', 'lastUsedAt'])
     .where('accountId', '=', accountId)
     .orderBy('createdAt', 'desc')
     .orderBy('id', 'desc')

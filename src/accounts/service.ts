@@ -21,6 +21,8 @@ const PUBLIC_PREFIX_LENGTH = 16;
 /** Spec: account checks may be cached up to 30 s; DESIGN.md §3: key lookups up to 5 s. */
 const ACCOUNT_CACHE_TTL_MS = 30_000;
 const API_KEY_CACHE_TTL_MS = 5_000;
+/** A key's last use is kept to the minute. */
+const KEY_USE_PRECISION_MS = 60_000;
 
 export type NewAccountInput = {
   name: string;
@@ -57,6 +59,8 @@ type CachedAccount = { account: Account; ipAllowed: (ip: string) => boolean };
 export class AccountService {
   private readonly accountCache = new LRUCache<string, CachedAccount>({ max: 50_000, ttl: ACCOUNT_CACHE_TTL_MS });
   // Negative answers are cached too (as false), so a flood of bad keys does not reach the database.
+  /** When this process last wrote each key's last use (ms). */
+  private readonly keyUseWritten = new Map<string, number>();
   private readonly keyCache = new LRUCache<string, ResolvedKey | false>({ max: 100_000, ttl: API_KEY_CACHE_TTL_MS });
 
   constructor(
@@ -204,6 +208,19 @@ export class AccountService {
       : false;
     this.keyCache.set(cacheKey, resolved);
     return resolved || null;
+  }
+
+  /**
+   * Notes a key's use for the Chaves de API page: written at most once a minute per key in this
+   * process (the minute is the precision shown), so the API's requests stay reads.
+   */
+  async noteApiKeyUse(keyId: string): Promise<void> {
+    const now = this.clock.now();
+    const last = this.keyUseWritten.get(keyId);
+    if (last !== undefined && now.getTime() - last < KEY_USE_PRECISION_MS) return;
+    if (this.keyUseWritten.size >= 10_000) this.keyUseWritten.clear();
+    this.keyUseWritten.set(keyId, now.getTime());
+    await repository.recordApiKeyUse(this.db, keyId, now);
   }
 
   /** The account with its compiled allowlist, cached up to 30 s. */

@@ -3,22 +3,21 @@ import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import QRCode from 'qrcode';
-import { DomainError, httpStatusOf, InvalidRequestError, NotFoundError } from '../errors.js';
+import { DomainError, httpStatusOf, NotFoundError } from '../errors.js';
 import { isId } from '../platform/ids.js';
-import { parseBrl } from '../pix/money.js';
-import { createChargeBody } from '../charges/schemas.js';
-import { presentTransaction } from '../transactions/presenter.js';
 import { messages } from '../messages.js';
 import type { Services } from '../services.js';
 import type { SessionUser } from '../users/service.js';
-import { DASHBOARD_CSS } from './styles.js';
+import { field } from './forms.js';
+import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
+import { chargePages } from './chargeRoutes.js';
+import { disputePages } from './disputeRoutes.js';
+import { moneyPages } from './moneyRoutes.js';
+import { teamPages } from './teamRoutes.js';
 import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
 import {
   ApiKeysPage,
-  ChargePage,
-  ChargesPage,
   WebhooksPage,
-  type ChargeForm,
   CodePage,
   ErrorPage,
   HomePage,
@@ -41,14 +40,26 @@ const SECURITY_HEADERS = {
   'cache-control': 'no-store',
 };
 
-/** A form field as text ('' when absent or not text). */
-function field(body: unknown, name: string): string {
-  if (typeof body !== 'object' || body === null) return '';
-  const value: unknown = Reflect.get(body, name);
-  return typeof value === 'string' ? value : '';
-}
-
 type Page = JSX.Element;
+
+/** What every group of dashboard pages shares: rendering, the session, the CSRF check, form handling. */
+export type DashboardKit = {
+  checkCsrf: preHandlerHookHandler;
+  send: (reply: FastifyReply, page: Page | Promise<Page>, status?: number) => Promise<FastifyReply>;
+  contextOf: (reply: FastifyReply, user?: SessionUser) => PageContext;
+  redirect: (reply: FastifyReply, to: string) => FastifyReply;
+  /** Runs a form's action; a refusal of the rules shows `again(message)` with the API's status, and answers false. */
+  attempt: (reply: FastifyReply, action: () => Promise<unknown>, again: (message: string) => Page | Promise<Page>) => Promise<boolean>;
+  asUser: (
+    handler: (request: FastifyRequest, reply: FastifyReply, user: SessionUser) => Promise<unknown>,
+  ) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+};
+
+/** The services the dashboard pages use. */
+export type DashboardServices = Pick<
+  Services,
+  'users' | 'ledger' | 'transactions' | 'accounts' | 'webhooks' | 'charges' | 'config' | 'withdrawals' | 'recipients' | 'refunds' | 'infractions' | 'clock'
+>;
 
 /**
  * The merchant dashboard (DESIGN.md §10), server-rendered in Portuguese on the same services as
@@ -56,9 +67,9 @@ type Page = JSX.Element;
  * whose hash is the session row; every form carries a CSRF token.
  */
 export const dashboardRoutes =
-  (services: Pick<Services, 'users' | 'ledger' | 'transactions' | 'accounts' | 'webhooks' | 'charges' | 'config'>) =>
+  (services: DashboardServices) =>
   async (app: FastifyInstance): Promise<void> => {
-    const { users, ledger, transactions, accounts, webhooks, charges, config } = services;
+    const { users, ledger, transactions, accounts, webhooks, config } = services;
     const secure = config.publicBaseUrl.startsWith('https://');
     await app.register(formbody);
     await app.register(cookie);
@@ -130,8 +141,25 @@ export const dashboardRoutes =
       }
     };
 
+    /** A page for signed-in users only: the others go to the sign-in page. */
+    const asUser =
+      (handler: (request: FastifyRequest, reply: FastifyReply, user: SessionUser) => Promise<unknown>) =>
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const user = await signedIn(request, reply);
+        return user ? handler(request, reply, user) : reply;
+      };
+
+    const kit: DashboardKit = { checkCsrf, send, contextOf, redirect, attempt, asUser };
+    await app.register(chargePages(kit, services));
+    await app.register(moneyPages(kit, services));
+    await app.register(disputePages(kit, services));
+    await app.register(teamPages(kit, services));
+
     app.get('/assets/app.css', async (_request, reply) =>
       reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(DASHBOARD_CSS),
+    );
+    app.get('/assets/app.js', async (_request, reply) =>
+      reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(DASHBOARD_JS),
     );
 
     app.get('/entrar', async (request, reply) => {
@@ -189,66 +217,90 @@ export const dashboardRoutes =
       return redirect(reply, '/dashboard/entrar');
     });
 
-    app.get('/', async (request, reply) => {
-      const user = await signedIn(request, reply);
-      if (!user) return reply;
-      const [balance, latest] = await Promise.all([ledger.balanceOf(user.accountId), transactions.list(user.accountId, { limit: 10 })]);
-      const rows = latest.map((row) => ({
-        transactionId: row.id,
-        type: row.type,
-        amountCents: row.amountCents,
-        status: row.status,
-        createdAt: row.createdAt.getTime(),
-      }));
-      return send(reply, <HomePage context={contextOf(reply, user)} data={{ balance, transactions: rows }} />);
-    });
+    app.get(
+      '/',
+      asUser(async (request, reply, user) => {
+        const [balance, latest] = await Promise.all([ledger.balanceOf(user.accountId), transactions.list(user.accountId, { limit: 10 })]);
+        const rows = latest.map((row) => ({
+          transactionId: row.id,
+          type: row.type,
+          amountCents: row.amountCents,
+          status: row.status,
+          createdAt: row.createdAt.getTime(),
+        }));
+        return send(reply, <HomePage context={contextOf(reply, user)} data={{ balance, transactions: rows }} />);
+      }),
+    );
 
-    const securityData = async (user: SessionUser): Promise<SecurityData> => {
+    const securityData = async (user: SessionUser, sessionToken: string): Promise<SecurityData> => {
       const pending = user.totpEnrolled ? null : await users.pendingTotpEnrolment(user.userId);
       return {
         totpEnrolled: user.totpEnrolled,
+        sessions: await users.listSessions(user.userId, sessionToken),
         enrolment: pending ? { secret: pending.secret, qrDataUrl: await QRCode.toDataURL(pending.uri, { width: 200, margin: 2 }) } : undefined,
       };
     };
 
-    app.get('/seguranca', async (request, reply) => {
-      const user = await signedIn(request, reply);
-      if (!user) return reply;
-      return send(reply, <SecurityPage context={contextOf(reply, user)} data={await securityData(user)} />);
-    });
+    app.get(
+      '/seguranca',
+      asUser(async (request, reply, user) => {
+        return send(reply, <SecurityPage context={contextOf(reply, user)} data={await securityData(user, tokenOf(request))} />);
+      }),
+    );
 
-    app.post('/seguranca/totp/iniciar', { preHandler: checkCsrf }, async (request, reply) => {
-      const user = await signedIn(request, reply);
-      if (!user) return reply;
-      await users.beginTotpEnrolment(user.userId);
-      return redirect(reply, '/dashboard/seguranca');
-    });
+    app.post(
+      '/seguranca/totp/iniciar',
+      { preHandler: checkCsrf },
+      asUser(async (request, reply, user) => {
+        await users.beginTotpEnrolment(user.userId);
+        return redirect(reply, '/dashboard/seguranca');
+      }),
+    );
 
-    app.post('/seguranca/totp/confirmar', { preHandler: checkCsrf }, async (request, reply) => {
-      const user = await signedIn(request, reply);
-      if (!user) return reply;
-      const data = await securityData(user);
-      const ok = await attempt(
-        reply,
-        () => users.confirmTotpEnrolment(user.userId, field(request.body, 'code')),
-        (error) => <SecurityPage context={contextOf(reply, user)} data={data} error={error} />,
-      );
-      if (!ok) return reply;
-      return send(reply, <SecurityPage context={contextOf(reply, user)} data={{ totpEnrolled: true }} notice={messages.totpEnrolled} />);
-    });
+    app.post(
+      '/seguranca/totp/confirmar',
+      { preHandler: checkCsrf },
+      asUser(async (request, reply, user) => {
+        const data = await securityData(user, tokenOf(request));
+        const ok = await attempt(
+          reply,
+          () => users.confirmTotpEnrolment(user.userId, field(request.body, 'code')),
+          (error) => <SecurityPage context={contextOf(reply, user)} data={data} error={error} />,
+        );
+        if (!ok) return reply;
+        return send(
+          reply,
+          <SecurityPage context={contextOf(reply, user)} data={{ ...data, totpEnrolled: true, enrolment: undefined }} notice={messages.totpEnrolled} />,
+        );
+      }),
+    );
 
-    app.post('/seguranca/senha', { preHandler: checkCsrf }, async (request, reply) => {
-      const user = await signedIn(request, reply);
-      if (!user) return reply;
-      const data = await securityData(user);
-      const ok = await attempt(
-        reply,
-        () => users.changePassword(user.userId, field(request.body, 'current'), field(request.body, 'next'), tokenOf(request)),
-        (error) => <SecurityPage context={contextOf(reply, user)} data={data} error={error} />,
-      );
-      if (!ok) return reply;
-      return send(reply, <SecurityPage context={contextOf(reply, user)} data={data} notice={messages.passwordChanged} />);
-    });
+    /** The Segurança page as it stands after an action. */
+    const securityView = async (request: FastifyRequest, reply: FastifyReply, user: SessionUser, extra: { error?: string; notice?: string } = {}) => (
+      <SecurityPage context={contextOf(reply, user)} data={await securityData(user, tokenOf(request))} error={extra.error} notice={extra.notice} />
+    );
+
+    app.post(
+      '/seguranca/senha',
+      { preHandler: checkCsrf },
+      asUser(async (request, reply, user) => {
+        const ok = await attempt(
+          reply,
+          () => users.changePassword(user.userId, field(request.body, 'current'), field(request.body, 'next'), tokenOf(request)),
+          (error) => securityView(request, reply, user, { error }),
+        );
+        return ok ? send(reply, securityView(request, reply, user, { notice: messages.passwordChanged })) : reply;
+      }),
+    );
+
+    app.post(
+      '/seguranca/sessoes/encerrar',
+      { preHandler: checkCsrf },
+      asUser(async (request, reply, user) => {
+        await users.endOtherSessions(user.userId, tokenOf(request));
+        return send(reply, securityView(request, reply, user, { notice: messages.otherSessionsEnded }));
+      }),
+    );
 
     const keysPage = async (reply: FastifyReply, user: SessionUser, extra: { created?: string; error?: string } = {}, status = 200) => {
       const keys = (await accounts.listApiKeys(user.accountId)).map((key) => ({
@@ -256,48 +308,54 @@ export const dashboardRoutes =
         prefix: key.prefix,
         createdAt: key.createdAt,
         revokedAt: key.revokedAt,
+        lastUsedAt: key.lastUsedAt,
       }));
       const data = { keys, mayManage: mayDo(user.role, 'keys'), totpEnrolled: user.totpEnrolled, created: extra.created };
       return send(reply, <ApiKeysPage context={contextOf(reply, user)} data={data} error={extra.error} />, status);
     };
 
-    app.get('/chaves', async (request, reply) => {
-      const user = await signedIn(request, reply);
-      if (!user) return reply;
-      return keysPage(reply, user);
-    });
+    app.get(
+      '/chaves',
+      asUser(async (request, reply, user) => {
+        return keysPage(reply, user);
+      }),
+    );
 
-    app.post('/chaves', { preHandler: checkCsrf }, async (request, reply) => {
-      const user = await signedIn(request, reply);
-      if (!user) return reply;
-      let created = '';
-      const ok = await attempt(
-        reply,
-        async () => {
-          assertMayDo(user, 'keys');
-          assertTotpEnrolled(user);
-          created = (await accounts.createApiKey(user.accountId)).apiKey;
-        },
-        (error) => <ErrorPage context={contextOf(reply, user)} title="Chaves de API" message={error} />,
-      );
-      return ok ? keysPage(reply, user, { created }) : reply;
-    });
+    app.post(
+      '/chaves',
+      { preHandler: checkCsrf },
+      asUser(async (request, reply, user) => {
+        let created = '';
+        const ok = await attempt(
+          reply,
+          async () => {
+            assertMayDo(user, 'keys');
+            assertTotpEnrolled(user);
+            created = (await accounts.createApiKey(user.accountId)).apiKey;
+          },
+          (error) => <ErrorPage context={contextOf(reply, user)} title="Chaves de API" message={error} />,
+        );
+        return ok ? keysPage(reply, user, { created }) : reply;
+      }),
+    );
 
-    app.post('/chaves/:keyId/revogar', { preHandler: checkCsrf }, async (request, reply) => {
-      const user = await signedIn(request, reply);
-      if (!user) return reply;
-      const keyId = field(request.params, 'keyId');
-      const ok = await attempt(
-        reply,
-        async () => {
-          assertMayDo(user, 'keys');
-          if (!isId(keyId)) throw new NotFoundError(messages.apiKeyNotFound);
-          await accounts.revokeApiKey(keyId, user.accountId);
-        },
-        (error) => <ErrorPage context={contextOf(reply, user)} title="Chaves de API" message={error} />,
-      );
-      return ok ? redirect(reply, '/dashboard/chaves') : reply;
-    });
+    app.post(
+      '/chaves/:keyId/revogar',
+      { preHandler: checkCsrf },
+      asUser(async (request, reply, user) => {
+        const keyId = field(request.params, 'keyId');
+        const ok = await attempt(
+          reply,
+          async () => {
+            assertMayDo(user, 'keys');
+            if (!isId(keyId)) throw new NotFoundError(messages.apiKeyNotFound);
+            await accounts.revokeApiKey(keyId, user.accountId);
+          },
+          (error) => <ErrorPage context={contextOf(reply, user)} title="Chaves de API" message={error} />,
+        );
+        return ok ? redirect(reply, '/dashboard/chaves') : reply;
+      }),
+    );
 
     /** The Webhooks page as it stands, with what the last action left to show. */
     const webhooksView = async (
@@ -330,11 +388,12 @@ export const dashboardRoutes =
       return ok ? send(reply, webhooksView(reply, user, outcome)) : reply;
     };
 
-    app.get('/webhooks', async (request, reply) => {
-      const user = await signedIn(request, reply);
-      if (!user) return reply;
-      return send(reply, webhooksView(reply, user));
-    });
+    app.get(
+      '/webhooks',
+      asUser(async (request, reply, user) => {
+        return send(reply, webhooksView(reply, user));
+      }),
+    );
 
     app.post('/webhooks', { preHandler: checkCsrf }, async (request, reply) =>
       changeWebhooks(request, reply, async (user) => {
@@ -374,82 +433,4 @@ export const dashboardRoutes =
         return { notice: messages.webhookResendQueued };
       }),
     );
-
-    /** The Cobranças page: the latest charges, and the form (as typed, after a refusal). */
-    const chargesView = async (reply: FastifyReply, user: SessionUser, extra: { form?: ChargeForm; error?: string } = {}) => {
-      const rows = await transactions.list(user.accountId, { type: 'pix_in', limit: 50 });
-      return (
-        <ChargesPage
-          context={contextOf(reply, user)}
-          charges={rows.map(presentTransaction)}
-          mayCreate={mayDo(user.role, 'charges')}
-          form={extra.form}
-          error={extra.error}
-        />
-      );
-    };
-
-    app.get('/cobrancas', async (request, reply) => {
-      const user = await signedIn(request, reply);
-      if (!user) return reply;
-      return send(reply, chargesView(reply, user));
-    });
-
-    app.post('/cobrancas', { preHandler: checkCsrf }, async (request, reply) => {
-      const user = await signedIn(request, reply);
-      if (!user) return reply;
-      const form: ChargeForm = {
-        amount: field(request.body, 'amount'),
-        name: field(request.body, 'name'),
-        email: field(request.body, 'email'),
-        phone: field(request.body, 'phone'),
-        document: field(request.body, 'document'),
-        documentType: field(request.body, 'documentType'),
-      };
-      let transactionId = '';
-      const ok = await attempt(
-        reply,
-        async () => {
-          assertMayDo(user, 'charges');
-          // The API's own schema and rules: the same checks, in the same order, with the same messages.
-          const parsed = createChargeBody.safeParse({
-            amountCents: parseBrl(form.amount),
-            customer: {
-              name: form.name,
-              email: form.email.trim(),
-              phone: form.phone.replace(/\D/g, ''),
-              document: { number: form.document, type: form.documentType },
-            },
-          });
-          if (!parsed.success) throw new InvalidRequestError(parsed.error.issues[0]?.message ?? messages.bodyInvalid);
-          transactionId = (await charges.createCharge(await accounts.getAccount(user.accountId), parsed.data)).charge.transactionId;
-        },
-        (error) => chargesView(reply, user, { form, error }),
-      );
-      if (!ok) return reply;
-      return redirect(reply, `/dashboard/cobrancas/${transactionId}`);
-    });
-
-    /** One of the account's charges; anything else (a withdrawal, another account's, a malformed id) is not found. */
-    const chargeOf = async (user: SessionUser, id: string) => {
-      if (!isId(id)) throw new NotFoundError(messages.transactionNotFound);
-      const row = await transactions.get(user.accountId, id);
-      if (row.type !== 'pix_in') throw new NotFoundError(messages.transactionNotFound);
-      return row;
-    };
-
-    app.get('/cobrancas/:id', async (request, reply) => {
-      const user = await signedIn(request, reply);
-      if (!user) return reply;
-      const charge = await chargeOf(user, field(request.params, 'id'));
-      return send(reply, <ChargePage context={contextOf(reply, user)} charge={presentTransaction(charge)} />);
-    });
-
-    app.get('/cobrancas/:id/qrcode.png', async (request, reply) => {
-      const user = await signedIn(request, reply);
-      if (!user) return reply;
-      const charge = await chargeOf(user, field(request.params, 'id'));
-      const image = await charges.qrImage(user.accountId, charge.id, 'png', 256);
-      return reply.type(image.contentType).header('cache-control', 'private, max-age=3600').send(image.body);
-    });
   };

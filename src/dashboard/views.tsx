@@ -1,102 +1,7 @@
-import type { Children } from '@kitajs/html';
 import { formatBrl } from '../pix/money.js';
+import { Alert, CodeForm, CsrfField, formatDate, Layout, Notice, ShownOnce, Status, type PageContext } from './components.js';
 
-/** Dates as a person in Brazil reads them (DESIGN.md §10: America/Sao_Paulo). */
-const dateFormat = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'short' });
-const formatDate = (at: Date | number): string => dateFormat.format(typeof at === 'number' ? new Date(at) : at);
-
-/** What every page knows of the request: the signed-in user (none on the sign-in pages) and the form token. */
-export type PageContext = { csrfToken: string; user?: { email: string; role: string } | undefined };
-
-const CsrfField = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
-
-function Layout(props: { title: string; context: PageContext; children?: Children }) {
-  return (
-    <>
-      {'<!doctype html>'}
-      <html lang="pt-BR">
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <title safe>{`${props.title} · Painel PIX`}</title>
-          <link rel="stylesheet" href="/dashboard/assets/app.css" />
-        </head>
-        <body>
-          <a class="skip" href="#conteudo">
-            Pular para o conteúdo
-          </a>
-          <header>
-            <nav aria-label="Principal">
-              <span class="brand">Painel PIX</span>
-              {props.context.user ? (
-                <>
-                  <a href="/dashboard">Início</a>
-                  <a href="/dashboard/cobrancas">Cobranças</a>
-                  <a href="/dashboard/chaves">Chaves de API</a>
-                  <a href="/dashboard/webhooks">Webhooks</a>
-                  <a href="/dashboard/seguranca">Segurança</a>
-                  <form method="post" action="/dashboard/sair">
-                    <CsrfField token={props.context.csrfToken} />
-                    <button type="submit" class="link">
-                      Sair
-                    </button>
-                  </form>
-                </>
-              ) : (
-                ''
-              )}
-            </nav>
-          </header>
-          <main id="conteudo">{props.children}</main>
-        </body>
-      </html>
-    </>
-  );
-}
-
-const Alert = ({ message }: { message?: string | undefined }) =>
-  message ? (
-    <p class="alert" role="alert" safe>
-      {message}
-    </p>
-  ) : (
-    ''
-  );
-
-const Notice = ({ message }: { message?: string | undefined }) =>
-  message ? (
-    <p class="notice" role="status" safe>
-      {message}
-    </p>
-  ) : (
-    ''
-  );
-
-/** The 6-digit TOTP code, posted to `action`. */
-const CodeForm = (props: { action: string; submit: string; csrfToken: string }) => (
-  <form class="stack" method="post" action={props.action}>
-    <CsrfField token={props.csrfToken} />
-    <label>
-      Código
-      <input name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required />
-    </label>
-    <button type="submit" safe>
-      {props.submit}
-    </button>
-  </form>
-);
-
-/** A secret shown this once (an API key, a webhook signing secret), with what it is. */
-const ShownOnce = (props: { note: string; value: string }) => (
-  <div class="notice" role="status">
-    <p safe>{props.note}</p>
-    <p>
-      <code class="secret" safe>
-        {props.value}
-      </code>
-    </p>
-  </div>
-);
+export type { PageContext } from './components.js';
 
 export function SignInPage(props: { context: PageContext; error?: string | undefined; notice?: string | undefined; email?: string | undefined }) {
   return (
@@ -204,7 +109,9 @@ export function HomePage(props: { context: PageContext; data: HomeData }) {
                   <td safe>{formatDate(row.createdAt)}</td>
                   <td safe>{TYPE_NAMES[row.type] ?? row.type}</td>
                   <td safe>{formatBrl(row.amountCents)}</td>
-                  <td safe>{row.status}</td>
+                  <td>
+                    <Status status={row.status} of={row.type === 'withdrawal' ? 'withdrawal' : 'charge'} />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -217,6 +124,7 @@ export function HomePage(props: { context: PageContext; data: HomeData }) {
 
 export type SecurityData = {
   totpEnrolled: boolean;
+  sessions: { createdAt: number; lastSeenAt: number; current: boolean }[];
   /** While enrolling: the secret as text and its QR image (PNG data URL). */
   enrolment?: { secret: string; qrDataUrl: string } | undefined;
 };
@@ -264,6 +172,35 @@ export function SecurityPage(props: { context: PageContext; data: SecurityData; 
         <button type="submit">Trocar senha</button>
       </form>
       <p class="muted">Trocar a senha encerra as suas outras sessões.</p>
+      <h2>Sessões</h2>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Entrada</th>
+              <th scope="col">Último uso</th>
+              <th scope="col">Sessão</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.sessions.map((session) => (
+              <tr>
+                <td safe>{formatDate(session.createdAt)}</td>
+                <td safe>{formatDate(session.lastSeenAt)}</td>
+                <td>{session.current ? 'Esta sessão' : 'Outra sessão'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {data.sessions.some((session) => !session.current) ? (
+        <form method="post" action="/dashboard/seguranca/sessoes/encerrar">
+          <CsrfField token={props.context.csrfToken} />
+          <button type="submit">Encerrar as outras sessões</button>
+        </form>
+      ) : (
+        ''
+      )}
     </Layout>
   );
 }
@@ -283,7 +220,7 @@ export function ErrorPage(props: { context: PageContext; title: string; message:
 }
 
 export type ApiKeysData = {
-  keys: { keyId: string; prefix: string; createdAt: Date; revokedAt: Date | null }[];
+  keys: { keyId: string; prefix: string; createdAt: Date; revokedAt: Date | null; lastUsedAt: Date | null }[];
   /** The role may create and revoke keys. */
   mayManage: boolean;
   totpEnrolled: boolean;
@@ -325,6 +262,7 @@ export function ApiKeysPage(props: { context: PageContext; data: ApiKeysData; er
               <tr>
                 <th scope="col">Prefixo</th>
                 <th scope="col">Criada em</th>
+                <th scope="col">Último uso</th>
                 <th scope="col">Situação</th>
                 <th scope="col">Ação</th>
               </tr>
@@ -336,6 +274,7 @@ export function ApiKeysPage(props: { context: PageContext; data: ApiKeysData; er
                     <code safe>{key.prefix}</code>
                   </td>
                   <td safe>{formatDate(key.createdAt)}</td>
+                  <td>{key.lastUsedAt ? formatDate(key.lastUsedAt) : 'Nunca usada'}</td>
                   <td>{key.revokedAt ? `Revogada em ${formatDate(key.revokedAt)}` : 'Ativa'}</td>
                   <td>
                     {data.mayManage && !key.revokedAt ? (
@@ -477,161 +416,6 @@ export function WebhooksPage(props: { context: PageContext; data: WebhooksData; 
           ))}
         </ul>
       )}
-    </Layout>
-  );
-}
-
-export type ChargeRow = {
-  transactionId: string;
-  amountCents: number;
-  feeCents: number;
-  netCents: number;
-  status: string;
-  externalRef: string | null;
-  pixPayload: string | null;
-  createdAt: number;
-  expiresAt: number | null;
-  paidAt: number | null;
-  endToEndId?: string | undefined;
-};
-
-export type ChargeForm = { amount: string; name: string; email: string; phone: string; document: string; documentType: string };
-
-export function ChargesPage(props: {
-  context: PageContext;
-  charges: ChargeRow[];
-  mayCreate: boolean;
-  form?: ChargeForm | undefined;
-  error?: string | undefined;
-}) {
-  const form = props.form ?? { amount: '', name: '', email: '', phone: '', document: '', documentType: 'cpf' };
-  return (
-    <Layout title="Cobranças" context={props.context}>
-      <h1>Cobranças</h1>
-      <Alert message={props.error} />
-      {props.mayCreate ? (
-        <form class="stack" method="post" action="/dashboard/cobrancas">
-          <CsrfField token={props.context.csrfToken} />
-          <label>
-            Valor (R$)
-            <input name="amount" inputmode="decimal" required placeholder="15,00" value={form.amount} />
-          </label>
-          <label>
-            Nome do cliente
-            <input name="name" required maxlength="100" autocomplete="off" value={form.name} />
-          </label>
-          <label>
-            E-mail do cliente
-            <input type="email" name="email" required autocomplete="off" value={form.email} />
-          </label>
-          <label>
-            Telefone (DDD + número)
-            <input name="phone" inputmode="numeric" required placeholder="11987654321" autocomplete="off" value={form.phone} />
-          </label>
-          <label>
-            Documento (CPF ou CNPJ)
-            <input name="document" inputmode="numeric" required autocomplete="off" value={form.document} />
-          </label>
-          <label>
-            Tipo do documento
-            <select name="documentType">
-              <option value="cpf" selected={form.documentType !== 'cnpj'}>
-                CPF
-              </option>
-              <option value="cnpj" selected={form.documentType === 'cnpj'}>
-                CNPJ
-              </option>
-            </select>
-          </label>
-          <button type="submit">Criar cobrança</button>
-        </form>
-      ) : (
-        ''
-      )}
-      <h2>Últimas cobranças</h2>
-      {props.charges.length === 0 ? (
-        <p class="muted">Nenhuma cobrança ainda.{props.mayCreate ? ' Crie a primeira acima ou pela API (POST /v1/pix).' : ''}</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Criada em</th>
-                <th scope="col">Valor</th>
-                <th scope="col">Status</th>
-                <th scope="col">Detalhe</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.charges.map((charge) => (
-                <tr>
-                  <td safe>{formatDate(charge.createdAt)}</td>
-                  <td safe>{formatBrl(charge.amountCents)}</td>
-                  <td safe>{charge.status}</td>
-                  <td>
-                    <a
-                      href={`/dashboard/cobrancas/${charge.transactionId}`}
-                      aria-label={`Ver a cobrança de ${formatBrl(charge.amountCents)} criada em ${formatDate(charge.createdAt)}`}
-                    >
-                      Ver
-                    </a>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </Layout>
-  );
-}
-
-export function ChargePage(props: { context: PageContext; charge: ChargeRow }) {
-  const { charge } = props;
-  return (
-    <Layout title="Cobrança" context={props.context}>
-      <h1 safe>{`Cobrança de ${formatBrl(charge.amountCents)}`}</h1>
-      <dl>
-        <dt>Status</dt>
-        <dd safe>{charge.status}</dd>
-        <dt>Tarifa</dt>
-        <dd safe>{formatBrl(charge.feeCents)}</dd>
-        <dt>Líquido</dt>
-        <dd safe>{formatBrl(charge.netCents)}</dd>
-        <dt>Criada em</dt>
-        <dd safe>{formatDate(charge.createdAt)}</dd>
-        <dt>Vence em</dt>
-        <dd safe>{charge.expiresAt === null ? '—' : formatDate(charge.expiresAt * 1000)}</dd>
-        <dt>Paga em</dt>
-        <dd safe>{charge.paidAt === null ? '—' : formatDate(charge.paidAt)}</dd>
-        {charge.endToEndId ? (
-          <>
-            <dt>EndToEndId</dt>
-            <dd>
-              <code safe>{charge.endToEndId}</code>
-            </dd>
-          </>
-        ) : (
-          ''
-        )}
-      </dl>
-      {charge.pixPayload ? (
-        <>
-          <h2>QR Code</h2>
-          <img src={`/dashboard/cobrancas/${charge.transactionId}/qrcode.png`} width="256" height="256" alt="QR Code PIX da cobrança" />
-          <label>
-            PIX copia e cola
-            <textarea readonly rows="4" safe>
-              {charge.pixPayload}
-            </textarea>
-          </label>
-        </>
-      ) : (
-        ''
-      )}
-      <p>
-        <a href="/dashboard/cobrancas">Voltar às cobranças</a>
-      </p>
     </Layout>
   );
 }

@@ -50,6 +50,7 @@ export interface ApiKeysTable {
   ipAllowlist: string[] | null;
   createdAt: Generated<Date>;
   revokedAt: Date | null;
+  lastUsedAt: Generated<Date | null>;
 }
 
 /** Who holds an account: a person (CPF) or a company (CNPJ). */

@@ -51,6 +51,11 @@ export function listActiveRecipients(db: Executor, accountId: string): Promise<R
     .execute();
 }
 
+/** Every recipient of the account, whatever its status, latest change first (the dashboard's list). */
+export function listRecipientsOfAccount(db: Executor, accountId: string): Promise<RecipientRow[]> {
+  return db.selectFrom('recipients').selectAll().where('accountId', '=', accountId).orderBy('updatedAt', 'desc').orderBy('id', 'desc').execute();
+}
+
 /** The operator's view: recipients of one status (of every account, or of one), oldest change first. */
 export function listRecipientsByStatus(db: Executor, filter: { status: RecipientStatus; accountId?: string | undefined }): Promise<RecipientRow[]> {
   let query = db.selectFrom('recipients').selectAll().where('status', '=', filter.status);

@@ -110,6 +110,22 @@ export class RecipientService {
     return { recipients: rows.map(presentApprovedRecipient), count: rows.length };
   }
 
+  /** The dashboard's list: every recipient of the account with its status; documents masked, as the API shows them. */
+  async listForMerchant(accountId: string) {
+    const rows = await repository.listRecipientsOfAccount(this.db, accountId);
+    return rows.map((row) => ({
+      recipientId: row.id,
+      status: row.status,
+      legalName: row.legalName,
+      documentType: row.documentType,
+      documentMasked: maskDocument(row.documentType, row.document),
+      pixKeyType: row.pixKeyType,
+      label: row.approvedLabel ?? row.label,
+      reason: row.statusReason,
+      updatedAt: row.updatedAt.getTime(),
+    }));
+  }
+
   /** The operator's queue (pending_review by default), of every account or of one. */
   async listForOperator(filter: { status: RecipientStatus; accountId?: string | undefined }) {
     const rows = await repository.listRecipientsByStatus(this.db, filter);

@@ -3,7 +3,7 @@ import type { Executor, Tx } from '../platform/database.js';
 import type { NewTransaction, TransactionRow } from '../platform/schema.js';
 import { precompiled } from '../platform/precompiled.js';
 import { PRESENTED_COLUMNS } from './presenter.js';
-import type { Transition, TransactionType } from './states.js';
+import type { Transition, TransactionStatus, TransactionType } from './states.js';
 
 export function findTransaction(db: Executor, accountId: string, transactionId: string) {
   return db.selectFrom('transactions').selectAll().where('id', '=', transactionId).where('accountId', '=', accountId).executeTakeFirst();
@@ -35,6 +35,23 @@ export async function findPresentedTransaction(db: Executor, accountId: string, 
 export function listTransactions(db: Executor, accountId: string, options: { type?: TransactionType | undefined; limit: number }) {
   return options.type ? recentPresentedOfType(db, accountId, options.type, options.limit) : recentPresented(db, accountId, options.limit);
 }
+
+/** The dashboard's filtered lists: one type, optionally one status and a creation period, most recent first. */
+export function searchTransactions(db: Executor, accountId: string, filter: TransactionFilter) {
+  let query = db.selectFrom('transactions').select(PRESENTED_COLUMNS).where('accountId', '=', accountId).where('type', '=', filter.type);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.createdFrom) query = query.where('createdAt', '>=', filter.createdFrom);
+  if (filter.createdBefore) query = query.where('createdAt', '<', filter.createdBefore);
+  return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+}
+
+export type TransactionFilter = {
+  type: TransactionType;
+  status?: TransactionStatus | undefined;
+  createdFrom?: Date | undefined;
+  createdBefore?: Date | undefined;
+  limit: number;
+};
 
 export type NewTransactionValues = Omit<NewTransaction, 'type' | 'status'>;
 

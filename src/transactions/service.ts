@@ -25,6 +25,11 @@ export class TransactionService {
     return repository.listTransactions(this.db, accountId, options);
   }
 
+  /** The dashboard's filtered list of one type. */
+  search(accountId: string, filter: repository.TransactionFilter): Promise<PresentedRow[]> {
+    return repository.searchTransactions(this.db, accountId, filter);
+  }
+
   /** Housekeeping: externalRefs past their retention go. */
   purgeExpiredIdempotencyKeys(): Promise<number> {
     return purgeExpiredIdempotencyKeys(this.db, this.clock.now());

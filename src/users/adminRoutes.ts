@@ -25,8 +25,9 @@ export const userAdminRoutes =
       },
       async (request, reply) => {
         if (!isId(request.params.accountId)) throw new InvalidRequestError(messages.accountIdInvalid);
-        const invited = await users.invite(request.params.accountId, request.body);
-        return reply.code(201).send(invited);
+        const { userId, inviteUrl, emailed, emailError } = await users.invite(request.params.accountId, request.body);
+        if (emailed === 'failed') request.log.warn({ userId, err: emailError }, 'invitation e-mail failed; the link is in the response');
+        return reply.code(201).send({ userId, inviteUrl });
       },
     );
   };

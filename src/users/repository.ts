@@ -37,6 +37,34 @@ export function findUser(db: Executor, userId: string): Promise<UserRow | undefi
   return db.selectFrom('users').selectAll().where('id', '=', userId).where('removedAt', 'is', null).executeTakeFirst();
 }
 
+/** The account's live users (members and pending invitations), oldest first. */
+export function listAccountUsers(db: Executor, accountId: string): Promise<UserRow[]> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .where('removedAt', 'is', null)
+    .orderBy('createdAt', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+}
+
+/** Locks the account's live users: team changes are one at a time, so "the last owner" is exact. */
+export function lockAccountUsers(tx: Tx, accountId: string): Promise<UserRow[]> {
+  return tx.selectFrom('users').selectAll().where('accountId', '=', accountId).where('removedAt', 'is', null).orderBy('id').forUpdate().execute();
+}
+
+export async function setUserRole(tx: Tx, userId: string, role: UserRole, at: Date): Promise<void> {
+  await tx.updateTable('users').set({ role, updatedAt: at }).where('id', '=', userId).execute();
+}
+
+/** Removes a user: its sessions end and its unused invitations stop working. */
+export async function removeUser(tx: Tx, userId: string, at: Date): Promise<void> {
+  await tx.updateTable('users').set({ removedAt: at, updatedAt: at }).where('id', '=', userId).execute();
+  await tx.updateTable('sessions').set({ endedAt: at }).where('userId', '=', userId).where('endedAt', 'is', null).execute();
+  await tx.updateTable('userInvites').set({ usedAt: at }).where('userId', '=', userId).where('usedAt', 'is', null).execute();
+}
+
 export function lockUser(tx: Tx, userId: string): Promise<UserRow | undefined> {
   return tx.selectFrom('users').selectAll().where('id', '=', userId).where('removedAt', 'is', null).forUpdate().executeTakeFirst();
 }
@@ -49,6 +77,20 @@ export async function updateUser(db: Executor, userId: string, changes: UserChan
     .set({ ...changes, updatedAt: at })
     .where('id', '=', userId)
     .execute();
+}
+
+/**
+ * Uses a TOTP time step: true only for the first use of a step later than the last one used, so
+ * two requests racing with the same code cannot both pass (the row's update decides).
+ */
+export async function claimTotpStep(db: Executor, userId: string, step: number, at: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ totpLastStep: step, failedAttempts: 0, lockedUntil: null, updatedAt: at })
+    .where('id', '=', userId)
+    .where((eb) => eb.or([eb('totpLastStep', 'is', null), eb('totpLastStep', '<', step)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function insertInvite(tx: Tx, invite: { tokenHash: Buffer; userId: string; expiresAt: Date; at: Date }): Promise<void> {

@@ -5,7 +5,8 @@ import type { Config } from '../config.js';
 import { InvalidRequestError, InvalidStateError, NotFoundError, RateLimitedError, UnauthenticatedError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
-import type { Db } from '../platform/database.js';
+import type { Db, Tx } from '../platform/database.js';
+import type { Mailer } from '../platform/mailer.js';
 import { newId } from '../platform/ids.js';
 import type { SessionStage, UserRole, UserRow } from '../platform/schema.js';
 import { decryptSecret, encryptSecret, sha256 } from '../platform/secrets.js';
@@ -26,6 +27,12 @@ const TOTP_PERIOD_S = 30;
 export const USER_ROLES = ['owner', 'developer', 'finance', 'viewer'] as const satisfies readonly UserRole[];
 
 /** What a request knows of its signed-in user. */
+/** An invitation made: the one-time link, and whether it went by e-mail. */
+export type Invitation = { userId: string; inviteUrl: string; emailed: 'sent' | 'failed' | 'not_configured'; emailError?: string };
+
+/** A member of an account's team as the Equipe page shows it. */
+export type TeamMember = { userId: string; email: string; role: UserRole; invitationPending: boolean; totpEnrolled: boolean; createdAt: number };
+
 export type SessionUser = { userId: string; accountId: string; email: string; role: UserRole; stage: SessionStage; totpEnrolled: boolean };
 
 const newToken = (): string => randomBytes(32).toString('base64url');
@@ -41,12 +48,34 @@ export class UserService {
     private readonly clock: Clock,
     private readonly config: Pick<Config, 'secretKey' | 'publicBaseUrl' | 'serviceName'>,
     private readonly accounts: AccountService,
+    private readonly mailer: Mailer | null = null,
   ) {}
 
-  /** Invites a user to an account (the operator, or an owner); the link is good once, for 72 h. */
-  async invite(accountId: string, input: { email: string; role: UserRole }): Promise<{ userId: string; inviteUrl: string }> {
-    const { userId, token } = await this.createInvitation(accountId, input);
-    return { userId, inviteUrl: `${this.config.publicBaseUrl}/dashboard/convite/${token}` };
+  /**
+   * Invites a user to an account (the operator, or an owner); the link is good once, for 72 h and
+   * is e-mailed when SMTP is configured. An e-mail that fails does not undo the invitation: the
+   * link is answered either way, and `emailed` says what happened.
+   */
+  async invite(accountId: string, input: { email: string; role: UserRole }): Promise<Invitation> {
+    const { userId, token, email } = await this.createInvitation(accountId, input);
+    const inviteUrl = `${this.config.publicBaseUrl}/dashboard/convite/${token}`;
+    if (!this.mailer) return { userId, inviteUrl, emailed: 'not_configured' };
+    try {
+      await this.mailer.send({
+        to: email,
+        subject: `Convite para o painel PIX ${this.config.serviceName}`,
+        text: [
+          `Você foi convidado para o painel PIX ${this.config.serviceName} com o papel ${input.role}.`,
+          '',
+          `Defina sua senha em até 72 horas (o link vale uma vez): ${inviteUrl}`,
+          '',
+          'Se você não esperava este convite, ignore este e-mail.',
+        ].join('\n'),
+      });
+      return { userId, inviteUrl, emailed: 'sent' };
+    } catch (error) {
+      return { userId, inviteUrl, emailed: 'failed', emailError: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   /** A user with a password at once (the demo owner of the first start), through the same invitation. */
@@ -55,7 +84,7 @@ export class UserService {
     return this.acceptInvite(token, password);
   }
 
-  private async createInvitation(accountId: string, input: { email: string; role: UserRole }): Promise<{ userId: string; token: string }> {
+  private async createInvitation(accountId: string, input: { email: string; role: UserRole }): Promise<{ userId: string; token: string; email: string }> {
     await this.accounts.getAccount(accountId);
     const email = input.email.trim();
     if (await repository.findUserByEmail(this.db, email)) throw new InvalidStateError(messages.userEmailTaken);
@@ -66,7 +95,7 @@ export class UserService {
       await repository.insertInvite(tx, { tokenHash: sha256(token), userId: created.id, expiresAt: new Date(at.getTime() + INVITE_TTL_MS), at });
       return created.id;
     });
-    return { userId, token };
+    return { userId, token, email };
   }
 
   /** The invited user chooses a password; the invitation is used up. */
@@ -153,17 +182,16 @@ export class UserService {
     await repository.updateUser(this.db, userId, { totpEnrolledAt: this.clock.now() }, this.clock.now());
   }
 
-  /** A fresh code for an action that needs one (a dashboard withdrawal); counts failures like sign-in. */
+  /** A fresh code for an action that needs one (a dashboard withdrawal or refund): each code once, even under concurrent requests; failures count like sign-in. */
   async verifyCode(userId: string, code: string): Promise<void> {
     const user = await this.requireUser(userId);
     await this.refuseIfLocked(user);
     const now = this.clock.now();
     const step = user.totpSecretEncrypted ? this.matchingStep(user, code, now) : null;
-    if (step === null || (user.totpLastStep !== null && step <= user.totpLastStep)) {
+    if (step === null || !(await repository.claimTotpStep(this.db, userId, step, now))) {
       await this.recordFailure(user);
       throw new UnauthenticatedError(messages.totpCodeInvalid);
     }
-    await repository.updateUser(this.db, userId, { totpLastStep: step, failedAttempts: 0, lockedUntil: null }, now);
   }
 
   /** A new password; every other session of the user ends. */
@@ -176,8 +204,52 @@ export class UserService {
     await repository.endOtherSessions(this.db, userId, sha256(keepSessionToken), at);
   }
 
-  listSessions(userId: string) {
-    return repository.listLiveSessions(this.db, userId, new Date(this.clock.now().getTime() - SESSION_IDLE_MS));
+  /** The account's team: members and pending invitations. */
+  async listMembers(accountId: string): Promise<TeamMember[]> {
+    const rows = await repository.listAccountUsers(this.db, accountId);
+    return rows.map((row) => ({
+      userId: row.id,
+      email: row.email,
+      role: row.role,
+      invitationPending: row.passwordHash === null,
+      totpEnrolled: row.totpEnrolledAt !== null,
+      createdAt: row.createdAt.getTime(),
+    }));
+  }
+
+  /** An owner changes a member's role; the account always keeps an owner who can sign in. */
+  async changeRole(accountId: string, userId: string, role: UserRole): Promise<void> {
+    await this.changeTeam(accountId, userId, role === 'owner', (tx, at) => repository.setUserRole(tx, userId, role, at));
+  }
+
+  /** An owner removes a member (or a pending invitation): its sessions end at once. */
+  async removeMember(accountId: string, userId: string): Promise<void> {
+    await this.changeTeam(accountId, userId, false, (tx, at) => repository.removeUser(tx, userId, at));
+  }
+
+  private async changeTeam(accountId: string, userId: string, staysOwner: boolean, change: (tx: Tx, at: Date) => Promise<void>): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const team = await repository.lockAccountUsers(tx, accountId);
+      const member = team.find((user) => user.id === userId);
+      if (!member) throw new NotFoundError(messages.userNotFound);
+      const otherOwners = team.filter((user) => user.id !== userId && user.role === 'owner' && user.passwordHash !== null);
+      if (member.role === 'owner' && !staysOwner && otherOwners.length === 0) throw new InvalidStateError(messages.lastOwner);
+      await change(tx, this.clock.now());
+    });
+  }
+
+  /** The user's live sessions, the one of `currentToken` marked (the Segurança page). */
+  async listSessions(userId: string, currentToken: string): Promise<{ createdAt: number; lastSeenAt: number; current: boolean }[]> {
+    const current = sha256(currentToken);
+    const rows = await repository.listLiveSessions(this.db, userId, new Date(this.clock.now().getTime() - SESSION_IDLE_MS));
+    return rows
+      .filter((row) => row.stage === 'full')
+      .map((row) => ({ createdAt: row.createdAt.getTime(), lastSeenAt: row.lastSeenAt.getTime(), current: row.idHash.equals(current) }));
+  }
+
+  /** Ends every session of the user but the current one (a lost phone, a shared computer). */
+  async endOtherSessions(userId: string, currentToken: string): Promise<void> {
+    await repository.endOtherSessions(this.db, userId, sha256(currentToken), this.clock.now());
   }
 
   private async requireSession(sessionToken: string, options: { stage: SessionStage }): Promise<SessionUser> {

@@ -31,6 +31,7 @@ afterAll(async () => {
 const signedInPage = (accountId: string, role: UserRole) => signIn(gateway, browser, accountId, role, { totp: false });
 
 async function fillCharge(page: Page, values: { amount: string; phone?: string }) {
+  if (!(await page.getByLabel('Valor (R$)').isVisible())) await page.getByText('Nova cobrança').click();
   await page.getByLabel('Valor (R$)').fill(values.amount);
   await page.getByLabel('Nome do cliente').fill('Ana Souza');
   await page.getByLabel('E-mail do cliente').fill('ana@example.com');

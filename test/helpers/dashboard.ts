@@ -12,11 +12,19 @@ export const codeFor = (gateway: Gateway, secret: string) =>
 
 let counter = 0;
 
+/** A signed-in user of the browser tests: its page (left on Início), its TOTP secret ('' without TOTP), id and e-mail. */
+export type SignedInUser = { page: Page; secret: string; userId: string; email: string };
+
 /**
  * A new user of the account (TOTP enrolled when asked), signed in through the pages on a new
  * browser context 390 px wide; the page is left on Início.
  */
 export async function signedInPage(gateway: Gateway, browser: Browser, accountId: string, role: UserRole, options: { totp: boolean }): Promise<Page> {
+  return (await signedInUser(gateway, browser, accountId, role, options)).page;
+}
+
+/** As signedInPage, with the user's TOTP secret (to compute the fresh codes of withdrawals and refunds), id and e-mail. */
+export async function signedInUser(gateway: Gateway, browser: Browser, accountId: string, role: UserRole, options: { totp: boolean }): Promise<SignedInUser> {
   const users = gateway.services.users;
   const email = `usuario${++counter}-${Date.now()}@example.com`;
   const user = await users.createWithPassword(accountId, { email, role }, PASSWORD);
@@ -36,7 +44,13 @@ export async function signedInPage(gateway: Gateway, browser: Browser, accountId
     await page.getByRole('button', { name: 'Confirmar' }).click();
   }
   await page.waitForURL(`${gateway.url}/dashboard`);
-  return page;
+  return { page, secret, userId: user.id, email };
+}
+
+/** The next code of the authenticator: the clock moves 30 s first, since each code is good once. */
+export function nextCode(gateway: Gateway, secret: string): string {
+  gateway.clock.advance(30_000);
+  return codeFor(gateway, secret);
 }
 
 /** A POST from the signed-in browser with the page's valid CSRF token: what a hand-made form would send. */

@@ -37,6 +37,55 @@ details { background: #fff; border: 1px solid var(--line); border-radius: 4px; p
 summary { cursor: pointer; }
 ul { padding-left: 1.25rem; }
 code.secret { display: inline-block; word-break: break-all; background: #fff; border: 1px solid var(--line); padding: .25rem .5rem; }
+header nav a[aria-current="page"] { font-weight: 700; text-decoration-thickness: 3px; }
+form.filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin: 0 0 .75rem; }
+form.inline { display: inline-flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: end; margin: 0 .5rem .25rem 0; }
+form.inline label { font-weight: 400; font-size: .9rem; }
+button.danger { background: var(--bad); border-color: var(--bad); }
+button[aria-disabled="true"] { opacity: .7; cursor: progress; }
+.status { white-space: nowrap; }
+ul.cases { list-style: none; padding: 0; }
+ul.cases article { margin-bottom: 1.5rem; }
+details > summary { font-weight: 600; padding: .25rem 0; }
 .skip { position: absolute; left: -999px; }
 .skip:focus { left: 1rem; top: .5rem; background: #fff; padding: .5rem; }
+`;
+
+/**
+ * The dashboard's one script, progressive: every page works without it. A submitted form's button
+ * says it is working and cannot be pressed twice; "Copiar" buttons copy a field's text.
+ */
+export const DASHBOARD_JS = `
+document.addEventListener('submit', (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement)) return;
+  const button = event.submitter || form.querySelector('button[type=submit]');
+  if (!button) return;
+  if (button.dataset.busy) { event.preventDefault(); return; }
+  button.dataset.busy = button.textContent;
+  button.textContent = 'Enviando…';
+  button.setAttribute('aria-disabled', 'true');
+  form.setAttribute('aria-busy', 'true');
+});
+// A page restored from the back-forward cache gets its buttons back.
+window.addEventListener('pageshow', () => {
+  for (const button of document.querySelectorAll('button[data-busy]')) {
+    button.textContent = button.dataset.busy;
+    delete button.dataset.busy;
+    button.removeAttribute('aria-disabled');
+    button.closest('form')?.removeAttribute('aria-busy');
+  }
+});
+document.addEventListener('click', async (event) => {
+  const button = event.target instanceof Element ? event.target.closest('button[data-copy]') : null;
+  if (!button) return;
+  const source = document.getElementById(button.dataset.copy);
+  if (!source) return;
+  try {
+    await navigator.clipboard.writeText(source.value ?? source.textContent);
+    button.textContent = 'Copiado';
+  } catch {
+    source.select?.();
+  }
+});
 `;

@@ -1,0 +1,174 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { createChargeBody } from '../charges/schemas.js';
+import { NotFoundError } from '../errors.js';
+import { messages } from '../messages.js';
+import { isId } from '../platform/ids.js';
+import { parseBrl } from '../pix/money.js';
+import { presentRefund } from '../refunds/presenter.js';
+import { createRefundBody } from '../refunds/schemas.js';
+import { presentTransaction } from '../transactions/presenter.js';
+import { CHARGE, CHARGE_STATUSES, allows } from '../transactions/states.js';
+import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
+import type { SessionUser } from '../users/service.js';
+import { parseListFilter, type ListFilterForm } from './filters.js';
+import { checked, field } from './forms.js';
+import type { DashboardKit, DashboardServices } from './routes.js';
+import { ChargePage, ChargesPage, type ChargeForm, type RefundForm } from './chargeViews.js';
+
+const NO_FILTER: ListFilterForm = { status: '', from: '', to: '' };
+
+/** Cobranças (DESIGN.md §10): list with filters, create, a charge with its QR, cancel and refund. */
+export const chargePages =
+  (kit: DashboardKit, { charges, transactions, accounts, refunds, users }: DashboardServices) =>
+  async (app: FastifyInstance): Promise<void> => {
+    const { asUser, send, contextOf, attempt, redirect, checkCsrf } = kit;
+
+    /** The Cobranças page: the charges the filters select, and the form (as typed, after a refusal). */
+    const chargesView = async (reply: FastifyReply, user: SessionUser, extra: { filter?: ListFilterForm; form?: ChargeForm; error?: string } = {}) => {
+      const filter = extra.filter ?? NO_FILTER;
+      const rows = await transactions.search(user.accountId, { type: 'pix_in', ...parseListFilter(filter, CHARGE_STATUSES), limit: 50 });
+      return (
+        <ChargesPage
+          context={contextOf(reply, user)}
+          charges={rows.map(presentTransaction)}
+          filter={filter}
+          mayCreate={mayDo(user.role, 'charges')}
+          form={extra.form}
+          error={extra.error}
+        />
+      );
+    };
+
+    app.get(
+      '/cobrancas',
+      asUser(async (request, reply, user) => {
+        const filter = { status: field(request.query, 'status'), from: field(request.query, 'de'), to: field(request.query, 'ate') };
+        let page: JSX.Element | undefined;
+        const ok = await attempt(
+          reply,
+          async () => (page = await chargesView(reply, user, { filter })),
+          (error) => chargesView(reply, user, { error }),
+        );
+        return ok && page ? send(reply, page) : reply;
+      }),
+    );
+
+    app.post(
+      '/cobrancas',
+      { preHandler: checkCsrf },
+      asUser(async (request, reply, user) => {
+        const form: ChargeForm = {
+          amount: field(request.body, 'amount'),
+          name: field(request.body, 'name'),
+          email: field(request.body, 'email'),
+          phone: field(request.body, 'phone'),
+          document: field(request.body, 'document'),
+          documentType: field(request.body, 'documentType'),
+        };
+        let transactionId = '';
+        const ok = await attempt(
+          reply,
+          async () => {
+            assertMayDo(user, 'charges');
+            const body = checked(createChargeBody, {
+              amountCents: parseBrl(form.amount),
+              customer: {
+                name: form.name,
+                email: form.email.trim(),
+                phone: form.phone.replace(/\D/g, ''),
+                document: { number: form.document, type: form.documentType },
+              },
+            });
+            transactionId = (await charges.createCharge(await accounts.getAccount(user.accountId), body)).charge.transactionId;
+          },
+          (error) => chargesView(reply, user, { form, error }),
+        );
+        return ok ? redirect(reply, `/dashboard/cobrancas/${transactionId}`) : reply;
+      }),
+    );
+
+    /** One of the account's charges; anything else (a withdrawal, another account's, a malformed id) is not found. */
+    const chargeOf = async (user: SessionUser, id: string) => {
+      if (!isId(id)) throw new NotFoundError(messages.transactionNotFound);
+      const row = await transactions.get(user.accountId, id);
+      if (row.type !== 'pix_in') throw new NotFoundError(messages.transactionNotFound);
+      return row;
+    };
+
+    /** A charge's page: its figures, QR, refunds, and the actions its status and the user's role allow. */
+    const chargeView = async (reply: FastifyReply, user: SessionUser, id: string, extra: { notice?: string; error?: string; refund?: RefundForm } = {}) => {
+      const charge = await chargeOf(user, id);
+      const chargeRefunds = await refunds.list(user.accountId, charge.id);
+      return (
+        <ChargePage
+          context={contextOf(reply, user)}
+          charge={presentTransaction(charge)}
+          refunds={chargeRefunds.map(presentRefund)}
+          mayCancel={mayDo(user.role, 'charges') && allows(CHARGE.cancel, charge.status)}
+          mayRefund={mayDo(user.role, 'refunds') && allows(CHARGE.refundInPart, charge.status)}
+          totpEnrolled={user.totpEnrolled}
+          refund={extra.refund}
+          notice={extra.notice}
+          error={extra.error}
+        />
+      );
+    };
+
+    app.get(
+      '/cobrancas/:id',
+      asUser(async (request, reply, user) => send(reply, chargeView(reply, user, field(request.params, 'id')))),
+    );
+
+    app.post(
+      '/cobrancas/:id/cancelar',
+      { preHandler: checkCsrf },
+      asUser(async (request, reply, user) => {
+        const id = field(request.params, 'id');
+        const ok = await attempt(
+          reply,
+          async () => {
+            assertMayDo(user, 'charges');
+            await chargeOf(user, id);
+            await charges.cancelCharge(id, user.accountId);
+          },
+          (error) => chargeView(reply, user, id, { error }),
+        );
+        return ok ? send(reply, chargeView(reply, user, id, { notice: messages.chargeCancelled })) : reply;
+      }),
+    );
+
+    // Money leaves the account: the owner or finance, with a fresh code from the authenticator (as a withdrawal).
+    app.post(
+      '/cobrancas/:id/devolver',
+      { preHandler: checkCsrf },
+      asUser(async (request, reply, user) => {
+        const id = field(request.params, 'id');
+        const form: RefundForm = { amount: field(request.body, 'amount'), reason: field(request.body, 'reason') };
+        const ok = await attempt(
+          reply,
+          async () => {
+            assertMayDo(user, 'refunds');
+            assertTotpEnrolled(user);
+            await chargeOf(user, id);
+            const body = checked(createRefundBody, {
+              amountCents: form.amount.trim() === '' ? undefined : parseBrl(form.amount),
+              reason: form.reason.trim() === '' ? undefined : form.reason.trim(),
+            });
+            await users.verifyCode(user.userId, field(request.body, 'code'));
+            await refunds.create(user.accountId, id, { amountCents: body?.amountCents, reason: body?.reason ?? undefined });
+          },
+          (error) => chargeView(reply, user, id, { error, refund: form }),
+        );
+        return ok ? send(reply, chargeView(reply, user, id, { notice: messages.refundRequested })) : reply;
+      }),
+    );
+
+    app.get(
+      '/cobrancas/:id/qrcode.png',
+      asUser(async (request, reply, user) => {
+        const charge = await chargeOf(user, field(request.params, 'id'));
+        const image = await charges.qrImage(user.accountId, charge.id, 'png', 256);
+        return reply.type(image.contentType).header('cache-control', 'private, max-age=3600').send(image.body);
+      }),
+    );
+  };

@@ -1,0 +1,289 @@
+import { formatBrl } from '../pix/money.js';
+import type { RefundView } from '../refunds/presenter.js';
+import type { TransactionView } from '../transactions/presenter.js';
+import { CHARGE_STATUSES } from '../transactions/states.js';
+import { Alert, CodeField, CsrfField, formatDate, Layout, Notice, NotOffered, Status, statusName, type PageContext } from './components.js';
+import type { ListFilterForm } from './filters.js';
+
+export type ChargeForm = { amount: string; name: string; email: string; phone: string; document: string; documentType: string };
+export type RefundForm = { amount: string; reason: string };
+
+/** The filters of a list page (GET, so a filtered list is a link to share). */
+export function FilterForm(props: { action: string; filter: ListFilterForm; statuses: readonly string[]; of?: 'withdrawal' }) {
+  return (
+    <form class="filters" method="get" action={props.action} role="search" aria-label="Filtrar">
+      <label>
+        Status
+        <select name="status">
+          <option value="">Todos</option>
+          {props.statuses.map((status) => (
+            <option value={status} selected={props.filter.status === status} safe>
+              {statusName(status, props.of)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        De
+        <input type="date" name="de" value={props.filter.from} />
+      </label>
+      <label>
+        Até
+        <input type="date" name="ate" value={props.filter.to} />
+      </label>
+      <button type="submit">Filtrar</button>
+    </form>
+  );
+}
+
+export function ChargesPage(props: {
+  context: PageContext;
+  charges: TransactionView[];
+  filter: ListFilterForm;
+  mayCreate: boolean;
+  form?: ChargeForm | undefined;
+  error?: string | undefined;
+}) {
+  const form = props.form ?? { amount: '', name: '', email: '', phone: '', document: '', documentType: 'cpf' };
+  const filtered = props.filter.status !== '' || props.filter.from !== '' || props.filter.to !== '';
+  return (
+    <Layout title="Cobranças" context={props.context}>
+      <h1>Cobranças</h1>
+      <Alert message={props.error} />
+      {props.mayCreate ? (
+        <details open={props.form !== undefined || (props.charges.length === 0 && !filtered)}>
+          <summary>Nova cobrança</summary>
+          <form class="stack" method="post" action="/dashboard/cobrancas">
+            <CsrfField token={props.context.csrfToken} />
+            <label>
+              Valor (R$)
+              <input name="amount" inputmode="decimal" required placeholder="15,00" value={form.amount} />
+            </label>
+            <label>
+              Nome do cliente
+              <input name="name" required maxlength="100" autocomplete="off" value={form.name} />
+            </label>
+            <label>
+              E-mail do cliente
+              <input type="email" name="email" required autocomplete="off" value={form.email} />
+            </label>
+            <label>
+              Telefone (DDD + número)
+              <input name="phone" inputmode="numeric" required placeholder="11987654321" autocomplete="off" value={form.phone} />
+            </label>
+            <label>
+              Documento (CPF ou CNPJ)
+              <input name="document" inputmode="numeric" required autocomplete="off" value={form.document} />
+            </label>
+            <label>
+              Tipo do documento
+              <select name="documentType">
+                <option value="cpf" selected={form.documentType !== 'cnpj'}>
+                  CPF
+                </option>
+                <option value="cnpj" selected={form.documentType === 'cnpj'}>
+                  CNPJ
+                </option>
+              </select>
+            </label>
+            <button type="submit">Criar cobrança</button>
+          </form>
+        </details>
+      ) : (
+        <NotOffered mayAct={false} what="criar cobranças" />
+      )}
+      <h2>{filtered ? 'Cobranças filtradas' : 'Últimas cobranças'}</h2>
+      <FilterForm action="/dashboard/cobrancas" filter={props.filter} statuses={CHARGE_STATUSES} />
+      {props.charges.length === 0 ? (
+        <p class="muted" safe>
+          {filtered
+            ? 'Nenhuma cobrança com estes filtros.'
+            : `Nenhuma cobrança ainda.${props.mayCreate ? ' Crie a primeira em Nova cobrança ou pela API (POST /v1/pix).' : ''}`}
+        </p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Criada em</th>
+                <th scope="col">Valor</th>
+                <th scope="col">Status</th>
+                <th scope="col">Detalhe</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.charges.map((charge) => (
+                <tr>
+                  <td safe>{formatDate(charge.createdAt)}</td>
+                  <td safe>{formatBrl(charge.amountCents)}</td>
+                  <td>
+                    <Status status={charge.status} />
+                  </td>
+                  <td>
+                    <a
+                      href={`/dashboard/cobrancas/${charge.transactionId}`}
+                      aria-label={`Ver a cobrança de ${formatBrl(charge.amountCents)} criada em ${formatDate(charge.createdAt)}`}
+                    >
+                      Ver
+                    </a>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Layout>
+  );
+}
+
+const REFUND_KIND_NAMES: Record<string, string> = { merchant: 'Devolução', med: 'MED', returned_payment: 'Pagamento devolvido' };
+
+export function ChargePage(props: {
+  context: PageContext;
+  charge: TransactionView;
+  refunds: RefundView[];
+  mayCancel: boolean;
+  mayRefund: boolean;
+  totpEnrolled: boolean;
+  refund?: RefundForm | undefined;
+  notice?: string | undefined;
+  error?: string | undefined;
+}) {
+  const { charge } = props;
+  const refundForm = props.refund ?? { amount: '', reason: '' };
+  return (
+    <Layout title="Cobrança" context={props.context}>
+      <h1 safe>{`Cobrança de ${formatBrl(charge.amountCents)}`}</h1>
+      <Notice message={props.notice} />
+      <Alert message={props.error} />
+      <dl>
+        <dt>Status</dt>
+        <dd>
+          <Status status={charge.status} />
+        </dd>
+        <dt>Tarifa</dt>
+        <dd safe>{formatBrl(charge.feeCents)}</dd>
+        <dt>Líquido</dt>
+        <dd safe>{formatBrl(charge.netCents)}</dd>
+        {charge.refundedCents ? (
+          <>
+            <dt>Devolvido</dt>
+            <dd safe>{formatBrl(charge.refundedCents)}</dd>
+          </>
+        ) : (
+          ''
+        )}
+        <dt>Criada em</dt>
+        <dd safe>{formatDate(charge.createdAt)}</dd>
+        <dt>Vence em</dt>
+        <dd safe>{charge.expiresAt === null ? '—' : formatDate(charge.expiresAt * 1000)}</dd>
+        <dt>Paga em</dt>
+        <dd safe>{charge.paidAt === null ? '—' : formatDate(charge.paidAt)}</dd>
+        <dt>Id</dt>
+        <dd>
+          <code safe>{charge.transactionId}</code>
+        </dd>
+        {charge.endToEndId ? (
+          <>
+            <dt>EndToEndId</dt>
+            <dd>
+              <code safe>{charge.endToEndId}</code>
+            </dd>
+          </>
+        ) : (
+          ''
+        )}
+      </dl>
+      {charge.pixPayload && charge.status === 'pending' ? (
+        <>
+          <h2>QR Code</h2>
+          <img src={`/dashboard/cobrancas/${charge.transactionId}/qrcode.png`} width="256" height="256" alt="QR Code PIX da cobrança" />
+          <label>
+            PIX copia e cola
+            <textarea id="pix-copia-e-cola" readonly rows="4" safe>
+              {charge.pixPayload}
+            </textarea>
+          </label>
+          <p>
+            <button type="button" data-copy="pix-copia-e-cola">
+              Copiar código
+            </button>
+          </p>
+        </>
+      ) : (
+        ''
+      )}
+      {props.mayCancel ? (
+        <form method="post" action={`/dashboard/cobrancas/${charge.transactionId}/cancelar`}>
+          <CsrfField token={props.context.csrfToken} />
+          <p class="muted">Cancelada, a cobrança não aceita mais pagamento; um PIX que chegar depois é devolvido ao pagador.</p>
+          <button type="submit" class="danger">
+            Cancelar cobrança
+          </button>
+        </form>
+      ) : (
+        ''
+      )}
+      {props.mayRefund ? (
+        <>
+          <h2>Devolver</h2>
+          {props.totpEnrolled ? (
+            <form class="stack" method="post" action={`/dashboard/cobrancas/${charge.transactionId}/devolver`}>
+              <CsrfField token={props.context.csrfToken} />
+              <p class="muted">O valor sai do saldo sacável agora e volta se a devolução falhar. A tarifa não é devolvida.</p>
+              <label>
+                Valor (R$, vazio = todo o restante)
+                <input name="amount" inputmode="decimal" placeholder="15,00" value={refundForm.amount} />
+              </label>
+              <label>
+                Motivo (opcional)
+                <input name="reason" maxlength="140" value={refundForm.reason} />
+              </label>
+              <CodeField />
+              <button type="submit">Devolver ao pagador</button>
+            </form>
+          ) : (
+            <NotOffered mayAct needsTotp what="devolver pagamentos" />
+          )}
+        </>
+      ) : (
+        ''
+      )}
+      <h2>Devoluções</h2>
+      {props.refunds.length === 0 ? (
+        <p class="muted">Nenhuma devolução.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Pedida em</th>
+                <th scope="col">Tipo</th>
+                <th scope="col">Valor</th>
+                <th scope="col">Status</th>
+                <th scope="col">Motivo</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.refunds.map((refund) => (
+                <tr>
+                  <td safe>{formatDate(refund.createdAt)}</td>
+                  <td safe>{REFUND_KIND_NAMES[refund.kind] ?? refund.kind}</td>
+                  <td safe>{formatBrl(refund.amountCents)}</td>
+                  <td>
+                    <Status status={refund.status} of="refund" />
+                  </td>
+                  <td safe>{refund.reason ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <p>
+        <a href="/dashboard/cobrancas">Voltar às cobranças</a>
+      </p>
+    </Layout>
+  );
+}

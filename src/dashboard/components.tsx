@@ -1,0 +1,184 @@
+import type { Children } from '@kitajs/html';
+
+/** Dates as a person in Brazil reads them (DESIGN.md §10: America/Sao_Paulo). */
+const dateFormat = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'short' });
+export const formatDate = (at: Date | number): string => dateFormat.format(typeof at === 'number' ? new Date(at) : at);
+
+/** What every page knows of the request: the signed-in user (none on the sign-in pages) and the form token. */
+export type PageContext = { csrfToken: string; user?: { email: string; role: string } | undefined };
+
+/** The pages of the menu, in its order (DESIGN.md §10). */
+const MENU: readonly { href: string; title: string }[] = [
+  { href: '/dashboard', title: 'Início' },
+  { href: '/dashboard/cobrancas', title: 'Cobranças' },
+  { href: '/dashboard/saques', title: 'Saques' },
+  { href: '/dashboard/destinatarios', title: 'Destinatários' },
+  { href: '/dashboard/disputas', title: 'Disputas' },
+  { href: '/dashboard/chaves', title: 'Chaves de API' },
+  { href: '/dashboard/webhooks', title: 'Webhooks' },
+  { href: '/dashboard/equipe', title: 'Equipe' },
+  { href: '/dashboard/seguranca', title: 'Segurança' },
+];
+
+/** The API's statuses as the dashboard names them; the API's own word stays in the page's code for support. */
+const STATUS_NAMES: Record<string, string> = {
+  pending: 'Aguardando pagamento',
+  paid: 'Paga',
+  expired: 'Expirada',
+  cancelled: 'Cancelada',
+  failed: 'Falhou',
+  refunded: 'Devolvida',
+  partially_refunded: 'Devolvida em parte',
+  pending_approval: 'Aguardando aprovação',
+  processing: 'Em processamento',
+  failed_unknown: 'Em verificação',
+  pending_review: 'Em análise',
+  active: 'Aprovado',
+  rejected: 'Recusado',
+  removed: 'Removido',
+  deactivated: 'Desativado',
+};
+const WITHDRAWAL_STATUS_NAMES: Record<string, string> = {
+  paid: 'Pago',
+  cancelled: 'Cancelado',
+  refunded: 'Devolvido',
+  partially_refunded: 'Devolvido em parte',
+};
+const REFUND_STATUS_NAMES: Record<string, string> = { refunded: 'Devolvido', processing: 'Em processamento', failed: 'Falhou' };
+const INFRACTION_STATUS_NAMES: Record<string, string> = {
+  open: 'Aberta',
+  in_defense: 'Defesa enviada',
+  under_analysis: 'Em análise',
+  accepted: 'Aceita: valor devolvido',
+  rejected: 'Rejeitada: valor liberado',
+};
+
+const OWN_NAMES: Record<'charge' | 'withdrawal' | 'refund' | 'infraction', Record<string, string>> = {
+  charge: {},
+  withdrawal: WITHDRAWAL_STATUS_NAMES,
+  refund: REFUND_STATUS_NAMES,
+  infraction: INFRACTION_STATUS_NAMES,
+};
+
+export function statusName(status: string, of?: keyof typeof OWN_NAMES): string {
+  return (of ? OWN_NAMES[of][status] : undefined) ?? STATUS_NAMES[status] ?? status;
+}
+
+/** A status in Portuguese, with the API's value beside it for whoever reads the API too. */
+export function Status(props: { status: string; of?: 'charge' | 'withdrawal' | 'refund' | 'infraction' }) {
+  const name = statusName(props.status, props.of);
+  return (
+    <span class={`status status-${props.status}`} title={props.status} safe>
+      {name}
+    </span>
+  );
+}
+
+export const CsrfField = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
+
+export function Layout(props: { title: string; context: PageContext; children?: Children }) {
+  return (
+    <>
+      {'<!doctype html>'}
+      <html lang="pt-BR">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title safe>{`${props.title} · Painel PIX`}</title>
+          <link rel="stylesheet" href="/dashboard/assets/app.css" />
+          <script src="/dashboard/assets/app.js" defer></script>
+        </head>
+        <body>
+          <a class="skip" href="#conteudo">
+            Pular para o conteúdo
+          </a>
+          <header>
+            <nav aria-label="Principal">
+              <span class="brand">Painel PIX</span>
+              {props.context.user ? (
+                <>
+                  {MENU.map((item) => (
+                    <a href={item.href} aria-current={item.title === props.title ? 'page' : undefined} safe>
+                      {item.title}
+                    </a>
+                  ))}
+                  <form method="post" action="/dashboard/sair">
+                    <CsrfField token={props.context.csrfToken} />
+                    <button type="submit" class="link">
+                      Sair
+                    </button>
+                  </form>
+                </>
+              ) : (
+                ''
+              )}
+            </nav>
+          </header>
+          <main id="conteudo">{props.children}</main>
+        </body>
+      </html>
+    </>
+  );
+}
+
+export const Alert = ({ message }: { message?: string | undefined }) =>
+  message ? (
+    <p class="alert" role="alert" safe>
+      {message}
+    </p>
+  ) : (
+    ''
+  );
+
+export const Notice = ({ message }: { message?: string | undefined }) =>
+  message ? (
+    <p class="notice" role="status" safe>
+      {message}
+    </p>
+  ) : (
+    ''
+  );
+
+/** The 6-digit TOTP code field. */
+export const CodeField = () => (
+  <label>
+    Código do aplicativo autenticador
+    <input name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required />
+  </label>
+);
+
+/** The 6-digit TOTP code, posted to `action`. */
+export const CodeForm = (props: { action: string; submit: string; csrfToken: string }) => (
+  <form class="stack" method="post" action={props.action}>
+    <CsrfField token={props.csrfToken} />
+    <CodeField />
+    <button type="submit" safe>
+      {props.submit}
+    </button>
+  </form>
+);
+
+/** A secret shown this once (an API key, a webhook signing secret), with what it is. */
+export const ShownOnce = (props: { note: string; value: string }) => (
+  <div class="notice" role="status">
+    <p safe>{props.note}</p>
+    <p>
+      <code class="secret" safe>
+        {props.value}
+      </code>
+    </p>
+  </div>
+);
+
+/** Why a form is not offered: the role, or the missing TOTP (the server refuses either way). */
+export function NotOffered(props: { mayAct: boolean; needsTotp?: boolean; totpEnrolled?: boolean; what: string }) {
+  if (!props.mayAct) return <p class="muted" safe>{`Seu papel permite ver, não ${props.what}.`}</p>;
+  if (props.needsTotp && !props.totpEnrolled)
+    return (
+      <p>
+        <span safe>{`Para ${props.what}, ative a verificação em duas etapas em `}</span>
+        <a href="/dashboard/seguranca">Segurança</a>.
+      </p>
+    );
+  return '';
+}

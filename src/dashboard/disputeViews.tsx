@@ -1,0 +1,81 @@
+import type { InfractionView } from '../infractions/presenter.js';
+import { formatBrl } from '../pix/money.js';
+import { Alert, CsrfField, formatDate, Layout, Notice, NotOffered, Status, type PageContext } from './components.js';
+
+export function DisputesPage(props: {
+  context: PageContext;
+  cases: InfractionView[];
+  now: number;
+  mayDefend: boolean;
+  defense?: { infractionId: string; text: string } | undefined;
+  error?: string | undefined;
+  notice?: string | undefined;
+}) {
+  return (
+    <Layout title="Disputas" context={props.context}>
+      <h1>Disputas</h1>
+      <p>
+        Casos do MED (Mecanismo Especial de Devolução) abertos pelo banco do pagador. O valor do caso fica bloqueado até a decisão; envie sua defesa antes do
+        prazo.
+      </p>
+      <Notice message={props.notice} />
+      <Alert message={props.error} />
+      {props.mayDefend ? '' : <NotOffered mayAct={false} what="enviar defesas" />}
+      {props.cases.length === 0 ? (
+        <p class="muted">Nenhuma disputa. Quando um pagador contestar um PIX, o caso aparece aqui e um webhook transaction.infraction é enviado.</p>
+      ) : (
+        <ul class="cases">
+          {props.cases.map((dispute) => {
+            const defensible = props.mayDefend && dispute.status === 'open' && props.now < dispute.defenseDeadline;
+            const typed = props.defense?.infractionId === dispute.infractionId ? props.defense.text : '';
+            return (
+              <li>
+                <article aria-labelledby={`caso-${dispute.infractionId}`}>
+                  <h2 id={`caso-${dispute.infractionId}`} safe>
+                    {`${formatBrl(dispute.amountCents)} · aberta em ${formatDate(dispute.openedAt)}`}
+                  </h2>
+                  <dl>
+                    <dt>Status</dt>
+                    <dd>
+                      <Status status={dispute.status} of="infraction" />
+                    </dd>
+                    <dt>Motivo</dt>
+                    <dd>{dispute.reason}</dd>
+                    <dt>Prazo da defesa</dt>
+                    <dd safe>{formatDate(dispute.defenseDeadline)}</dd>
+                    <dt>Cobrança</dt>
+                    <dd>
+                      <a href={`/dashboard/cobrancas/${dispute.transactionId}`}>Ver a cobrança</a>
+                    </dd>
+                    {dispute.defense ? (
+                      <>
+                        <dt>Defesa</dt>
+                        <dd safe>{dispute.defense}</dd>
+                      </>
+                    ) : (
+                      ''
+                    )}
+                  </dl>
+                  {defensible ? (
+                    <form class="stack" method="post" action={`/dashboard/disputas/${dispute.infractionId}/defesa`}>
+                      <CsrfField token={props.context.csrfToken} />
+                      <label>
+                        Defesa (até 2000 caracteres)
+                        <textarea name="text" rows="5" maxlength="2000" required safe>
+                          {typed}
+                        </textarea>
+                      </label>
+                      <button type="submit">Enviar defesa</button>
+                    </form>
+                  ) : (
+                    ''
+                  )}
+                </article>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </Layout>
+  );
+}

@@ -1,0 +1,223 @@
+import { formatBrl } from '../pix/money.js';
+import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
+import type { TransactionView } from '../transactions/presenter.js';
+import { WITHDRAWAL_STATUSES } from '../transactions/states.js';
+import { FilterForm } from './chargeViews.js';
+import { Alert, CodeField, CsrfField, formatDate, Layout, Notice, NotOffered, Status, type PageContext } from './components.js';
+import type { ListFilterForm } from './filters.js';
+
+const KEY_TYPE_NAMES: Record<string, string> = { cpf: 'CPF', cnpj: 'CNPJ', email: 'E-mail', phone: 'Telefone (+55…)', evp: 'Chave aleatória' };
+
+function KeyTypeSelect(props: { selected: string }) {
+  return (
+    <label>
+      Tipo da chave PIX
+      <select name="pixKeyType">
+        {PIX_KEY_TYPES.map((type) => (
+          <option value={type} selected={props.selected === type} safe>
+            {KEY_TYPE_NAMES[type] ?? type}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export type WithdrawalForm = { amount: string; recipientId: string; pixKeyType: string; pixKey: string; description: string };
+type ApprovedRecipient = { recipientId: string; legalName: string; documentMasked: string; label: string | null };
+
+export function WithdrawalsPage(props: {
+  context: PageContext;
+  withdrawals: TransactionView[];
+  withdrawableCents: number;
+  recipients: ApprovedRecipient[];
+  filter: ListFilterForm;
+  mayWithdraw: boolean;
+  totpEnrolled: boolean;
+  form?: WithdrawalForm | undefined;
+  error?: string | undefined;
+  notice?: string | undefined;
+}) {
+  const form = props.form ?? { amount: '', recipientId: '', pixKeyType: 'cpf', pixKey: '', description: '' };
+  const filtered = props.filter.status !== '' || props.filter.from !== '' || props.filter.to !== '';
+  return (
+    <Layout title="Saques" context={props.context}>
+      <h1>Saques</h1>
+      <p>
+        Saldo sacável: <strong safe>{formatBrl(props.withdrawableCents)}</strong>
+      </p>
+      <Notice message={props.notice} />
+      <Alert message={props.error} />
+      {props.mayWithdraw && props.totpEnrolled ? (
+        <form class="stack" method="post" action="/dashboard/saques">
+          <CsrfField token={props.context.csrfToken} />
+          <label>
+            Valor (R$)
+            <input name="amount" inputmode="decimal" required placeholder="100,00" value={form.amount} />
+          </label>
+          <label>
+            Destino
+            <select name="recipientId">
+              <option value="" selected={form.recipientId === ''}>
+                Conta do titular (chave do próprio CPF/CNPJ ou registrada em nome dele)
+              </option>
+              {props.recipients.map((recipient) => (
+                <option value={recipient.recipientId} selected={form.recipientId === recipient.recipientId} safe>
+                  {`${recipient.label ?? recipient.legalName} · ${recipient.documentMasked}`}
+                </option>
+              ))}
+            </select>
+          </label>
+          <KeyTypeSelect selected={form.pixKeyType} />
+          <label>
+            Chave PIX
+            <input name="pixKey" required maxlength="150" autocomplete="off" value={form.pixKey} />
+          </label>
+          <label>
+            Descrição (opcional)
+            <input name="description" maxlength="200" value={form.description} />
+          </label>
+          <CodeField />
+          <button type="submit">Sacar</button>
+          <p class="muted">Um código novo a cada saque. Destinatários de terceiros precisam estar aprovados (veja Destinatários).</p>
+        </form>
+      ) : (
+        <NotOffered mayAct={props.mayWithdraw} needsTotp totpEnrolled={props.totpEnrolled} what="sacar" />
+      )}
+      <h2>{filtered ? 'Saques filtrados' : 'Últimos saques'}</h2>
+      <FilterForm action="/dashboard/saques" filter={props.filter} statuses={WITHDRAWAL_STATUSES} of="withdrawal" />
+      {props.withdrawals.length === 0 ? (
+        <p class="muted">{filtered ? 'Nenhum saque com estes filtros.' : 'Nenhum saque ainda.'}</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Criado em</th>
+                <th scope="col">Valor</th>
+                <th scope="col">Tarifa</th>
+                <th scope="col">Status</th>
+                <th scope="col">Favorecido</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.withdrawals.map((withdrawal) => (
+                <tr>
+                  <td safe>{formatDate(withdrawal.createdAt)}</td>
+                  <td safe>{formatBrl(withdrawal.amountCents)}</td>
+                  <td safe>{formatBrl(withdrawal.feeCents)}</td>
+                  <td>
+                    <Status status={withdrawal.status} of="withdrawal" />
+                  </td>
+                  <td safe>{withdrawal.beneficiary?.name ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Layout>
+  );
+}
+
+export type RecipientForm = { legalName: string; document: string; documentType: string; pixKeyType: string; pixKey: string; label: string };
+type RecipientRow = {
+  recipientId: string;
+  status: string;
+  legalName: string;
+  documentMasked: string;
+  pixKeyType: string;
+  label: string | null;
+  reason: string | null;
+  updatedAt: number;
+};
+
+export function RecipientsPage(props: {
+  context: PageContext;
+  recipients: RecipientRow[];
+  mayRegister: boolean;
+  form?: RecipientForm | undefined;
+  error?: string | undefined;
+  notice?: string | undefined;
+}) {
+  const form = props.form ?? { legalName: '', document: '', documentType: 'cpf', pixKeyType: 'cpf', pixKey: '', label: '' };
+  return (
+    <Layout title="Destinatários" context={props.context}>
+      <h1>Destinatários</h1>
+      <p>Terceiros para quem a conta pode sacar. Cada um passa pela análise da equipe do serviço antes de poder receber.</p>
+      <Notice message={props.notice} />
+      <Alert message={props.error} />
+      {props.mayRegister ? (
+        <details open={props.form !== undefined}>
+          <summary>Novo destinatário</summary>
+          <form class="stack" method="post" action="/dashboard/destinatarios">
+            <CsrfField token={props.context.csrfToken} />
+            <label>
+              Nome ou razão social
+              <input name="legalName" required minlength="2" maxlength="120" value={form.legalName} />
+            </label>
+            <label>
+              Documento (CPF ou CNPJ)
+              <input name="document" inputmode="numeric" required autocomplete="off" value={form.document} />
+            </label>
+            <label>
+              Tipo do documento
+              <select name="documentType">
+                <option value="cpf" selected={form.documentType !== 'cnpj'}>
+                  CPF
+                </option>
+                <option value="cnpj" selected={form.documentType === 'cnpj'}>
+                  CNPJ
+                </option>
+              </select>
+            </label>
+            <KeyTypeSelect selected={form.pixKeyType} />
+            <label>
+              Chave PIX
+              <input name="pixKey" required maxlength="150" autocomplete="off" value={form.pixKey} />
+            </label>
+            <label>
+              Apelido (opcional)
+              <input name="label" maxlength="80" value={form.label} />
+            </label>
+            <button type="submit">Enviar para análise</button>
+          </form>
+        </details>
+      ) : (
+        <NotOffered mayAct={false} what="cadastrar destinatários" />
+      )}
+      <h2>Cadastrados</h2>
+      {props.recipients.length === 0 ? (
+        <p class="muted">Nenhum destinatário. Para sacar a um terceiro, cadastre-o aqui e aguarde a aprovação.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Nome</th>
+                <th scope="col">Documento</th>
+                <th scope="col">Chave</th>
+                <th scope="col">Status</th>
+                <th scope="col">Atualizado em</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.recipients.map((recipient) => (
+                <tr>
+                  <td safe>{recipient.label ? `${recipient.label} (${recipient.legalName})` : recipient.legalName}</td>
+                  <td safe>{recipient.documentMasked}</td>
+                  <td safe>{KEY_TYPE_NAMES[recipient.pixKeyType] ?? recipient.pixKeyType}</td>
+                  <td>
+                    <Status status={recipient.status} />
+                    {recipient.reason ? <span class="muted" safe>{` — ${recipient.reason}`}</span> : ''}
+                  </td>
+                  <td safe>{formatDate(recipient.updatedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Layout>
+  );
+}

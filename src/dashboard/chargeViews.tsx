@@ -2,7 +2,7 @@ import { formatBrl } from '../pix/money.js';
 import type { RefundView } from '../refunds/presenter.js';
 import type { TransactionView } from '../transactions/presenter.js';
 import { CHARGE_STATUSES } from '../transactions/states.js';
-import { Alert, CodeField, CsrfField, formatDate, Layout, Notice, NotOffered, Status, statusName, type PageContext } from './components.js';
+import { Alert, CodeField, CsrfField, formatDate, Layout, Notice, NotOffered, Status, statusName, type PageContext, ScrollRegion } from './components.js';
 import type { ListFilterForm } from './filters.js';
 
 export type ChargeForm = { amount: string; name: string; email: string; phone: string; document: string; documentType: string };
@@ -101,7 +101,7 @@ export function ChargesPage(props: {
             : `Nenhuma cobrança ainda.${props.mayCreate ? ' Crie a primeira em Nova cobrança ou pela API (POST /v1/pix).' : ''}`}
         </p>
       ) : (
-        <div class="table-wrap">
+        <ScrollRegion label="Cobranças">
           <table>
             <thead>
               <tr>
@@ -131,7 +131,7 @@ export function ChargesPage(props: {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </Layout>
   );
@@ -254,7 +254,7 @@ export function ChargePage(props: {
       {props.refunds.length === 0 ? (
         <p class="muted">Nenhuma devolução.</p>
       ) : (
-        <div class="table-wrap">
+        <ScrollRegion label="Devoluções da cobrança">
           <table>
             <thead>
               <tr>
@@ -279,7 +279,7 @@ export function ChargePage(props: {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
       <p>
         <a href="/dashboard/cobrancas">Voltar às cobranças</a>

@@ -182,3 +182,10 @@ export function NotOffered(props: { mayAct: boolean; needsTotp?: boolean; totpEn
     );
   return '';
 }
+
+/** A table that may scroll sideways on a phone: a named region the keyboard can reach and scroll. */
+export const ScrollRegion = (props: { label: string; children?: Children }) => (
+  <div class="table-wrap" tabindex="0" role="region" aria-label={props.label}>
+    {props.children}
+  </div>
+);

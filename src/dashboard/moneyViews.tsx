@@ -3,7 +3,7 @@ import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
 import type { TransactionView } from '../transactions/presenter.js';
 import { WITHDRAWAL_STATUSES } from '../transactions/states.js';
 import { FilterForm } from './chargeViews.js';
-import { Alert, CodeField, CsrfField, formatDate, Layout, Notice, NotOffered, Status, type PageContext } from './components.js';
+import { Alert, CodeField, CsrfField, formatDate, Layout, Notice, NotOffered, Status, type PageContext, ScrollRegion } from './components.js';
 import type { ListFilterForm } from './filters.js';
 
 const KEY_TYPE_NAMES: Record<string, string> = { cpf: 'CPF', cnpj: 'CNPJ', email: 'E-mail', phone: 'Telefone (+55…)', evp: 'Chave aleatória' };
@@ -59,7 +59,7 @@ export function WithdrawalsPage(props: {
             Destino
             <select name="recipientId">
               <option value="" selected={form.recipientId === ''}>
-                Conta do titular (chave do próprio CPF/CNPJ ou registrada em nome dele)
+                Conta do titular
               </option>
               {props.recipients.map((recipient) => (
                 <option value={recipient.recipientId} selected={form.recipientId === recipient.recipientId} safe>
@@ -79,7 +79,10 @@ export function WithdrawalsPage(props: {
           </label>
           <CodeField />
           <button type="submit">Sacar</button>
-          <p class="muted">Um código novo a cada saque. Destinatários de terceiros precisam estar aprovados (veja Destinatários).</p>
+          <p class="muted">
+            Um código novo a cada saque. Conta do titular: chave do CPF/CNPJ da conta ou registrada em nome dele. Terceiros precisam estar aprovados em
+            Destinatários.
+          </p>
         </form>
       ) : (
         <NotOffered mayAct={props.mayWithdraw} needsTotp totpEnrolled={props.totpEnrolled} what="sacar" />
@@ -89,7 +92,7 @@ export function WithdrawalsPage(props: {
       {props.withdrawals.length === 0 ? (
         <p class="muted">{filtered ? 'Nenhum saque com estes filtros.' : 'Nenhum saque ainda.'}</p>
       ) : (
-        <div class="table-wrap">
+        <ScrollRegion label="Saques">
           <table>
             <thead>
               <tr>
@@ -114,7 +117,7 @@ export function WithdrawalsPage(props: {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </Layout>
   );
@@ -190,7 +193,7 @@ export function RecipientsPage(props: {
       {props.recipients.length === 0 ? (
         <p class="muted">Nenhum destinatário. Para sacar a um terceiro, cadastre-o aqui e aguarde a aprovação.</p>
       ) : (
-        <div class="table-wrap">
+        <ScrollRegion label="Destinatários cadastrados">
           <table>
             <thead>
               <tr>
@@ -216,7 +219,7 @@ export function RecipientsPage(props: {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </Layout>
   );

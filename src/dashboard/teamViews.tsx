@@ -1,5 +1,5 @@
 import type { Invitation, TeamMember } from '../users/service.js';
-import { Alert, CsrfField, formatDate, Layout, Notice, NotOffered, ShownOnce, type PageContext } from './components.js';
+import { Alert, CsrfField, formatDate, Layout, Notice, NotOffered, ShownOnce, type PageContext, ScrollRegion } from './components.js';
 
 export type InviteForm = { email: string; role: string };
 
@@ -68,7 +68,7 @@ export function TeamPage(props: {
         <NotOffered mayAct={props.mayManage} needsTotp totpEnrolled={props.totpEnrolled} what="gerenciar a equipe" />
       )}
       <h2>Membros</h2>
-      <div class="table-wrap">
+      <ScrollRegion label="Membros da equipe">
         <table>
           <thead>
             <tr>
@@ -107,7 +107,7 @@ export function TeamPage(props: {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </Layout>
   );
 }

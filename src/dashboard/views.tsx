@@ -1,5 +1,5 @@
 import { formatBrl } from '../pix/money.js';
-import { Alert, CodeForm, CsrfField, formatDate, Layout, Notice, ShownOnce, Status, type PageContext } from './components.js';
+import { Alert, CodeForm, CsrfField, formatDate, Layout, Notice, ShownOnce, Status, type PageContext, ScrollRegion } from './components.js';
 
 export type { PageContext } from './components.js';
 
@@ -93,7 +93,7 @@ export function HomePage(props: { context: PageContext; data: HomeData }) {
       {transactions.length === 0 ? (
         <p class="muted">Nenhuma transação ainda. Crie uma cobrança pela API (POST /v1/pix) e ela aparece aqui.</p>
       ) : (
-        <div class="table-wrap">
+        <ScrollRegion label="Últimas transações">
           <table>
             <thead>
               <tr>
@@ -116,7 +116,7 @@ export function HomePage(props: { context: PageContext; data: HomeData }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </Layout>
   );
@@ -173,7 +173,7 @@ export function SecurityPage(props: { context: PageContext; data: SecurityData; 
       </form>
       <p class="muted">Trocar a senha encerra as suas outras sessões.</p>
       <h2>Sessões</h2>
-      <div class="table-wrap">
+      <ScrollRegion label="Sessões">
         <table>
           <thead>
             <tr>
@@ -192,7 +192,7 @@ export function SecurityPage(props: { context: PageContext; data: SecurityData; 
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
       {data.sessions.some((session) => !session.current) ? (
         <form method="post" action="/dashboard/seguranca/sessoes/encerrar">
           <CsrfField token={props.context.csrfToken} />
@@ -256,7 +256,7 @@ export function ApiKeysPage(props: { context: PageContext; data: ApiKeysData; er
       {data.keys.length === 0 ? (
         <p class="muted">Nenhuma chave ainda.</p>
       ) : (
-        <div class="table-wrap">
+        <ScrollRegion label="Chaves da conta">
           <table>
             <thead>
               <tr>
@@ -292,7 +292,7 @@ export function ApiKeysPage(props: { context: PageContext; data: ApiKeysData; er
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </Layout>
   );

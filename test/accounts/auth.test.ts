@@ -694,3 +694,23 @@ describe('operator account calls', () => {
     expect(reply.body).toEqual({ error });
   });
 });
+
+describe("a key's last use (the dashboard's Chaves de API)", () => {
+  it('is written on use, then at most once a minute', async () => {
+    const merchant = await gateway.createMerchant();
+    const lastUse = async () => (await gateway.services.accounts.listApiKeys(merchant.accountId)).find((key) => key.id === merchant.keyId)?.lastUsedAt;
+    const use = async () => expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).status).toBe(200);
+
+    await use();
+    const first = await lastUse();
+    expect(first).toBeInstanceOf(Date);
+    gateway.clock.advance(30_000);
+    await use();
+    expect(await lastUse()).toEqual(first);
+    gateway.clock.advance(31_000);
+    await use();
+    const later = (await lastUse())?.getTime() ?? 0;
+    expect(later - (first?.getTime() ?? 0)).toBeGreaterThanOrEqual(61_000); // the clock runs on between the calls
+    expect(later).toBeLessThanOrEqual(gateway.clock.now().getTime());
+  });
+});

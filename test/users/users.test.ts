@@ -217,3 +217,83 @@ describe('TOTP enrolment', () => {
     expect(await refusal(users().beginTotpEnrolment(user.userId))).toMatchObject({ message: messages.totpAlreadyEnrolled });
   });
 });
+
+describe('fresh codes for money actions (verifyCode)', () => {
+  it('a code is good once even when requests race with it: one passes, the others are refused', async () => {
+    const user = await enrolled();
+    const code = codeFor(user.secret);
+    const outcomes = await Promise.allSettled([1, 2, 3, 4].map(() => users().verifyCode(user.userId, code)));
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    const reasons = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as Error).message] : []));
+    expect(reasons).toEqual([messages.totpCodeInvalid, messages.totpCodeInvalid, messages.totpCodeInvalid]);
+    expect(((await refusal(users().verifyCode(user.userId, code))) as Error).message).toBe(messages.totpCodeInvalid);
+    gateway.clock.advance(30_000);
+    await users().verifyCode(user.userId, codeFor(user.secret));
+  });
+});
+
+describe('team (Equipe)', () => {
+  /** A new account with one owner who can sign in. */
+  async function teamWithOwner() {
+    const account = await gateway.createMerchant();
+    const owner = await users().createWithPassword(account.accountId, { email: `dono${++counter}@example.com`, role: 'owner' }, PASSWORD);
+    return { accountId: account.accountId, ownerId: owner.id };
+  }
+  const roles = async (accountId: string) => (await users().listMembers(accountId)).map((member) => member.role).sort();
+
+  it('lists members and pending invitations; roles change', async () => {
+    const { accountId, ownerId } = await teamWithOwner();
+    const { userId } = await users().invite(accountId, { email: `convidado${++counter}@example.com`, role: 'viewer' });
+    expect((await users().listMembers(accountId)).map(({ userId: id, role, invitationPending }) => ({ id, role, invitationPending }))).toEqual([
+      { id: ownerId, role: 'owner', invitationPending: false },
+      { id: userId, role: 'viewer', invitationPending: true },
+    ]);
+    await users().changeRole(accountId, userId, 'finance');
+    expect(await roles(accountId)).toEqual(['finance', 'owner']);
+  });
+
+  it('the last owner who can sign in is neither demoted nor removed (an invited owner does not count)', async () => {
+    const { accountId, ownerId } = await teamWithOwner();
+    await users().invite(accountId, { email: `dono-convidado${++counter}@example.com`, role: 'owner' });
+    for (const change of [() => users().changeRole(accountId, ownerId, 'viewer'), () => users().removeMember(accountId, ownerId)]) {
+      const error = (await refusal(change())) as Error;
+      expect(error.message).toBe(messages.lastOwner);
+    }
+    expect(await roles(accountId)).toEqual(['owner', 'owner']);
+    await users().changeRole(accountId, ownerId, 'owner'); // staying owner is no change to refuse
+  });
+
+  it('two owners demoting each other at once: one change wins, the account keeps an owner', async () => {
+    const { accountId, ownerId } = await teamWithOwner();
+    const second = await users().createWithPassword(accountId, { email: `dona${++counter}@example.com`, role: 'owner' }, PASSWORD);
+    const outcomes = await Promise.allSettled([users().changeRole(accountId, ownerId, 'viewer'), users().changeRole(accountId, second.id, 'viewer')]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as Error).message] : []))).toEqual([messages.lastOwner]);
+    expect(await roles(accountId)).toEqual(['owner', 'viewer']);
+  });
+
+  it('a removed member loses its sessions at once; a removed invitation no longer works; its e-mail can be invited again', async () => {
+    const { accountId } = await teamWithOwner();
+    const email = `saindo${++counter}@example.com`;
+    const member = await users().createWithPassword(accountId, { email, role: 'finance' }, PASSWORD);
+    const { sessionToken } = await users().signIn(email, PASSWORD);
+    expect(await users().session(sessionToken)).toMatchObject({ userId: member.id });
+    await users().removeMember(accountId, member.id);
+    expect(await users().session(sessionToken)).toBeNull();
+    expect(((await refusal(users().signIn(email, PASSWORD))) as Error).message).toBe(messages.signInFailed);
+
+    const invitation = await users().invite(accountId, { email, role: 'viewer' });
+    await users().removeMember(accountId, invitation.userId);
+    expect(((await refusal(users().acceptInvite(tokenOf(invitation.inviteUrl), PASSWORD))) as Error).message).toBe(messages.inviteInvalid);
+    expect(await roles(accountId)).toEqual(['owner']);
+  });
+
+  it("another account's member is not found, and stays as it was", async () => {
+    const mine = await teamWithOwner();
+    const theirs = await teamWithOwner();
+    for (const change of [() => users().changeRole(mine.accountId, theirs.ownerId, 'viewer'), () => users().removeMember(mine.accountId, theirs.ownerId)]) {
+      expect(((await refusal(change())) as Error).message).toBe(messages.userNotFound);
+    }
+    expect(await roles(theirs.accountId)).toEqual(['owner']);
+  });
+});

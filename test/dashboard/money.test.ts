@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { balanceOf, createCharge, fund, paidCharge, readTransaction, reviewRecipient } from '../helpers/api.js';
 import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
-import { nextCode, postFromPage, signedInPage, signedInUser, type SignedInUser } from '../helpers/dashboard.js';
+import { nextCode, postFromPage, signedInPage, signedInUser } from '../helpers/dashboard.js';
 import { NO_CHARGE_FEES, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /**

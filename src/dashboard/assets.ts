@@ -12,13 +12,13 @@ main { max-width: 64rem; margin: 0 auto; padding: 1rem; }
 h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
 form.stack { display: grid; grid-template-columns: minmax(0, 1fr); gap: .75rem; max-width: 24rem; background: #fff; padding: 1rem; border: 1px solid var(--line); border-radius: 6px; }
-label { display: grid; gap: .25rem; font-weight: 600; min-width: 0; }
+label { display: grid; grid-template-columns: minmax(0, 1fr); gap: .25rem; font-weight: 600; min-width: 0; }
 input, select, textarea { max-width: 100%; }
 textarea { font: 0.85rem/1.4 ui-monospace, monospace; width: 100%; padding: .5rem; border: 1px solid #8c959f; border-radius: 4px; }
 select { font: inherit; padding: .5rem; border: 1px solid #8c959f; border-radius: 4px; background: #fff; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 1rem; }
 dt { font-weight: 600; }
-dd { margin: 0; word-break: break-all; }
+dd { margin: 0; overflow-wrap: anywhere; white-space: pre-line; }
 input { font: inherit; padding: .5rem; border: 1px solid #8c959f; border-radius: 4px; }
 input:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
 button { font: inherit; cursor: pointer; padding: .5rem 1rem; border-radius: 4px; border: 1px solid var(--accent); background: var(--accent); color: #fff; }

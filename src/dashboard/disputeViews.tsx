@@ -2,6 +2,9 @@ import type { InfractionView } from '../infractions/presenter.js';
 import { formatBrl } from '../pix/money.js';
 import { Alert, CsrfField, formatDate, Layout, Notice, NotOffered, Status, type PageContext } from './components.js';
 
+/** MED reasons (DESIGN.md §9) as the merchant reads them. */
+const REASON_NAMES: Record<InfractionView['reason'], string> = { fraud: 'Fraude', operational_flaw: 'Falha operacional' };
+
 export function DisputesPage(props: {
   context: PageContext;
   cases: InfractionView[];
@@ -40,7 +43,7 @@ export function DisputesPage(props: {
                       <Status status={dispute.status} of="infraction" />
                     </dd>
                     <dt>Motivo</dt>
-                    <dd>{dispute.reason}</dd>
+                    <dd safe>{REASON_NAMES[dispute.reason]}</dd>
                     <dt>Prazo da defesa</dt>
                     <dd safe>{formatDate(dispute.defenseDeadline)}</dd>
                     <dt>Cobrança</dt>

@@ -50,6 +50,8 @@ export type DashboardKit = {
   redirect: (reply: FastifyReply, to: string) => FastifyReply;
   /** Runs a form's action; a refusal of the rules shows `again(message)` with the API's status, and answers false. */
   attempt: (reply: FastifyReply, action: () => Promise<unknown>, again: (message: string) => Page | Promise<Page>) => Promise<boolean>;
+  /** The request's signed-in user as the database has it now (after a change to the team), or null. */
+  currentUser: (request: FastifyRequest) => Promise<SessionUser | null>;
   asUser: (
     handler: (request: FastifyRequest, reply: FastifyReply, user: SessionUser) => Promise<unknown>,
   ) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -149,7 +151,11 @@ export const dashboardRoutes =
         return user ? handler(request, reply, user) : reply;
       };
 
-    const kit: DashboardKit = { checkCsrf, send, contextOf, redirect, attempt, asUser };
+    const currentUser = async (request: FastifyRequest) => {
+      const session = await sessionOf(request);
+      return session?.stage === 'full' ? session : null;
+    };
+    const kit: DashboardKit = { checkCsrf, send, contextOf, redirect, attempt, currentUser, asUser };
     await app.register(chargePages(kit, services));
     await app.register(moneyPages(kit, services));
     await app.register(disputePages(kit, services));

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
@@ -13,7 +13,7 @@ import { TeamPage, type InviteForm } from './teamViews.js';
 export const teamPages =
   (kit: DashboardKit, { users }: DashboardServices) =>
   async (app: FastifyInstance): Promise<void> => {
-    const { asUser, send, contextOf, attempt, checkCsrf } = kit;
+    const { asUser, send, contextOf, attempt, checkCsrf, currentUser, redirect } = kit;
 
     const teamView = async (
       reply: FastifyReply,
@@ -33,8 +33,13 @@ export const teamPages =
       />
     );
 
-    /** Team changes: the owner, with TOTP enrolled (a new owner can move money); a refusal shows the page with the message. */
+    /**
+     * Team changes: the owner, with TOTP enrolled (a new owner can move money); a refusal shows the
+     * page with the message. The page after a change is the user's as it is now: an owner who
+     * demoted itself sees a member's page, one who removed itself the sign-in page.
+     */
     const changeTeam = async (
+      request: FastifyRequest,
       reply: FastifyReply,
       user: SessionUser,
       change: () => Promise<{ notice?: string; invited?: { email: string; invitation: Invitation } }>,
@@ -50,7 +55,9 @@ export const teamPages =
         },
         (error) => teamView(reply, user, { error, form }),
       );
-      return ok ? send(reply, teamView(reply, user, outcome)) : reply;
+      if (!ok) return reply;
+      const now = await currentUser(request);
+      return now ? send(reply, teamView(reply, now, outcome)) : redirect(reply, '/dashboard/entrar');
     };
 
     const memberId = (params: unknown) => {
@@ -70,6 +77,7 @@ export const teamPages =
       asUser(async (request, reply, user) => {
         const form: InviteForm = { email: field(request.body, 'email').trim(), role: field(request.body, 'role') };
         return changeTeam(
+          request,
           reply,
           user,
           async () => {
@@ -87,7 +95,7 @@ export const teamPages =
       '/equipe/:userId/papel',
       { preHandler: checkCsrf },
       asUser(async (request, reply, user) =>
-        changeTeam(reply, user, async () => {
+        changeTeam(request, reply, user, async () => {
           const { role } = checked(inviteUserBody.pick({ role: true }), { role: field(request.body, 'role') });
           await users.changeRole(user.accountId, memberId(request.params), role);
           return { notice: messages.memberRoleChanged };
@@ -99,7 +107,7 @@ export const teamPages =
       '/equipe/:userId/remover',
       { preHandler: checkCsrf },
       asUser(async (request, reply, user) =>
-        changeTeam(reply, user, async () => {
+        changeTeam(request, reply, user, async () => {
           await users.removeMember(user.accountId, memberId(request.params));
           return { notice: messages.memberRemoved };
         }),

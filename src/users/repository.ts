@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
 import type { SessionRow, SessionStage, UserRole, UserRow } from '../platform/schema.js';
 
-export function insertUser(tx: Tx, user: { id: string; accountId: string; email: string; role: UserRole; at: Date }): Promise<UserRow> {
+/** A new user, or undefined when a live user already has the address (the unique index on lower(email)). */
+export function insertUserIfEmailFree(tx: Tx, user: { id: string; accountId: string; email: string; role: UserRole; at: Date }): Promise<UserRow | undefined> {
   return tx
     .insertInto('users')
     .values({
@@ -19,8 +20,9 @@ export function insertUser(tx: Tx, user: { id: string; accountId: string; email:
       updatedAt: user.at,
       removedAt: null,
     })
+    .onConflict((conflict) => conflict.doNothing())
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
 }
 
 /** A live user by e-mail (case-insensitive), any account. */

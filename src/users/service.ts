@@ -91,7 +91,9 @@ export class UserService {
     const token = newToken();
     const at = this.clock.now();
     const userId = await this.db.transaction().execute(async (tx) => {
-      const created = await repository.insertUser(tx, { id: newId(), accountId, email, role: input.role, at });
+      // Two invitations of one address at once: the unique index decides, the loser reads as taken.
+      const created = await repository.insertUserIfEmailFree(tx, { id: newId(), accountId, email, role: input.role, at });
+      if (!created) throw new InvalidStateError(messages.userEmailTaken);
       await repository.insertInvite(tx, { tokenHash: sha256(token), userId: created.id, expiresAt: new Date(at.getTime() + INVITE_TTL_MS), at });
       return created.id;
     });

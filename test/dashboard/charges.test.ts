@@ -31,7 +31,7 @@ afterAll(async () => {
 const signedInPage = (accountId: string, role: UserRole) => signIn(gateway, browser, accountId, role, { totp: false });
 
 async function fillCharge(page: Page, values: { amount: string; phone?: string }) {
-  if (!(await page.getByLabel('Valor (R$)').isVisible())) await page.getByText('Nova cobrança').click();
+  if (!(await page.getByLabel('Valor (R$)').isVisible())) await page.locator('summary', { hasText: 'Nova cobrança' }).click();
   await page.getByLabel('Valor (R$)').fill(values.amount);
   await page.getByLabel('Nome do cliente').fill('Ana Souza');
   await page.getByLabel('E-mail do cliente').fill('ana@example.com');
@@ -108,6 +108,37 @@ describe('Cobranças', () => {
       expect(response?.status(), path).toBe(404);
       expect(await page.getByRole('alert').textContent()).toBe(messages.transactionNotFound);
     }
+    await page.context().close();
+  });
+});
+
+describe('progress feedback and copying (the one script)', () => {
+  it('a submitted form says it is working and cannot be sent twice; "Copiar código" copies the PIX code', async () => {
+    const page = await signedInPage(merchant.accountId, 'finance');
+    await page.goto(`${gateway.url}/dashboard/cobrancas`);
+    if (!(await page.getByLabel('Valor (R$)').isVisible())) await page.locator('summary', { hasText: 'Nova cobrança' }).click();
+    // Holds every submission on the page and notes whether the dashboard's script had already refused it.
+    await page.evaluate(
+      "window.submits = []; document.addEventListener('submit', (event) => { window.submits.push(event.defaultPrevented); event.preventDefault(); })",
+    );
+    await page.getByLabel('Valor (R$)').fill('12,34');
+    await page.getByLabel('Nome do cliente').fill('Ana Souza');
+    await page.getByLabel('E-mail do cliente').fill('ana@example.com');
+    await page.getByLabel('Telefone (DDD + número)').fill('11987654321');
+    await page.getByLabel('Documento (CPF ou CNPJ)').fill('529.982.247-25');
+    await page.getByRole('button', { name: 'Criar cobrança' }).click();
+    const busy = page.getByRole('button', { name: 'Enviando…' });
+    expect(await busy.getAttribute('aria-disabled')).toBe('true');
+    expect(await page.locator('form.stack').getAttribute('aria-busy')).toBe('true');
+    await busy.click({ force: true }); // Playwright itself would wait: the button says it is disabled
+    expect(await page.evaluate('window.submits')).toEqual([false, true]); // the second press went nowhere
+
+    const charge = await createCharge(gateway, merchant);
+    await page.goto(`${gateway.url}/dashboard/cobrancas/${charge}`);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gateway.url });
+    await page.getByRole('button', { name: 'Copiar código' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Copiado' }).count()).toBe(1);
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe((await readTransaction(gateway, merchant, charge)).pixPayload);
     await page.context().close();
   });
 });

@@ -288,6 +288,18 @@ describe('team (Equipe)', () => {
     expect(await roles(accountId)).toEqual(['owner']);
   });
 
+  it('three invitations of one address at once: one is made, the others read as taken (422)', async () => {
+    const { accountId } = await teamWithOwner();
+    const email = `concorrido${++counter}@example.com`;
+    const outcomes = await Promise.allSettled([1, 2, 3].map(() => users().invite(accountId, { email, role: 'viewer' })));
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    expect(outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as Error).message] : []))).toEqual([
+      messages.userEmailTaken,
+      messages.userEmailTaken,
+    ]);
+    expect(await roles(accountId)).toEqual(['owner', 'viewer']);
+  });
+
   it("another account's member is not found, and stays as it was", async () => {
     const mine = await teamWithOwner();
     const theirs = await teamWithOwner();

@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { accountAdminRoutes } from './accounts/adminRoutes.js';
+import { auditAdminRoutes, auditOperatorActions } from './audit/adminRoutes.js';
 import { merchantAuthentication } from './accounts/auth.js';
 import { chargeAdminRoutes } from './charges/adminRoutes.js';
 import { chargeRoutes } from './charges/routes.js';
@@ -187,6 +188,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(
     async (admin) => {
       admin.addHook('onRequest', adminAuthentication(config.adminToken));
+      admin.addHook('onSend', auditOperatorActions(services));
+      await admin.register(auditAdminRoutes(services));
       await admin.register(accountAdminRoutes(services));
       await admin.register(ledgerAdminRoutes(services));
       await admin.register(recipientAdminRoutes(services));

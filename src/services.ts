@@ -1,4 +1,5 @@
 import { AccountService } from './accounts/service.js';
+import { AuditService } from './audit/service.js';
 import { ChargeService } from './charges/service.js';
 import type { Config } from './config.js';
 import { LedgerService } from './ledger/service.js';
@@ -32,6 +33,8 @@ export type Services = {
   refunds: RefundService;
   infractions: InfractionService;
   users: UserService;
+  /** The operators' append-only audit log (DESIGN.md §11). */
+  audit: AuditService;
   /** The simulated network's controls; null with a real provider (no sandbox then). */
   sandbox: SandboxService | null;
   webhooks: WebhookService;
@@ -68,6 +71,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     withdrawals,
     refunds,
     infractions,
+    audit: new AuditService(db, clock),
     users: new UserService(db, clock, config, accounts, createMailer(config)),
     sandbox: network ? new SandboxService(network, charges, withdrawals, refunds, infractions) : null,
     webhooks,

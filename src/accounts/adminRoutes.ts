@@ -53,7 +53,11 @@ export const accountAdminRoutes =
           response: { 200: accountResponse, ...errorResponses(400, 401, 404) },
         },
       },
-      async (request) => presentAccount(await accounts.patchAccount(requireAccountId(request.params.accountId), request.body)),
+      async (request) => {
+        const accountId = requireAccountId(request.params.accountId);
+        request.auditBefore = presentAccount(await accounts.getAccount(accountId));
+        return presentAccount(await accounts.patchAccount(accountId, request.body));
+      },
     );
 
     app.post(

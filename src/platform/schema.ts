@@ -352,6 +352,21 @@ export interface SchemaMigrationsTable {
   appliedAt: Generated<Date>;
 }
 
+/** Append-only (migration 009): inserted, never updated nor deleted. */
+export interface AuditLogTable {
+  id: string;
+  at: Date;
+  actor: string;
+  action: string;
+  accountId: string | null;
+  objectId: string | null;
+  /** JSON text on insert; read back parsed. */
+  changes: ColumnType<AuditChanges, string, never>;
+}
+
+export type AuditChanges = { input?: unknown; before?: unknown; after?: unknown };
+export type AuditRow = Selectable<AuditLogTable>;
+
 export interface DB {
   accounts: AccountsTable;
   feePlans: FeePlansTable;
@@ -378,6 +393,7 @@ export interface DB {
   userInvites: UserInvitesTable;
   sessions: SessionsTable;
   schemaMigrations: SchemaMigrationsTable;
+  auditLog: AuditLogTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -9,6 +9,11 @@ export function findTransaction(db: Executor, accountId: string, transactionId: 
   return db.selectFrom('transactions').selectAll().where('id', '=', transactionId).where('accountId', '=', accountId).executeTakeFirst();
 }
 
+/** The account a transaction belongs to (the audit log's account of an operator action on it). */
+export async function findTransactionAccountId(db: Executor, transactionId: string): Promise<string | undefined> {
+  return (await db.selectFrom('transactions').select('accountId').where('id', '=', transactionId).executeTakeFirst())?.accountId;
+}
+
 const presentedById = precompiled((db, accountId: string, transactionId: string) =>
   db.selectFrom('transactions').select(PRESENTED_COLUMNS).where('id', '=', transactionId).where('accountId', '=', accountId),
 );

@@ -25,6 +25,11 @@ export class TransactionService {
     return repository.listTransactions(this.db, accountId, options);
   }
 
+  /** The account of any transaction (operators), or undefined. */
+  accountOf(transactionId: string): Promise<string | undefined> {
+    return repository.findTransactionAccountId(this.db, transactionId);
+  }
+
   /** The dashboard's filtered list of one type. */
   search(accountId: string, filter: repository.TransactionFilter): Promise<PresentedRow[]> {
     return repository.searchTransactions(this.db, accountId, filter);

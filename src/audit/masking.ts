@@ -1,0 +1,29 @@
+/** Fields whose value is a credential: never written to the audit log. */
+const SECRET_FIELDS = new Set(['apiKey', 'secret', 'inviteUrl', 'token', 'password', 'previousSecret']);
+/** Fields holding a CPF or CNPJ (alone, or as `{ number }` in a document object). */
+const DOCUMENT_FIELDS = new Set(['document', 'cpf', 'cnpj', 'number', 'documentNumber']);
+
+/** A CPF or CNPJ with its middle digits kept, as the API masks documents (***.444.777-** / **.222.333/0001-**). */
+function maskDigits(text: string): string {
+  const digits = text.replace(/\D/g, '');
+  if (digits.length === 11) return `***.${digits.slice(3, 6)}.${digits.slice(6, 9)}-**`;
+  if (digits.length === 14) return `**.${digits.slice(2, 5)}.${digits.slice(5, 8)}/${digits.slice(8, 12)}-**`;
+  return digits.length > 0 ? '[masked]' : text;
+}
+
+/**
+ * A copy of a value fit for the audit log: documents masked wherever they are (a document field,
+ * or a pixKey of type cpf/cnpj), credentials redacted. DESIGN.md §11: "documents masked".
+ */
+export function maskForAudit(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(maskForAudit);
+  if (typeof value !== 'object' || value === null) return value;
+  const documentKey = Reflect.get(value, 'pixKeyType') === 'cpf' || Reflect.get(value, 'pixKeyType') === 'cnpj';
+  const masked: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (SECRET_FIELDS.has(key)) masked[key] = '[redacted]';
+    else if (typeof field === 'string' && (DOCUMENT_FIELDS.has(key) || (key === 'pixKey' && documentKey))) masked[key] = maskDigits(field);
+    else masked[key] = maskForAudit(field);
+  }
+  return masked;
+}

@@ -10,18 +10,16 @@ import { presentTransaction } from '../transactions/presenter.js';
 import { CHARGE, CHARGE_STATUSES, allows } from '../transactions/states.js';
 import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
 import type { SessionUser } from '../users/service.js';
-import { parseListFilter, type ListFilterForm } from './filters.js';
-import { checked, field } from './forms.js';
+import { NO_FILTER, parseListFilter, type ListFilterForm } from './filters.js';
+import { checked, field, fieldsOf } from './forms.js';
 import type { DashboardKit, DashboardServices } from './routes.js';
 import { ChargePage, ChargesPage, type ChargeForm, type RefundForm } from './chargeViews.js';
-
-const NO_FILTER: ListFilterForm = { status: '', from: '', to: '' };
 
 /** Cobranças (DESIGN.md §10): list with filters, create, a charge with its QR, cancel and refund. */
 export const chargePages =
   (kit: DashboardKit, { charges, transactions, accounts, refunds, users }: DashboardServices) =>
   async (app: FastifyInstance): Promise<void> => {
-    const { asUser, send, contextOf, attempt, redirect, checkCsrf } = kit;
+    const { asUser, send, contextOf, attempt, redirect, checkCsrf, filteredPage } = kit;
 
     /** The Cobranças page: the charges the filters select, and the form (as typed, after a refusal). */
     const chargesView = async (reply: FastifyReply, user: SessionUser, extra: { filter?: ListFilterForm; form?: ChargeForm; error?: string } = {}) => {
@@ -41,30 +39,14 @@ export const chargePages =
 
     app.get(
       '/cobrancas',
-      asUser(async (request, reply, user) => {
-        const filter = { status: field(request.query, 'status'), from: field(request.query, 'de'), to: field(request.query, 'ate') };
-        let page: JSX.Element | undefined;
-        const ok = await attempt(
-          reply,
-          async () => (page = await chargesView(reply, user, { filter })),
-          (error) => chargesView(reply, user, { error }),
-        );
-        return ok && page ? send(reply, page) : reply;
-      }),
+      asUser(async (request, reply, user) => filteredPage(request, reply, (filter, error) => chargesView(reply, user, { filter, error }))),
     );
 
     app.post(
       '/cobrancas',
       { preHandler: checkCsrf },
       asUser(async (request, reply, user) => {
-        const form: ChargeForm = {
-          amount: field(request.body, 'amount'),
-          name: field(request.body, 'name'),
-          email: field(request.body, 'email'),
-          phone: field(request.body, 'phone'),
-          document: field(request.body, 'document'),
-          documentType: field(request.body, 'documentType'),
-        };
+        const form: ChargeForm = fieldsOf(request.body, ['amount', 'name', 'email', 'phone', 'document', 'documentType']);
         let transactionId = '';
         const ok = await attempt(
           reply,
@@ -143,7 +125,7 @@ export const chargePages =
       { preHandler: checkCsrf },
       asUser(async (request, reply, user) => {
         const id = field(request.params, 'id');
-        const form: RefundForm = { amount: field(request.body, 'amount'), reason: field(request.body, 'reason') };
+        const form: RefundForm = fieldsOf(request.body, ['amount', 'reason']);
         const ok = await attempt(
           reply,
           async () => {

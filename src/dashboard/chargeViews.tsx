@@ -2,7 +2,20 @@ import { formatBrl } from '../pix/money.js';
 import type { RefundView } from '../refunds/presenter.js';
 import type { TransactionView } from '../transactions/presenter.js';
 import { CHARGE_STATUSES } from '../transactions/states.js';
-import { Alert, CodeField, CsrfField, formatDate, Layout, Notice, NotOffered, Status, statusName, type PageContext, ScrollRegion } from './components.js';
+import {
+  Alert,
+  CodeField,
+  CsrfField,
+  formatDate,
+  Layout,
+  Notice,
+  NotOffered,
+  Status,
+  statusName,
+  type PageContext,
+  ScrollRegion,
+  DocumentFields,
+} from './components.js';
 import type { ListFilterForm } from './filters.js';
 
 export type ChargeForm = { amount: string; name: string; email: string; phone: string; document: string; documentType: string };
@@ -71,21 +84,7 @@ export function ChargesPage(props: {
               Telefone (DDD + número)
               <input name="phone" inputmode="numeric" required placeholder="11987654321" autocomplete="off" value={form.phone} />
             </label>
-            <label>
-              Documento (CPF ou CNPJ)
-              <input name="document" inputmode="numeric" required autocomplete="off" value={form.document} />
-            </label>
-            <label>
-              Tipo do documento
-              <select name="documentType">
-                <option value="cpf" selected={form.documentType !== 'cnpj'}>
-                  CPF
-                </option>
-                <option value="cnpj" selected={form.documentType === 'cnpj'}>
-                  CNPJ
-                </option>
-              </select>
-            </label>
+            <DocumentFields document={form.document} documentType={form.documentType} />
             <button type="submit">Criar cobrança</button>
           </form>
         </details>

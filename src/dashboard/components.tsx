@@ -1,4 +1,5 @@
 import type { Children } from '@kitajs/html';
+import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
 
 /** Dates as a person in Brazil reads them (DESIGN.md §10: America/Sao_Paulo). */
 const dateFormat = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'short' });
@@ -188,4 +189,49 @@ export const ScrollRegion = (props: { label: string; children?: Children }) => (
   <div class="table-wrap" tabindex="0" role="region" aria-label={props.label}>
     {props.children}
   </div>
+);
+
+const KEY_TYPE_NAMES: Record<string, string> = { cpf: 'CPF', cnpj: 'CNPJ', email: 'E-mail', phone: 'Telefone (+55…)', evp: 'Chave aleatória' };
+
+export const pixKeyTypeName = (type: string): string => KEY_TYPE_NAMES[type] ?? type;
+
+/** A PIX key and its type, as the API's `pixKey` and `pixKeyType`. */
+export const PixKeyFields = (props: { pixKey: string; pixKeyType: string }) => (
+  <>
+    <label>
+      Tipo da chave PIX
+      <select name="pixKeyType">
+        {PIX_KEY_TYPES.map((type) => (
+          <option value={type} selected={props.pixKeyType === type} safe>
+            {pixKeyTypeName(type)}
+          </option>
+        ))}
+      </select>
+    </label>
+    <label>
+      Chave PIX
+      <input name="pixKey" required maxlength="150" autocomplete="off" value={props.pixKey} />
+    </label>
+  </>
+);
+
+/** A CPF or CNPJ and its type, as the API's document fields. */
+export const DocumentFields = (props: { document: string; documentType: string }) => (
+  <>
+    <label>
+      Documento (CPF ou CNPJ)
+      <input name="document" inputmode="numeric" required autocomplete="off" value={props.document} />
+    </label>
+    <label>
+      Tipo do documento
+      <select name="documentType">
+        <option value="cpf" selected={props.documentType !== 'cnpj'}>
+          CPF
+        </option>
+        <option value="cnpj" selected={props.documentType === 'cnpj'}>
+          CNPJ
+        </option>
+      </select>
+    </label>
+  </>
 );

@@ -4,6 +4,9 @@ import { messages } from '../messages.js';
 /** A list page's filters as typed in its form: a status and a period of creation dates (AAAA-MM-DD). */
 export type ListFilterForm = { status: string; from: string; to: string };
 
+/** No filter: the latest rows. */
+export const NO_FILTER: ListFilterForm = { status: '', from: '', to: '' };
+
 /** Brazil has kept UTC−3 all year since 2019: a day in America/Sao_Paulo starts at 03:00 UTC. */
 const SAO_PAULO_OFFSET = '-03:00';
 const DAY_MS = 86_400_000;

@@ -1,12 +1,24 @@
 import type { z } from 'zod';
 import { InvalidRequestError } from '../errors.js';
 import { messages } from '../messages.js';
+import type { ListFilterForm } from './filters.js';
 
 /** A form field as text ('' when absent or not text). */
 export function field(body: unknown, name: string): string {
   if (typeof body !== 'object' || body === null) return '';
   const value: unknown = Reflect.get(body, name);
   return typeof value === 'string' ? value : '';
+}
+
+/** The named fields of a form, each as text. */
+export function fieldsOf<K extends string>(body: unknown, names: readonly K[]): Record<K, string> {
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- fromEntries over exactly `names` builds that record
+  return Object.fromEntries(names.map((name) => [name, field(body, name)])) as Record<K, string>;
+}
+
+/** A list page's filters from its query (`?status=&de=&ate=`). */
+export function filterOf(query: unknown): ListFilterForm {
+  return { status: field(query, 'status'), from: field(query, 'de'), to: field(query, 'ate') };
 }
 
 /** A form checked by the API's own schema: the same checks, in the same order, with the same first message (400). */

@@ -7,18 +7,16 @@ import { WITHDRAWAL_STATUSES } from '../transactions/states.js';
 import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
 import type { SessionUser } from '../users/service.js';
 import { withdrawalBodyFor } from '../withdrawals/schemas.js';
-import { parseListFilter, type ListFilterForm } from './filters.js';
-import { checked, field } from './forms.js';
+import { NO_FILTER, parseListFilter, type ListFilterForm } from './filters.js';
+import { checked, field, fieldsOf } from './forms.js';
 import { RecipientsPage, WithdrawalsPage, type RecipientForm, type WithdrawalForm } from './moneyViews.js';
 import type { DashboardKit, DashboardServices } from './routes.js';
-
-const NO_FILTER: ListFilterForm = { status: '', from: '', to: '' };
 
 /** Saques and Destinatários (DESIGN.md §10): money out, on the same services and rules as POST /v1/withdraw and /v1/recipients. */
 export const moneyPages =
   (kit: DashboardKit, { transactions, withdrawals, recipients, accounts, ledger, users }: DashboardServices) =>
   async (app: FastifyInstance): Promise<void> => {
-    const { asUser, send, contextOf, attempt, checkCsrf } = kit;
+    const { asUser, send, contextOf, attempt, checkCsrf, filteredPage } = kit;
 
     const withdrawalsView = async (
       reply: FastifyReply,
@@ -49,16 +47,7 @@ export const moneyPages =
 
     app.get(
       '/saques',
-      asUser(async (request, reply, user) => {
-        const filter = { status: field(request.query, 'status'), from: field(request.query, 'de'), to: field(request.query, 'ate') };
-        let page: JSX.Element | undefined;
-        const ok = await attempt(
-          reply,
-          async () => (page = await withdrawalsView(reply, user, { filter })),
-          (error) => withdrawalsView(reply, user, { error }),
-        );
-        return ok && page ? send(reply, page) : reply;
-      }),
+      asUser(async (request, reply, user) => filteredPage(request, reply, (filter, error) => withdrawalsView(reply, user, { filter, error }))),
     );
 
     // DESIGN.md §10: every dashboard withdrawal needs an enrolled TOTP and a fresh code (the API needs only the key).
@@ -66,13 +55,7 @@ export const moneyPages =
       '/saques',
       { preHandler: checkCsrf },
       asUser(async (request, reply, user) => {
-        const form: WithdrawalForm = {
-          amount: field(request.body, 'amount'),
-          recipientId: field(request.body, 'recipientId'),
-          pixKeyType: field(request.body, 'pixKeyType'),
-          pixKey: field(request.body, 'pixKey'),
-          description: field(request.body, 'description'),
-        };
+        const form: WithdrawalForm = fieldsOf(request.body, ['amount', 'recipientId', 'pixKeyType', 'pixKey', 'description']);
         let notice = '';
         const ok = await attempt(
           reply,
@@ -123,14 +106,7 @@ export const moneyPages =
       '/destinatarios',
       { preHandler: checkCsrf },
       asUser(async (request, reply, user) => {
-        const form: RecipientForm = {
-          legalName: field(request.body, 'legalName'),
-          document: field(request.body, 'document'),
-          documentType: field(request.body, 'documentType'),
-          pixKeyType: field(request.body, 'pixKeyType'),
-          pixKey: field(request.body, 'pixKey'),
-          label: field(request.body, 'label'),
-        };
+        const form: RecipientForm = fieldsOf(request.body, ['legalName', 'document', 'documentType', 'pixKeyType', 'pixKey', 'label']);
         let notice = '';
         const ok = await attempt(
           reply,

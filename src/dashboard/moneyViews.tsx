@@ -1,27 +1,23 @@
 import { formatBrl } from '../pix/money.js';
-import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
 import type { TransactionView } from '../transactions/presenter.js';
 import { WITHDRAWAL_STATUSES } from '../transactions/states.js';
 import { FilterForm } from './chargeViews.js';
-import { Alert, CodeField, CsrfField, formatDate, Layout, Notice, NotOffered, Status, type PageContext, ScrollRegion } from './components.js';
+import {
+  Alert,
+  CodeField,
+  CsrfField,
+  formatDate,
+  Layout,
+  Notice,
+  NotOffered,
+  Status,
+  type PageContext,
+  ScrollRegion,
+  DocumentFields,
+  PixKeyFields,
+  pixKeyTypeName,
+} from './components.js';
 import type { ListFilterForm } from './filters.js';
-
-const KEY_TYPE_NAMES: Record<string, string> = { cpf: 'CPF', cnpj: 'CNPJ', email: 'E-mail', phone: 'Telefone (+55…)', evp: 'Chave aleatória' };
-
-function KeyTypeSelect(props: { selected: string }) {
-  return (
-    <label>
-      Tipo da chave PIX
-      <select name="pixKeyType">
-        {PIX_KEY_TYPES.map((type) => (
-          <option value={type} selected={props.selected === type} safe>
-            {KEY_TYPE_NAMES[type] ?? type}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
 
 export type WithdrawalForm = { amount: string; recipientId: string; pixKeyType: string; pixKey: string; description: string };
 type ApprovedRecipient = { recipientId: string; legalName: string; documentMasked: string; label: string | null };
@@ -68,11 +64,7 @@ export function WithdrawalsPage(props: {
               ))}
             </select>
           </label>
-          <KeyTypeSelect selected={form.pixKeyType} />
-          <label>
-            Chave PIX
-            <input name="pixKey" required maxlength="150" autocomplete="off" value={form.pixKey} />
-          </label>
+          <PixKeyFields pixKey={form.pixKey} pixKeyType={form.pixKeyType} />
           <label>
             Descrição (opcional)
             <input name="description" maxlength="200" value={form.description} />
@@ -159,26 +151,8 @@ export function RecipientsPage(props: {
               Nome ou razão social
               <input name="legalName" required minlength="2" maxlength="120" value={form.legalName} />
             </label>
-            <label>
-              Documento (CPF ou CNPJ)
-              <input name="document" inputmode="numeric" required autocomplete="off" value={form.document} />
-            </label>
-            <label>
-              Tipo do documento
-              <select name="documentType">
-                <option value="cpf" selected={form.documentType !== 'cnpj'}>
-                  CPF
-                </option>
-                <option value="cnpj" selected={form.documentType === 'cnpj'}>
-                  CNPJ
-                </option>
-              </select>
-            </label>
-            <KeyTypeSelect selected={form.pixKeyType} />
-            <label>
-              Chave PIX
-              <input name="pixKey" required maxlength="150" autocomplete="off" value={form.pixKey} />
-            </label>
+            <DocumentFields document={form.document} documentType={form.documentType} />
+            <PixKeyFields pixKey={form.pixKey} pixKeyType={form.pixKeyType} />
             <label>
               Apelido (opcional)
               <input name="label" maxlength="80" value={form.label} />
@@ -209,7 +183,7 @@ export function RecipientsPage(props: {
                 <tr>
                   <td safe>{recipient.label ? `${recipient.label} (${recipient.legalName})` : recipient.legalName}</td>
                   <td safe>{recipient.documentMasked}</td>
-                  <td safe>{KEY_TYPE_NAMES[recipient.pixKeyType] ?? recipient.pixKeyType}</td>
+                  <td safe>{pixKeyTypeName(recipient.pixKeyType)}</td>
                   <td>
                     <Status status={recipient.status} />
                     {recipient.reason ? <span class="muted" safe>{` — ${recipient.reason}`}</span> : ''}

@@ -8,7 +8,8 @@ import { isId } from '../platform/ids.js';
 import { messages } from '../messages.js';
 import type { Services } from '../services.js';
 import type { SessionUser } from '../users/service.js';
-import { field } from './forms.js';
+import { field, filterOf } from './forms.js';
+import type { ListFilterForm } from './filters.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 import { chargePages } from './chargeRoutes.js';
 import { disputePages } from './disputeRoutes.js';
@@ -50,6 +51,11 @@ export type DashboardKit = {
   redirect: (reply: FastifyReply, to: string) => FastifyReply;
   /** Runs a form's action; a refusal of the rules shows `again(message)` with the API's status, and answers false. */
   attempt: (reply: FastifyReply, action: () => Promise<unknown>, again: (message: string) => Page | Promise<Page>) => Promise<boolean>;
+  /**
+   * A filtered list page: `render(filter)` with the query's filters; filters the list refuses show
+   * the unfiltered page with the message and the refusal's status.
+   */
+  filteredPage: (request: FastifyRequest, reply: FastifyReply, render: (filter?: ListFilterForm, error?: string) => Promise<Page>) => Promise<unknown>;
   /** The request's signed-in user as the database has it now (after a change to the team), or null. */
   currentUser: (request: FastifyRequest) => Promise<SessionUser | null>;
   asUser: (
@@ -155,7 +161,16 @@ export const dashboardRoutes =
       const session = await sessionOf(request);
       return session?.stage === 'full' ? session : null;
     };
-    const kit: DashboardKit = { checkCsrf, send, contextOf, redirect, attempt, currentUser, asUser };
+    const filteredPage: DashboardKit['filteredPage'] = async (request, reply, render) => {
+      let page: Page | undefined;
+      const ok = await attempt(
+        reply,
+        async () => (page = await render(filterOf(request.query))),
+        (error) => render(undefined, error),
+      );
+      return ok && page ? send(reply, page) : reply;
+    };
+    const kit: DashboardKit = { checkCsrf, send, contextOf, redirect, attempt, filteredPage, currentUser, asUser };
     await app.register(chargePages(kit, services));
     await app.register(moneyPages(kit, services));
     await app.register(disputePages(kit, services));

@@ -69,10 +69,15 @@ export const chargePages =
       }),
     );
 
+    /** A charge id as the services take it: a malformed one is not found, before any query. */
+    const chargeIdOf = (id: string) => {
+      if (!isId(id)) throw new NotFoundError(messages.transactionNotFound);
+      return id;
+    };
+
     /** One of the account's charges; anything else (a withdrawal, another account's, a malformed id) is not found. */
     const chargeOf = async (user: SessionUser, id: string) => {
-      if (!isId(id)) throw new NotFoundError(messages.transactionNotFound);
-      const row = await transactions.get(user.accountId, id);
+      const row = await transactions.get(user.accountId, chargeIdOf(id));
       if (row.type !== 'pix_in') throw new NotFoundError(messages.transactionNotFound);
       return row;
     };
@@ -110,8 +115,8 @@ export const chargePages =
           reply,
           async () => {
             assertMayDo(user, 'charges');
-            await chargeOf(user, id);
-            await charges.cancelCharge(id, user.accountId);
+            // The service finds the account's charge under its lock: another's or a withdrawal is not found there.
+            await charges.cancelCharge(chargeIdOf(id), user.accountId);
           },
           (error) => chargeView(reply, user, id, { error }),
         );
@@ -131,7 +136,7 @@ export const chargePages =
           async () => {
             assertMayDo(user, 'refunds');
             assertTotpEnrolled(user);
-            await chargeOf(user, id);
+            await chargeOf(user, id); // before the code: another account's charge must not use one up
             const body = checked(createRefundBody, {
               amountCents: form.amount.trim() === '' ? undefined : parseBrl(form.amount),
               reason: form.reason.trim() === '' ? undefined : form.reason.trim(),
@@ -148,8 +153,7 @@ export const chargePages =
     app.get(
       '/cobrancas/:id/qrcode.png',
       asUser(async (request, reply, user) => {
-        const charge = await chargeOf(user, field(request.params, 'id'));
-        const image = await charges.qrImage(user.accountId, charge.id, 'png', 256);
+        const image = await charges.qrImage(user.accountId, chargeIdOf(field(request.params, 'id')), 'png', 256);
         return reply.type(image.contentType).header('cache-control', 'private, max-age=3600').send(image.body);
       }),
     );

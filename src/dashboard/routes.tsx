@@ -6,6 +6,7 @@ import QRCode from 'qrcode';
 import { DomainError, httpStatusOf, NotFoundError } from '../errors.js';
 import { isId } from '../platform/ids.js';
 import { messages } from '../messages.js';
+import { presentTransaction } from '../transactions/presenter.js';
 import type { Services } from '../services.js';
 import type { SessionUser } from '../users/service.js';
 import { field, filterOf } from './forms.js';
@@ -242,14 +243,7 @@ export const dashboardRoutes =
       '/',
       asUser(async (request, reply, user) => {
         const [balance, latest] = await Promise.all([ledger.balanceOf(user.accountId), transactions.list(user.accountId, { limit: 10 })]);
-        const rows = latest.map((row) => ({
-          transactionId: row.id,
-          type: row.type,
-          amountCents: row.amountCents,
-          status: row.status,
-          createdAt: row.createdAt.getTime(),
-        }));
-        return send(reply, <HomePage context={contextOf(reply, user)} data={{ balance, transactions: rows }} />);
+        return send(reply, <HomePage context={contextOf(reply, user)} data={{ balance, transactions: latest.map(presentTransaction) }} />);
       }),
     );
 

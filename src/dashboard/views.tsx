@@ -1,4 +1,5 @@
 import { formatBrl } from '../pix/money.js';
+import type { TransactionView } from '../transactions/presenter.js';
 import { Alert, CodeForm, CsrfField, formatDate, Layout, Notice, ShownOnce, Status, type PageContext, ScrollRegion } from './components.js';
 
 export type { PageContext } from './components.js';
@@ -56,7 +57,7 @@ export function InvitePage(props: { context: PageContext; token: string; error?:
 
 export type HomeData = {
   balance: { available: number; blocked: number; withdrawable: number };
-  transactions: { transactionId: string; type: string; amountCents: number; status: string; createdAt: number }[];
+  transactions: TransactionView[];
 };
 
 const TYPE_NAMES: Record<string, string> = { pix_in: 'Cobrança', withdrawal: 'Saque' };
@@ -91,7 +92,9 @@ export function HomePage(props: { context: PageContext; data: HomeData }) {
       </section>
       <h2>Últimas transações</h2>
       {transactions.length === 0 ? (
-        <p class="muted">Nenhuma transação ainda. Crie uma cobrança pela API (POST /v1/pix) e ela aparece aqui.</p>
+        <p class="muted">
+          Nenhuma transação ainda. Crie uma cobrança em <a href="/dashboard/cobrancas">Cobranças</a> ou pela API (POST /v1/pix) e ela aparece aqui.
+        </p>
       ) : (
         <ScrollRegion label="Últimas transações">
           <table>

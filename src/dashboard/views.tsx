@@ -93,7 +93,7 @@ export function HomePage(props: { context: PageContext; data: HomeData }) {
       <h2>Últimas transações</h2>
       {transactions.length === 0 ? (
         <p class="muted">
-          Nenhuma transação ainda. Crie uma cobrança em <a href="/dashboard/cobrancas">Cobranças</a> ou pela API (POST /v1/pix) e ela aparece aqui.
+          Nenhuma transação ainda. <a href="/dashboard/cobrancas">Crie uma cobrança</a> ou use a API (POST /v1/pix) e ela aparece aqui.
         </p>
       ) : (
         <ScrollRegion label="Últimas transações">

@@ -11,6 +11,7 @@ import { infractionAdminRoutes } from './infractions/adminRoutes.js';
 import { infractionRoutes } from './infractions/routes.js';
 import { refundRoutes } from './refunds/routes.js';
 import { userAdminRoutes } from './users/adminRoutes.js';
+import { operatorAdminRoutes } from './operators/adminRoutes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { ledgerAdminRoutes } from './ledger/adminRoutes.js';
 import { balanceRoutes } from './ledger/routes.js';
@@ -198,6 +199,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       await admin.register(chargeAdminRoutes(services));
       await admin.register(infractionAdminRoutes(services));
       await admin.register(userAdminRoutes(services));
+      await admin.register(operatorAdminRoutes(services));
     },
     { prefix: '/admin/v1' },
   );

@@ -29,6 +29,15 @@ async function bootstrapDemoMerchant(services: Services): Promise<{ accountId: s
   return { accountId: account.id, apiKey: key.apiKey, ownerEmail, ownerPassword };
 }
 
+/** First start without operators: an admin of the back-office, with a generated password (TOTP is enrolled at the first sign-in). */
+async function bootstrapFirstOperator(services: Services): Promise<{ email: string; password: string } | null> {
+  if (await services.operators.anyExists()) return null;
+  const email = 'admin@example.com';
+  const password = randomBytes(12).toString('base64url');
+  await services.operators.createWithPassword({ email, role: 'admin' }, password);
+  return { email, password };
+}
+
 /** Logs the connections the database server drops; the pool replaces them on the next query. */
 const databaseLog = (level: string) => {
   const logger = pino({ level });
@@ -87,6 +96,7 @@ async function serve(environment: Environment): Promise<void> {
   const { backend, services, close } = await startRuntime(config);
   const app = await buildApp(services);
   const demo = backend === 'pglite' ? await bootstrapDemoMerchant(services) : null;
+  const firstOperator = backend === 'pglite' ? await bootstrapFirstOperator(services) : null;
   // On the embedded database this process is the only one: it runs the workers too.
   const stopWorkers = backend === 'pglite' ? startWorkers(services, app.log) : null;
   await app.listen({ port: config.port, host: config.host });
@@ -100,6 +110,11 @@ async function serve(environment: Environment): Promise<void> {
   if (demo) {
     lines.push(`Demo merchant ${demo.accountId} — API key (shown once): ${demo.apiKey}`);
     lines.push(`Dashboard: ${config.publicBaseUrl}/dashboard — sign in as ${demo.ownerEmail} with password ${demo.ownerPassword} (shown once)`);
+  }
+  if (firstOperator) {
+    lines.push(
+      `Back-office: ${config.publicBaseUrl}/backoffice — sign in as ${firstOperator.email} with password ${firstOperator.password} (shown once); enrol TOTP at the first sign-in`,
+    );
   }
   lines.push(`API reference: ${config.publicBaseUrl}/docs`);
   process.stdout.write(`\n${lines.join('\n')}\n\n`);

@@ -99,6 +99,7 @@ export const messages = {
   // Dashboard users (DESIGN.md §10): invitations, sign-in, TOTP, passwords
   userEmailInvalid: 'email deve ser um e-mail válido.',
   userRoleInvalid: (received: string) => `role deve ser 'owner', 'developer', 'finance' ou 'viewer'. Recebido: '${received}'.`,
+  operatorRoleInvalid: (received: string) => `role deve ser 'admin', 'compliance' ou 'support'. Recebido: '${received}'.`,
   userEmailTaken: 'Já existe um usuário com este e-mail.',
   inviteInvalid: 'Convite inválido, já usado ou expirado.',
   passwordLength: 'A senha deve ter entre 12 e 128 caracteres.',
@@ -112,6 +113,8 @@ export const messages = {
   userNotFound: 'Usuário não encontrado.',
   lastOwner: 'A conta precisa de pelo menos um owner com acesso: promova outro membro antes.',
   roleNotAllowed: (role: string) => `Seu papel (${role}) não permite esta ação.`,
+  operatorNotFound: 'Operador não encontrado.',
+  lastAdmin: 'O back-office precisa de pelo menos um admin com acesso: promova outro operador antes.',
   totpRequired: 'Ative a verificação em duas etapas em Segurança para continuar.',
   webhookEndpointDeleted: 'URL excluída. As entregas pendentes para ela foram canceladas.',
   webhookResendQueued: 'Reenvio agendado: a entrega sai em instantes, com o mesmo id de evento.',

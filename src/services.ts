@@ -6,6 +6,7 @@ import { LedgerService } from './ledger/service.js';
 import { Metrics } from './operations/metrics.js';
 import { HealthService } from './operations/service.js';
 import { InfractionService } from './infractions/service.js';
+import { OperatorService } from './operators/service.js';
 import { RefundService } from './refunds/service.js';
 import { UserService } from './users/service.js';
 import type { Clock } from './platform/clock.js';
@@ -33,6 +34,8 @@ export type Services = {
   refunds: RefundService;
   infractions: InfractionService;
   users: UserService;
+  /** The back-office's operator users (DESIGN.md §11). */
+  operators: OperatorService;
   /** The operators' append-only audit log (DESIGN.md §11). */
   audit: AuditService;
   /** The simulated network's controls; null with a real provider (no sandbox then). */
@@ -73,6 +76,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     infractions,
     audit: new AuditService(db, clock),
     users: new UserService(db, clock, config, accounts, createMailer(config)),
+    operators: new OperatorService(db, clock, config),
     sandbox: network ? new SandboxService(network, charges, withdrawals, refunds, infractions) : null,
     webhooks,
     health: new HealthService(db),

@@ -48,6 +48,7 @@ button[aria-disabled="true"] { opacity: .7; cursor: progress; }
 ul.cases { list-style: none; padding: 0; }
 ul.cases article { margin-bottom: 1.5rem; }
 details > summary { font-weight: 600; padding: .25rem 0; }
+.count { display: inline-block; min-width: 1.5rem; margin-left: .25rem; padding: 0 .4rem; border-radius: 1rem; background: var(--bad); color: #fff; font-size: .85rem; font-weight: 700; text-align: center; }
 .skip { position: absolute; left: -999px; }
 .skip:focus { left: 1rem; top: .5rem; background: #fff; padding: .5rem; }
 `;

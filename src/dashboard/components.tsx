@@ -5,11 +5,20 @@ import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
 const dateFormat = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'short' });
 export const formatDate = (at: Date | number): string => dateFormat.format(typeof at === 'number' ? new Date(at) : at);
 
-/** What every page knows of the request: the signed-in user (none on the sign-in pages) and the form token. */
-export type PageContext = { csrfToken: string; user?: { email: string; role: string } | undefined };
+/** One entry of a site's menu; `count` is a queue's length (the back-office). */
+export type MenuItem = { href: string; title: string; count?: number | undefined };
+
+/** Which site a page belongs to: the merchant dashboard or the service team's back-office. */
+export type Site = { base: '/dashboard' | '/backoffice'; brand: string; menu: readonly MenuItem[] };
+
+/**
+ * What every page knows of the request: the signed-in user (none on the sign-in pages), the form
+ * token and its site (the dashboard when not said).
+ */
+export type PageContext = { csrfToken: string; user?: { email: string; role: string } | undefined; site?: Site | undefined };
 
 /** The pages of the menu, in its order (DESIGN.md §10). */
-const MENU: readonly { href: string; title: string }[] = [
+const MENU: readonly MenuItem[] = [
   { href: '/dashboard', title: 'Início' },
   { href: '/dashboard/cobrancas', title: 'Cobranças' },
   { href: '/dashboard/saques', title: 'Saques' },
@@ -20,6 +29,10 @@ const MENU: readonly { href: string; title: string }[] = [
   { href: '/dashboard/equipe', title: 'Equipe' },
   { href: '/dashboard/seguranca', title: 'Segurança' },
 ];
+
+export const DASHBOARD_SITE: Site = { base: '/dashboard', brand: 'Painel PIX', menu: MENU };
+
+export const siteOf = (context: PageContext): Site => context.site ?? DASHBOARD_SITE;
 
 /** The API's statuses as the dashboard names them; the API's own word stays in the page's code for support. */
 const STATUS_NAMES: Record<string, string> = {
@@ -78,6 +91,7 @@ export function Status(props: { status: string; of?: 'charge' | 'withdrawal' | '
 export const CsrfField = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
 
 export function Layout(props: { title: string; context: PageContext; children?: Children }) {
+  const site = siteOf(props.context);
   return (
     <>
       {'<!doctype html>'}
@@ -85,7 +99,7 @@ export function Layout(props: { title: string; context: PageContext; children?: 
         <head>
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <title safe>{`${props.title} · Painel PIX`}</title>
+          <title safe>{`${props.title} · ${site.brand}`}</title>
           <link rel="stylesheet" href="/dashboard/assets/app.css" />
           <script src="/dashboard/assets/app.js" defer></script>
         </head>
@@ -95,15 +109,24 @@ export function Layout(props: { title: string; context: PageContext; children?: 
           </a>
           <header>
             <nav aria-label="Principal">
-              <span class="brand">Painel PIX</span>
+              <span class="brand" safe>
+                {site.brand}
+              </span>
               {props.context.user ? (
                 <>
-                  {MENU.map((item) => (
-                    <a href={item.href} aria-current={item.title === props.title ? 'page' : undefined} safe>
-                      {item.title}
+                  {site.menu.map((item) => (
+                    <a href={item.href} aria-current={item.title === props.title ? 'page' : undefined}>
+                      <span safe>{item.title}</span>
+                      {item.count ? (
+                        <span class="count" aria-label={`${item.count} na fila`}>
+                          {String(item.count)}
+                        </span>
+                      ) : (
+                        ''
+                      )}
                     </a>
                   ))}
-                  <form method="post" action="/dashboard/sair">
+                  <form method="post" action={`${site.base}/sair`}>
                     <CsrfField token={props.context.csrfToken} />
                     <button type="submit" class="link">
                       Sair
@@ -157,6 +180,21 @@ export const CodeForm = (props: { action: string; submit: string; csrfToken: str
       {props.submit}
     </button>
   </form>
+);
+
+/** TOTP enrolment: the QR image and the key as text, then the first code confirms it at `action`. */
+export const TotpEnrolment = (props: { enrolment: { secret: string; qrDataUrl: string }; action: string; submit: string; csrfToken: string }) => (
+  <>
+    <p>Leia o QR com o aplicativo autenticador (ou digite a chave) e confirme com o código que ele mostrar.</p>
+    <img src={props.enrolment.qrDataUrl} width="200" height="200" alt="QR para o aplicativo autenticador" />
+    <p>
+      Chave:{' '}
+      <code class="secret" safe>
+        {props.enrolment.secret}
+      </code>
+    </p>
+    <CodeForm action={props.action} submit={props.submit} csrfToken={props.csrfToken} />
+  </>
 );
 
 /** A secret shown this once (an API key, a webhook signing secret), with what it is. */

@@ -1,6 +1,6 @@
 import { formatBrl } from '../pix/money.js';
 import type { TransactionView } from '../transactions/presenter.js';
-import { Alert, CodeForm, CsrfField, formatDate, Layout, Notice, ShownOnce, Status, type PageContext, ScrollRegion } from './components.js';
+import { Alert, CodeForm, CsrfField, formatDate, Layout, Notice, ShownOnce, siteOf, Status, TotpEnrolment, type PageContext, ScrollRegion } from './components.js';
 
 export type { PageContext } from './components.js';
 
@@ -10,7 +10,7 @@ export function SignInPage(props: { context: PageContext; error?: string | undef
       <h1>Entrar</h1>
       <Notice message={props.notice} />
       <Alert message={props.error} />
-      <form class="stack" method="post" action="/dashboard/entrar">
+      <form class="stack" method="post" action={`${siteOf(props.context).base}/entrar`}>
         <CsrfField token={props.context.csrfToken} />
         <label>
           E-mail
@@ -26,13 +26,27 @@ export function SignInPage(props: { context: PageContext; error?: string | undef
   );
 }
 
-export function CodePage(props: { context: PageContext; error?: string | undefined }) {
+/**
+ * The second step of signing in: the code; or, where TOTP is required and not enrolled yet (an
+ * operator's first sign-in), the enrolment, whose first code completes the sign-in.
+ */
+export function CodePage(props: { context: PageContext; error?: string | undefined; enrolment?: { secret: string; qrDataUrl: string } | undefined }) {
+  const action = `${siteOf(props.context).base}/entrar/codigo`;
   return (
     <Layout title="Código de verificação" context={props.context}>
       <h1>Código de verificação</h1>
-      <p>Digite o código de 6 dígitos do seu aplicativo autenticador.</p>
       <Alert message={props.error} />
-      <CodeForm action="/dashboard/entrar/codigo" submit="Confirmar" csrfToken={props.context.csrfToken} />
+      {props.enrolment ? (
+        <>
+          <p>A verificação em duas etapas é obrigatória aqui: ative-a para entrar.</p>
+          <TotpEnrolment enrolment={props.enrolment} action={action} submit="Ativar e entrar" csrfToken={props.context.csrfToken} />
+        </>
+      ) : (
+        <>
+          <p>Digite o código de 6 dígitos do seu aplicativo autenticador.</p>
+          <CodeForm action={action} submit="Confirmar" csrfToken={props.context.csrfToken} />
+        </>
+      )}
     </Layout>
   );
 }
@@ -40,10 +54,10 @@ export function CodePage(props: { context: PageContext; error?: string | undefin
 export function InvitePage(props: { context: PageContext; token: string; error?: string | undefined }) {
   return (
     <Layout title="Criar senha" context={props.context}>
-      <h1>Bem-vindo ao painel</h1>
+      <h1 safe>{`Bem-vindo ao ${siteOf(props.context).brand}`}</h1>
       <p>Escolha uma senha de 12 a 128 caracteres para entrar.</p>
       <Alert message={props.error} />
-      <form class="stack" method="post" action={`/dashboard/convite/${props.token}`}>
+      <form class="stack" method="post" action={`${siteOf(props.context).base}/convite/${props.token}`}>
         <CsrfField token={props.context.csrfToken} />
         <label>
           Nova senha
@@ -143,17 +157,7 @@ export function SecurityPage(props: { context: PageContext; data: SecurityData; 
       {data.totpEnrolled ? (
         <p>Ativa. Um código do aplicativo autenticador é pedido ao entrar.</p>
       ) : data.enrolment ? (
-        <>
-          <p>Leia o QR com o aplicativo autenticador (ou digite a chave) e confirme com o código que ele mostrar.</p>
-          <img src={data.enrolment.qrDataUrl} width="200" height="200" alt="QR para o aplicativo autenticador" />
-          <p>
-            Chave:{' '}
-            <code class="secret" safe>
-              {data.enrolment.secret}
-            </code>
-          </p>
-          <CodeForm action="/dashboard/seguranca/totp/confirmar" submit="Ativar" csrfToken={props.context.csrfToken} />
-        </>
+        <TotpEnrolment enrolment={data.enrolment} action="/dashboard/seguranca/totp/confirmar" submit="Ativar" csrfToken={props.context.csrfToken} />
       ) : (
         <form method="post" action="/dashboard/seguranca/totp/iniciar">
           <CsrfField token={props.context.csrfToken} />
@@ -216,7 +220,7 @@ export function ErrorPage(props: { context: PageContext; title: string; message:
         {props.message}
       </p>
       <p>
-        <a href="/dashboard">Voltar ao início</a>
+        <a href={siteOf(props.context).base}>Voltar ao início</a>
       </p>
     </Layout>
   );

@@ -340,7 +340,41 @@ export type SessionStage = 'password' | 'full';
 export interface SessionsTable {
   idHash: Buffer;
   userId: string;
-  accountId: string;
+  stage: SessionStage;
+  createdAt: Date;
+  lastSeenAt: Date;
+  endedAt: Date | null;
+}
+
+export type OperatorRole = 'admin' | 'compliance' | 'support';
+
+/** Back-office operator users (migration 010): the users' credentials, no account. */
+export interface OperatorsTable {
+  id: string;
+  email: string;
+  role: OperatorRole;
+  passwordHash: string | null;
+  totpSecretEncrypted: string | null;
+  totpEnrolledAt: Date | null;
+  totpLastStep: number | null;
+  failedAttempts: Generated<number>;
+  lockedUntil: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  removedAt: Date | null;
+}
+
+export interface OperatorInvitesTable {
+  tokenHash: Buffer;
+  operatorId: string;
+  expiresAt: Date;
+  usedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface OperatorSessionsTable {
+  idHash: Buffer;
+  operatorId: string;
   stage: SessionStage;
   createdAt: Date;
   lastSeenAt: Date;
@@ -392,6 +426,9 @@ export interface DB {
   users: UsersTable;
   userInvites: UserInvitesTable;
   sessions: SessionsTable;
+  operators: OperatorsTable;
+  operatorInvites: OperatorInvitesTable;
+  operatorSessions: OperatorSessionsTable;
   schemaMigrations: SchemaMigrationsTable;
   auditLog: AuditLogTable;
 }
@@ -404,4 +441,5 @@ export type InfractionRow = Selectable<InfractionsTable>;
 export type RefundRow = Selectable<RefundsTable>;
 export type UserRow = Selectable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
+export type OperatorRow = Selectable<OperatorsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;

@@ -1,0 +1,23 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { errorResponses } from '../platform/schemas.js';
+import type { Services } from '../services.js';
+import { invitedOperatorResponse, inviteOperatorBody } from './schemas.js';
+
+/** Operator users of the back-office, invited with the admin token (the first one on a server database). */
+export const operatorAdminRoutes =
+  ({ operators }: Pick<Services, 'operators'>): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/operators',
+      {
+        schema: {
+          tags: ['Operator: back-office users'],
+          summary: 'Invite a back-office operator (admin, compliance or support): one-time link, 72 h',
+          security: [{ adminToken: [] }],
+          body: inviteOperatorBody,
+          response: { 201: invitedOperatorResponse, ...errorResponses(400, 401, 422) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await operators.invite(request.body)),
+    );
+  };

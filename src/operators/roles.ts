@@ -1,0 +1,29 @@
+import { NotAllowedError } from '../errors.js';
+import { messages } from '../messages.js';
+import type { OperatorRole } from '../platform/schema.js';
+
+export const OPERATOR_ROLES = ['admin', 'compliance', 'support'] as const satisfies readonly OperatorRole[];
+
+/** What an operator may change in the back-office, by role (DESIGN.md §11); every role reads. */
+export type OperatorAction = 'kyc' | 'recipients' | 'disputes' | 'blocks' | 'accounts' | 'withdrawals' | 'adjustments' | 'webhookResend' | 'operators';
+
+const ALLOWED: Record<OperatorAction, readonly OperatorRole[]> = {
+  kyc: ['admin', 'compliance'],
+  recipients: ['admin', 'compliance'],
+  disputes: ['admin', 'compliance'],
+  blocks: ['admin', 'compliance'],
+  // Creating accounts, their settings (mode, limits, fees, allowlist, users), approving
+  // withdrawals and moving money by hand: admin only (§11 gives compliance the list above).
+  accounts: ['admin'],
+  withdrawals: ['admin'],
+  adjustments: ['admin'],
+  webhookResend: ['admin', 'support'],
+  operators: ['admin'],
+};
+
+export const operatorMayDo = (role: OperatorRole, action: OperatorAction): boolean => ALLOWED[action].includes(role);
+
+/** Refuses (403) an action the role does not allow: the server's rule, whatever the page shows. */
+export function assertOperatorMayDo(operator: { role: OperatorRole }, action: OperatorAction): void {
+  if (!operatorMayDo(operator.role, action)) throw new NotAllowedError(messages.roleNotAllowed(operator.role));
+}

@@ -13,6 +13,7 @@ import { refundRoutes } from './refunds/routes.js';
 import { userAdminRoutes } from './users/adminRoutes.js';
 import { operatorAdminRoutes } from './operators/adminRoutes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
+import { backofficeRoutes } from './backoffice/routes.js';
 import { ledgerAdminRoutes } from './ledger/adminRoutes.js';
 import { balanceRoutes } from './ledger/routes.js';
 import { adminAuthentication } from './platform/adminAuth.js';
@@ -186,6 +187,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     );
   }
   await app.register(dashboardRoutes(services), { prefix: '/dashboard' });
+  await app.register(backofficeRoutes(services), { prefix: '/backoffice' });
   await app.register(
     async (admin) => {
       admin.addHook('onRequest', adminAuthentication(config.adminToken));

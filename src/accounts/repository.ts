@@ -10,6 +10,16 @@ export function findAccount(db: Executor, accountId: string) {
   return db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
 }
 
+/** Accounts newest first (the back-office's list), optionally those whose name or e-mail contains `search`. */
+export function listAccounts(db: Executor, options: { search?: string | undefined; limit: number }) {
+  let query = db.selectFrom('accounts').selectAll();
+  if (options.search) {
+    const pattern = `%${options.search.replace(/[\\%_]/g, (match) => `\\${match}`)}%`;
+    query = query.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('email', 'ilike', pattern)]));
+  }
+  return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(options.limit).execute();
+}
+
 export async function anyAccountExists(db: Executor): Promise<boolean> {
   return (await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
 }

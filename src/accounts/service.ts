@@ -109,6 +109,11 @@ export class AccountService {
     return purgeExpiredRateCounters(this.db, this.clock.now());
   }
 
+  /** The back-office's list: newest first, by name or e-mail when `search` is given (fees not read). */
+  async list(options: { search?: string | undefined; limit: number }) {
+    return repository.listAccounts(this.db, options);
+  }
+
   async getAccount(accountId: string): Promise<Account> {
     const [row, plans] = await Promise.all([repository.findAccount(this.db, accountId), repository.findFeePlans(this.db, accountId)]);
     if (!row) throw new NotFoundError(messages.accountNotFound);

@@ -64,6 +64,18 @@ export function lockOverdueInfractions(tx: Tx, transition: InfractionTransition,
     .execute();
 }
 
+/** Running cases across all accounts (the back-office's queue), the nearest defense deadline first. */
+export function listRunningInfractions(db: Executor, limit: number): Promise<InfractionRow[]> {
+  return db
+    .selectFrom('infractions')
+    .selectAll()
+    .where('status', 'in', OPEN_INFRACTION_STATUSES)
+    .orderBy('defenseDeadline', 'asc')
+    .orderBy('id', 'asc')
+    .limit(limit)
+    .execute();
+}
+
 /** Running cases across all accounts (metrics). */
 export async function countOpenInfractions(db: Executor): Promise<number> {
   const row = await db

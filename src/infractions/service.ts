@@ -132,6 +132,11 @@ export class InfractionService {
   }
 
   /** Running cases across all accounts (metrics). */
+  /** Running cases of every account, the nearest deadline first (the back-office). */
+  listRunning(limit: number): Promise<InfractionRow[]> {
+    return repository.listRunningInfractions(this.db, limit);
+  }
+
   countOpen(): Promise<number> {
     return repository.countOpenInfractions(this.db);
   }

@@ -6,9 +6,9 @@ import { messages } from '../messages.js';
 import { InvalidRequestError } from '../errors.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
+import { adjustmentBody, blockBody } from './schemas.js';
 import type { Services } from '../services.js';
 
-const reason = z.string().trim().min(1).max(500);
 
 export const ledgerAdminRoutes =
   ({ ledger }: Pick<Services, 'ledger'>): FastifyPluginAsyncZod =>
@@ -22,7 +22,7 @@ export const ledgerAdminRoutes =
           ...common,
           summary: 'Post a signed ledger adjustment',
           params: accountIdParams,
-          body: z.object({ amountCents: z.int().refine((value) => value !== 0 && Number.isSafeInteger(value)), reason }),
+          body: adjustmentBody,
           response: {
             201: z.object({
               adjustmentId: z.string(),
@@ -60,7 +60,7 @@ export const ledgerAdminRoutes =
           ...common,
           summary: 'Create a precautionary block (reduces the withdrawable amount, not `available`)',
           params: accountIdParams,
-          body: z.object({ amountCents: z.int().min(1).max(Number.MAX_SAFE_INTEGER), reason }),
+          body: blockBody,
           response: {
             201: z.object({
               blockId: z.string(),

@@ -124,6 +124,18 @@ export async function releaseBlockOfInfraction(tx: Tx, infractionId: string, at:
   await releaseBlocks(tx, { infractionId }, at);
 }
 
+/** The account's blocks, active first, then the latest released. */
+export function listBlocks(db: Executor, accountId: string, limit: number) {
+  return db
+    .selectFrom('blocks')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .orderBy(sql`status = 'active'`, 'desc')
+    .orderBy('createdAt', 'desc')
+    .limit(limit)
+    .execute();
+}
+
 export function findBlock(db: Executor, blockId: string) {
   return db.selectFrom('blocks').selectAll().where('id', '=', blockId).executeTakeFirst();
 }

@@ -42,9 +42,25 @@ export class LedgerService {
     return { blockId: block.id, accountId, amountCents, reason, status: 'active' as const, createdAt: block.at.getTime() };
   }
 
-  async releaseBlock(blockId: string): Promise<void> {
+  /** Releases an active block (of the account, when given: the back-office's page of that account). */
+  async releaseBlock(blockId: string, accountId?: string): Promise<void> {
+    if (accountId !== undefined && (await repository.findBlock(this.db, blockId))?.accountId !== accountId) throw new NotFoundError(messages.blockNotFound);
     const released = await repository.releaseBlock(this.db, blockId, this.clock.now());
     if (!released && !(await repository.findBlock(this.db, blockId))) throw new NotFoundError(messages.blockNotFound);
+  }
+
+  /** The account's blocks (the back-office): active first, then the latest released. */
+  async listBlocks(accountId: string) {
+    const rows = await repository.listBlocks(this.db, accountId, 50);
+    return rows.map((row) => ({
+      blockId: row.id,
+      amountCents: row.amountCents,
+      reason: row.reason,
+      status: row.status,
+      infractionId: row.infractionId,
+      createdAt: row.createdAt.getTime(),
+      releasedAt: row.releasedAt?.getTime() ?? null,
+    }));
   }
 
   /** The balance of an account known to exist (the authenticated merchant's): one read. */

@@ -1,4 +1,4 @@
-import type { Updateable } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
 import type { RecipientRow, RecipientsTable, RecipientStatus } from '../platform/schema.js';
 
@@ -57,6 +57,11 @@ export function listRecipientsOfAccount(db: Executor, accountId: string): Promis
 }
 
 /** The operator's view: recipients of one status (of every account, or of one), oldest change first. */
+export async function countRecipientsByStatus(db: Executor, status: RecipientStatus): Promise<number> {
+  const row = await db.selectFrom('recipients').select(sql<number>`count(*)::int8`.as('count')).where('status', '=', status).executeTakeFirstOrThrow();
+  return row.count;
+}
+
 export function listRecipientsByStatus(db: Executor, filter: { status: RecipientStatus; accountId?: string | undefined }): Promise<RecipientRow[]> {
   let query = db.selectFrom('recipients').selectAll().where('status', '=', filter.status);
   if (filter.accountId) query = query.where('accountId', '=', filter.accountId);

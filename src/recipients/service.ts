@@ -132,6 +132,11 @@ export class RecipientService {
     return { recipients: rows.map(presentOperatorRecipient), count: rows.length };
   }
 
+  /** The review queue's length (the back-office's menu). */
+  countForReview(): Promise<number> {
+    return repository.countRecipientsByStatus(this.db, 'pending_review');
+  }
+
   /** Approval: the alias given here (or else the submitted one) is what the merchant's list shows. */
   approve(accountId: string, recipientId: string, label: string | null) {
     return this.transition(accountId, recipientId, 'pending_review', messages.recipientNotPendingReview, (row, now) => ({

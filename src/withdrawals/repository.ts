@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
+import type { TransactionRow } from '../platform/schema.js';
 import { precompiled } from '../platform/precompiled.js';
 import { WITHDRAWAL } from '../transactions/states.js';
 
@@ -45,6 +46,17 @@ export function listAlerts(db: Executor, accountId: string | undefined, limit: n
   let query = db.selectFrom('alerts').selectAll();
   if (accountId) query = query.where('accountId', '=', accountId);
   return query.orderBy('createdAt', 'desc').limit(limit).execute();
+}
+
+const awaitingApproval = (db: Executor) => db.selectFrom('transactions').where('type', '=', 'withdrawal').where('status', '=', 'pending_approval');
+
+/** Withdrawals awaiting an operator's approval (manual mode), oldest first. */
+export function listAwaitingApproval(db: Executor, limit: number): Promise<TransactionRow[]> {
+  return awaitingApproval(db).selectAll().orderBy('createdAt', 'asc').orderBy('id', 'asc').limit(limit).execute();
+}
+
+export async function countAwaitingApproval(db: Executor): Promise<number> {
+  return (await awaitingApproval(db).select(sql<number>`count(*)::int8`.as('count')).executeTakeFirstOrThrow()).count;
 }
 
 /** Withdrawals whose provider outcome is unknown, oldest first (reconciliation). */

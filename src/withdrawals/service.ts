@@ -292,6 +292,15 @@ export class WithdrawalService {
   }
 
   /** A withdrawal of the account (the sandbox acts on these only). */
+  /** The back-office's queue: withdrawals awaiting approval, oldest first. */
+  listAwaitingApproval(limit: number): Promise<TransactionRow[]> {
+    return repository.listAwaitingApproval(this.db, limit);
+  }
+
+  countAwaitingApproval(): Promise<number> {
+    return repository.countAwaitingApproval(this.db);
+  }
+
   async findWithdrawal(accountId: string, transactionId: string): Promise<TransactionRow> {
     const row = await findTransaction(this.db, accountId, transactionId);
     if (!row || row.type !== 'withdrawal') throw new NotFoundError(messages.transactionNotFound);

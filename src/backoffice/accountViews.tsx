@@ -1,0 +1,436 @@
+import { CsrfField, formatDate, ScrollRegion, Status, type PageContext } from '../dashboard/components.js';
+import { LIMIT_NAMES, type presentAccount } from '../accounts/model.js';
+import { formatBrl } from '../pix/money.js';
+import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
+import type { TeamMember } from '../users/service.js';
+import { USER_ROLES } from '../users/service.js';
+import { AccountLink, ActionForm, Page, ReadOnly } from './views.js';
+
+export type AccountSummary = { accountId: string; name: string; email: string; kycStatus: string; blocked: boolean; withdrawalMode: string; createdAt: number };
+
+export function AccountsPage(props: { context: PageContext; accounts: AccountSummary[]; search: string; mayCreate: boolean; error?: string | undefined }) {
+  const { context } = props;
+  return (
+    <Page context={context} title="Contas" error={props.error}>
+      <form class="filters" method="get" action="/backoffice/contas">
+        <label>
+          Nome ou e-mail
+          <input name="busca" value={props.search} autocomplete="off" />
+        </label>
+        <button type="submit">Buscar</button>
+      </form>
+      {props.accounts.length === 0 ? (
+        <p class="muted">Nenhuma conta encontrada.</p>
+      ) : (
+        <ScrollRegion label="Contas">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Conta</th>
+                <th scope="col">E-mail</th>
+                <th scope="col">KYC</th>
+                <th scope="col">Saques</th>
+                <th scope="col">Criada em</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.accounts.map((account) => (
+                <tr>
+                  <td>
+                    <AccountLink accountId={account.accountId} name={account.name} />
+                    {account.blocked ? <strong> (bloqueada)</strong> : ''}
+                  </td>
+                  <td safe>{account.email}</td>
+                  <td safe>{KYC_NAMES[account.kycStatus] ?? account.kycStatus}</td>
+                  <td safe>{account.withdrawalMode === 'manual' ? 'Aprovação manual' : 'Automáticos'}</td>
+                  <td safe>{formatDate(account.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
+      )}
+      <h2>Nova conta</h2>
+      {props.mayCreate ? (
+        <form class="stack" method="post" action="/backoffice/contas">
+          <CsrfField token={context.csrfToken} />
+          <label>
+            Nome da loja
+            <input name="name" required maxlength="120" autocomplete="off" />
+          </label>
+          <label>
+            E-mail
+            <input type="email" name="email" required autocomplete="off" />
+          </label>
+          <label>
+            Cidade
+            <input name="city" maxlength="60" autocomplete="off" />
+          </label>
+          <label>
+            Responsável: nome
+            <input name="responsibleName" required maxlength="120" autocomplete="off" />
+          </label>
+          <label>
+            Responsável: CPF
+            <input name="responsibleCpf" required inputmode="numeric" autocomplete="off" />
+          </label>
+          <label>
+            Razão social (opcional)
+            <input name="legalName" maxlength="120" autocomplete="off" />
+          </label>
+          <label>
+            CNPJ (opcional)
+            <input name="cnpj" inputmode="numeric" autocomplete="off" />
+          </label>
+          <button type="submit">Criar conta</button>
+        </form>
+      ) : (
+        <ReadOnly role={context.user?.role ?? ''} />
+      )}
+    </Page>
+  );
+}
+
+const KYC_NAMES: Record<string, string> = { approved: 'Aprovado', pending: 'Pendente', rejected: 'Recusado' };
+
+const LIMIT_LABELS: Record<(typeof LIMIT_NAMES)[number], string> = {
+  pixPerHour: 'Cobranças por hora',
+  withdrawPerSecond: 'Saques por segundo',
+  withdrawPerMinute: 'Saques por minuto',
+  withdrawPerHour: 'Saques por hora',
+  recipientsPerHour: 'Destinatários por hora',
+  chargeMinCents: 'Cobrança mínima (centavos)',
+  chargeMaxCents: 'Cobrança máxima (centavos)',
+  withdrawMinCents: 'Saque mínimo (centavos)',
+  withdrawMaxCents: 'Saque máximo (centavos)',
+  withdrawDailyCents: 'Saques por dia (centavos)',
+  withdrawMonthlyCents: 'Saques por mês (centavos)',
+};
+
+const FEE_PARTS = [
+  ['fixedCents', 'fixa (centavos)'],
+  ['bps', 'percentual (bps: 100 = 1%)'],
+  ['minCents', 'mínima (centavos)'],
+  ['maxCents', 'máxima (centavos)'],
+] as const;
+
+export type BlockView = { blockId: string; amountCents: number; reason: string; status: string; infractionId: string | null; createdAt: number; releasedAt: number | null };
+
+export type AttemptView = { deliveryId: string; event: string; url: string; status: string; httpStatus: number | null; at: number };
+
+export type AccountData = {
+  account: ReturnType<typeof presentAccount>;
+  balance: { available: number; blocked: number; withdrawable: number };
+  blocks: BlockView[];
+  members: TeamMember[];
+  attempts: AttemptView[];
+  may: { kyc: boolean; accounts: boolean; blocks: boolean; adjustments: boolean; webhookResend: boolean };
+  invited?: { email: string; inviteUrl: string } | undefined;
+};
+
+/** One account: its state and every operator action on it, by section. */
+export function AccountPage(props: { context: PageContext; data: AccountData; error?: string | undefined; notice?: string | undefined }) {
+  const { data, context } = props;
+  const { account } = data;
+  const base = `/backoffice/contas/${account.accountId}`;
+  const role = context.user?.role ?? '';
+  return (
+    <Page context={context} title={`Conta ${account.name}`} error={props.error} notice={props.notice}>
+      <p>
+        <a href={`/backoffice/auditoria?conta=${account.accountId}`}>Auditoria desta conta</a> ·{' '}
+        <a href={`/backoffice/destinatarios?conta=${account.accountId}`}>Destinatários desta conta</a>
+      </p>
+      <dl>
+        <dt>Id</dt>
+        <dd>
+          <code safe>{account.accountId}</code>
+        </dd>
+        <dt>E-mail</dt>
+        <dd safe>{`${account.email}${account.emailVerified ? ' (verificado)' : ' (não verificado)'}`}</dd>
+        <dt>Responsável</dt>
+        <dd safe>{`${account.responsible.name} · CPF ${account.responsible.cpf}`}</dd>
+        <dt>Empresa</dt>
+        <dd safe>{account.company ? `${account.company.legalName} · CNPJ ${account.company.cnpj}` : '—'}</dd>
+        <dt>KYC</dt>
+        <dd safe>{KYC_NAMES[account.kycStatus] ?? account.kycStatus}</dd>
+        <dt>Conta</dt>
+        <dd safe>{account.blocked ? 'Bloqueada' : 'Ativa'}</dd>
+      </dl>
+      <div class="cards">
+        <div class="card">
+          <div class="label">Disponível</div>
+          <div class="value" safe>
+            {formatBrl(data.balance.available)}
+          </div>
+        </div>
+        <div class="card">
+          <div class="label">Bloqueado</div>
+          <div class="value" safe>
+            {formatBrl(data.balance.blocked)}
+          </div>
+        </div>
+        <div class="card">
+          <div class="label">Sacável</div>
+          <div class="value" safe>
+            {formatBrl(data.balance.withdrawable)}
+          </div>
+        </div>
+      </div>
+
+      <h2>Situação (KYC e bloqueio)</h2>
+      {data.may.kyc ? (
+        <form class="stack" method="post" action={`${base}/situacao`}>
+          <CsrfField token={context.csrfToken} />
+          <label>
+            KYC
+            <select name="kycStatus">
+              {Object.entries(KYC_NAMES).map(([value, name]) => (
+                <option value={value} selected={account.kycStatus === value} safe>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            <span>
+              <input type="checkbox" name="blocked" value="true" checked={account.blocked} /> Conta bloqueada (nenhuma operação)
+            </span>
+          </label>
+          <label>
+            <span>
+              <input type="checkbox" name="emailVerified" value="true" checked={account.emailVerified} /> E-mail verificado
+            </span>
+          </label>
+          <button type="submit">Salvar situação</button>
+        </form>
+      ) : (
+        <ReadOnly role={role} />
+      )}
+
+      <h2>Configuração</h2>
+      {data.may.accounts ? (
+        <form class="stack" method="post" action={`${base}/configuracao`}>
+          <CsrfField token={context.csrfToken} />
+          <label>
+            Saques
+            <select name="withdrawalMode">
+              <option value="automatic" selected={account.withdrawalMode === 'automatic'}>
+                Automáticos
+              </option>
+              <option value="manual" selected={account.withdrawalMode === 'manual'}>
+                Aprovação manual
+              </option>
+            </select>
+          </label>
+          <label>
+            IPs permitidos na API (um por linha; vazio = sem restrição)
+            <textarea name="ipAllowlist" rows="3" safe>
+              {account.ipAllowlist.join('\n')}
+            </textarea>
+          </label>
+          <fieldset>
+            <legend>Tipos de chave PIX aceitos em saques</legend>
+            {PIX_KEY_TYPES.map((type) => (
+              <label>
+                <span>
+                  <input type="checkbox" name="allowedPixKeyTypes" value={type} checked={account.allowedPixKeyTypes.includes(type)} /> {type}
+                </span>
+              </label>
+            ))}
+          </fieldset>
+          <label>
+            Máximo de destinatários
+            <input name="recipientLimit" inputmode="numeric" value={String(account.recipientLimit)} />
+          </label>
+          <fieldset>
+            <legend>Limites</legend>
+            {LIMIT_NAMES.map((name) => (
+              <label>
+                {LIMIT_LABELS[name]}
+                <input name={`limits.${name}`} inputmode="numeric" value={String(account.limits[name] ?? '')} />
+              </label>
+            ))}
+          </fieldset>
+          {(['pixIn', 'withdrawal'] as const).map((plan) => (
+            <fieldset>
+              <legend>{plan === 'pixIn' ? 'Tarifa de cobrança recebida' : 'Tarifa de saque'}</legend>
+              {FEE_PARTS.map(([part, label]) => (
+                <label>
+                  {`Tarifa ${label}`}
+                  <input name={`fees.${plan}.${part}`} inputmode="numeric" value={String(account.fees[plan][part])} />
+                </label>
+              ))}
+            </fieldset>
+          ))}
+          <button type="submit">Salvar configuração</button>
+        </form>
+      ) : (
+        <ReadOnly role={role} />
+      )}
+
+      <h2>Bloqueios de saldo</h2>
+      {data.blocks.length === 0 ? (
+        <p class="muted">Nenhum bloqueio.</p>
+      ) : (
+        <ScrollRegion label="Bloqueios">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Valor</th>
+                <th scope="col">Motivo</th>
+                <th scope="col">Situação</th>
+                <th scope="col">Desde</th>
+                {data.may.blocks ? <th scope="col">Ação</th> : ''}
+              </tr>
+            </thead>
+            <tbody>
+              {data.blocks.map((block) => (
+                <tr>
+                  <td safe>{formatBrl(block.amountCents)}</td>
+                  <td safe>{block.reason}</td>
+                  <td safe>{block.status === 'active' ? 'Ativo' : `Liberado em ${formatDate(block.releasedAt ?? block.createdAt)}`}</td>
+                  <td safe>{formatDate(block.createdAt)}</td>
+                  {data.may.blocks ? (
+                    <td>
+                      {block.status !== 'active' ? (
+                        ''
+                      ) : block.infractionId ? (
+                        <span class="muted">Liberado com o caso MED</span>
+                      ) : (
+                        <ActionForm action={`${base}/bloqueios/${block.blockId}/liberar`} csrfToken={context.csrfToken} submit="Liberar">
+                          {''}
+                        </ActionForm>
+                      )}
+                    </td>
+                  ) : (
+                    ''
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
+      )}
+      {data.may.blocks ? (
+        <form class="stack" method="post" action={`${base}/bloqueios`}>
+          <CsrfField token={context.csrfToken} />
+          <label>
+            Valor a bloquear (R$)
+            <input name="amount" inputmode="decimal" required autocomplete="off" />
+          </label>
+          <label>
+            Motivo do bloqueio
+            <input name="reason" required maxlength="500" autocomplete="off" />
+          </label>
+          <button type="submit">Bloquear</button>
+        </form>
+      ) : (
+        ''
+      )}
+
+      <h2>Ajuste de saldo</h2>
+      {data.may.adjustments ? (
+        <form class="stack" method="post" action={`${base}/ajustes`}>
+          <CsrfField token={context.csrfToken} />
+          <label>
+            Valor (R$; negativo para debitar, ex.: -10,00)
+            <input name="amount" required autocomplete="off" />
+          </label>
+          <label>
+            Motivo do ajuste
+            <input name="reason" required maxlength="500" autocomplete="off" />
+          </label>
+          <button type="submit">Lançar ajuste</button>
+        </form>
+      ) : (
+        <ReadOnly role={role} />
+      )}
+
+      <h2>Usuários do painel</h2>
+      {data.invited ? (
+        <div class="notice" role="status">
+          <p safe>{`Convite para ${data.invited.email}: envie este link (vale uma vez, por 72 horas).`}</p>
+          <p>
+            <code class="secret" safe>
+              {data.invited.inviteUrl}
+            </code>
+          </p>
+        </div>
+      ) : (
+        ''
+      )}
+      {data.members.length === 0 ? (
+        <p class="muted">Nenhum usuário ainda.</p>
+      ) : (
+        <ul>
+          {data.members.map((member) => (
+            <li safe>{`${member.email} · ${member.role}${member.invitationPending ? ' · convite pendente' : ''}${member.totpEnrolled ? ' · 2FA' : ''}`}</li>
+          ))}
+        </ul>
+      )}
+      {data.may.accounts ? (
+        <form class="stack" method="post" action={`${base}/usuarios`}>
+          <CsrfField token={context.csrfToken} />
+          <label>
+            E-mail do usuário
+            <input type="email" name="email" required maxlength="254" autocomplete="off" />
+          </label>
+          <label>
+            Papel no painel
+            <select name="role">
+              {USER_ROLES.map((userRole) => (
+                <option value={userRole} safe>
+                  {userRole}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit">Convidar usuário</button>
+        </form>
+      ) : (
+        ''
+      )}
+
+      <h2>Entregas de webhook</h2>
+      {data.attempts.length === 0 ? (
+        <p class="muted">Nenhuma entrega.</p>
+      ) : (
+        <ScrollRegion label="Entregas de webhook">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Quando</th>
+                <th scope="col">Evento</th>
+                <th scope="col">URL</th>
+                <th scope="col">Resultado</th>
+                {data.may.webhookResend ? <th scope="col">Ação</th> : ''}
+              </tr>
+            </thead>
+            <tbody>
+              {data.attempts.map((attempt) => (
+                <tr>
+                  <td safe>{formatDate(attempt.at)}</td>
+                  <td safe>{attempt.event}</td>
+                  <td safe>{attempt.url}</td>
+                  <td>
+                    <Status status={attempt.status} />
+                    <span safe>{attempt.httpStatus === null ? '' : ` HTTP ${attempt.httpStatus}`}</span>
+                  </td>
+                  {data.may.webhookResend ? (
+                    <td>
+                      <ActionForm action={`${base}/webhooks/${attempt.deliveryId}/reenviar`} csrfToken={context.csrfToken} submit="Reenviar">
+                        {''}
+                      </ActionForm>
+                    </td>
+                  ) : (
+                    ''
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,253 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { InvalidRequestError, NotFoundError } from '../errors.js';
+import { messages } from '../messages.js';
+import { checked, field, fieldsOf } from '../dashboard/forms.js';
+import { pageStack, type PageKit } from '../dashboard/siteRoutes.js';
+import { isId } from '../platform/ids.js';
+import { inviteOperatorBody } from '../operators/schemas.js';
+import { assertOperatorMayDo, operatorMayDo, OPERATOR_ROLES, type OperatorAction } from '../operators/roles.js';
+import { operatorActor, type OperatorSession } from '../operators/service.js';
+import type { Services } from '../services.js';
+import { accountPages } from './accountRoutes.js';
+import { queuePages } from './queueRoutes.js';
+import { AlertsPage, AuditPage, backofficeSite, OperatorsPage, QueuesPage, type OperatorsData, type QueueCounts } from './views.js';
+import { presentAuditEntry } from '../audit/service.js';
+
+/** What an operator's action leaves in the audit log besides its actor and result. */
+export type AuditedAction = { action: string; accountId?: string | null | undefined; objectId?: string | null | undefined; input?: unknown; before?: unknown };
+
+/** The back-office's pages share the page stack; their kit knows the operator and audits what they do. */
+export type BackofficeKit = PageKit<OperatorSession> & {
+  /** A page for signed-in operators; the menu shows the queues' lengths. */
+  asOperator: PageKit<OperatorSession>['asUser'];
+  /**
+   * An operator's action: refused (403) unless the role allows `permission`; done; then written to
+   * the audit log (actor `operator:<id>`, the API route it equals, account, object, input, before
+   * and the result as after). Its result is answered.
+   */
+  act: <T>(operator: OperatorSession, permission: OperatorAction, audited: AuditedAction, run: () => Promise<T>) => Promise<T>;
+};
+
+export type BackofficeServices = Pick<
+  Services,
+  | 'operators'
+  | 'audit'
+  | 'accounts'
+  | 'ledger'
+  | 'recipients'
+  | 'withdrawals'
+  | 'infractions'
+  | 'transactions'
+  | 'users'
+  | 'webhooks'
+  | 'config'
+  | 'clock'
+>;
+
+/** The account an action's result names (a withdrawal, a MED case), for the audit log. */
+function accountIdIn(after: unknown): string | null {
+  if (typeof after !== 'object' || after === null) return null;
+  const accountId: unknown = Reflect.get(after, 'accountId');
+  return typeof accountId === 'string' ? accountId : null;
+}
+
+/** The longest lists the back-office shows at once. */
+export const PAGE_ROWS = 100;
+
+/**
+ * The service team's back-office (DESIGN.md §11) at /backoffice: the same page stack as the
+ * merchant dashboard and the same services as the operator API; every change is audited.
+ */
+export const backofficeRoutes =
+  (services: BackofficeServices) =>
+  async (app: FastifyInstance): Promise<void> => {
+    const { operators, audit, recipients, withdrawals, infractions, config } = services;
+    const counts = new WeakMap<FastifyRequest, QueueCounts>();
+    const page = await pageStack(app, {
+      site: '/backoffice',
+      siteFor: (request) => backofficeSite(counts.get(request)),
+      sessionCookie: 'svc_backoffice_session',
+      csrfCookie: 'svc_backoffice_csrf',
+      signIn: operators,
+      config,
+    });
+    const queueCounts = async (): Promise<QueueCounts> => {
+      const [recipientCount, withdrawalCount, disputeCount] = await Promise.all([
+        recipients.countForReview(),
+        withdrawals.countAwaitingApproval(),
+        infractions.countOpen(),
+      ]);
+      return { recipients: recipientCount, withdrawals: withdrawalCount, disputes: disputeCount };
+    };
+    const kit: BackofficeKit = {
+      ...page,
+      asOperator: (handler) =>
+        page.asUser(async (request, reply, operator) => {
+          counts.set(request, await queueCounts());
+          return handler(request, reply, operator);
+        }),
+      act: async (operator, permission, audited, run) => {
+        assertOperatorMayDo(operator, permission);
+        const after = await run();
+        await audit.record({
+          actor: operatorActor(operator.operatorId),
+          action: audited.action,
+          accountId: audited.accountId ?? accountIdIn(after),
+          objectId: audited.objectId ?? null,
+          changes: { input: audited.input, before: audited.before, after: after ?? undefined },
+        });
+        return after;
+      },
+    };
+    const { send, contextOf, attempt, asOperator, checkCsrf, act } = kit;
+    await app.register(queuePages(kit, services));
+    await app.register(accountPages(kit, services));
+
+    app.get(
+      '/',
+      asOperator(async (request, reply, operator) => {
+        const [queue, waiting, running] = await Promise.all([
+          recipients.listForOperator({ status: 'pending_review' }),
+          withdrawals.listAwaitingApproval(5),
+          infractions.listRunning(5),
+        ]);
+        const current = counts.get(request) ?? (await queueCounts());
+        const data = {
+          counts: current,
+          oldest: [
+            {
+              title: 'Destinatários em análise',
+              href: '/backoffice/destinatarios',
+              count: current.recipients,
+              items: queue.recipients.slice(0, 5).map((recipient) => ({
+                href: '/backoffice/destinatarios',
+                label: recipient.legalName,
+                accountId: recipient.accountId,
+                since: recipient.updatedAt,
+              })),
+            },
+            {
+              title: 'Saques aguardando aprovação',
+              href: '/backoffice/saques',
+              count: current.withdrawals,
+              items: waiting.map((row) => ({ href: '/backoffice/saques', label: `Saque ${row.id.slice(0, 8)}…`, accountId: row.accountId, since: row.createdAt.getTime() })),
+            },
+            {
+              title: 'Casos MED em andamento',
+              href: '/backoffice/med',
+              count: current.disputes,
+              items: running.map((row) => ({ href: '/backoffice/med', label: `Caso ${row.id.slice(0, 8)}…`, accountId: row.accountId, since: row.openedAt.getTime() })),
+            },
+          ],
+        };
+        return send(reply, <QueuesPage context={contextOf(reply, operator)} data={data} />);
+      }),
+    );
+
+    app.get(
+      '/alertas',
+      asOperator(async (request, reply, operator) => {
+        const rows = await withdrawals.listAlerts(undefined);
+        const alerts = rows.map((row) => ({
+          alertId: row.id,
+          accountId: row.accountId,
+          kind: row.kind,
+          transactionId: row.transactionId,
+          details: row.details,
+          createdAt: row.createdAt.getTime(),
+        }));
+        return send(reply, <AlertsPage context={contextOf(reply, operator)} alerts={alerts} />);
+      }),
+    );
+
+    app.get(
+      '/auditoria',
+      asOperator(async (request, reply, operator) => {
+        const filter = { accountId: field(request.query, 'conta').trim(), actor: field(request.query, 'ator').trim() };
+        const valid = filter.accountId === '' || isId(filter.accountId);
+        const rows = await audit.list({ accountId: valid ? filter.accountId || undefined : undefined, actor: filter.actor || undefined, limit: PAGE_ROWS });
+        const error = valid ? undefined : messages.accountIdInvalid;
+        return send(
+          reply,
+          <AuditPage context={contextOf(reply, operator)} entries={valid ? rows.map(presentAuditEntry) : []} filter={filter} error={error} />,
+          valid ? 200 : 400,
+        );
+      }),
+    );
+
+    /** The Operadores page as it stands, with what the last action left to show. */
+    const operatorsView = async (reply: FastifyReply, operator: OperatorSession, extra: { error?: string; notice?: string; invited?: OperatorsData['invited'] } = {}) => {
+      const data: OperatorsData = {
+        operators: await operators.list(),
+        mayManage: operatorMayDo(operator.role, 'operators'),
+        currentOperatorId: operator.operatorId,
+        invited: extra.invited,
+      };
+      return <OperatorsPage context={contextOf(reply, operator)} data={data} error={extra.error} notice={extra.notice} />;
+    };
+
+    app.get(
+      '/operadores',
+      asOperator(async (request, reply, operator) => send(reply, operatorsView(reply, operator))),
+    );
+
+    /** A change to the operators: admin only, audited; a refusal shows the page again with its message. */
+    const changeOperators = (
+      change: (request: FastifyRequest, operator: OperatorSession) => Promise<{ notice?: string; invited?: OperatorsData['invited'] }>,
+    ) =>
+      asOperator(async (request, reply, operator) => {
+        let outcome: { notice?: string; invited?: OperatorsData['invited'] } = {};
+        const ok = await attempt(
+          reply,
+          async () => (outcome = await change(request, operator)),
+          (error) => operatorsView(reply, operator, { error }),
+        );
+        return ok ? send(reply, operatorsView(reply, operator, outcome)) : reply;
+      });
+
+    app.post(
+      '/operadores',
+      { preHandler: checkCsrf },
+      changeOperators(async (request, operator) => {
+        const input = checked(inviteOperatorBody, fieldsOf(request.body, ['email', 'role']));
+        const invited = await act(operator, 'operators', { action: 'POST /admin/v1/operators', input }, () => operators.invite(input));
+        return { invited: { email: input.email, inviteUrl: invited.inviteUrl } };
+      }),
+    );
+
+    const operatorIdOf = (request: FastifyRequest) => {
+      const operatorId = field(request.params, 'operatorId');
+      if (!isId(operatorId)) throw new NotFoundError(messages.operatorNotFound);
+      return operatorId;
+    };
+
+    app.post(
+      '/operadores/:operatorId/papel',
+      { preHandler: checkCsrf },
+      changeOperators(async (request, operator) => {
+        const operatorId = operatorIdOf(request);
+        const role = OPERATOR_ROLES.find((candidate) => candidate === field(request.body, 'role'));
+        if (!role) throw new InvalidRequestError(messages.operatorRoleInvalid(field(request.body, 'role')));
+        const before = (await operators.list()).find((row) => row.operatorId === operatorId);
+        await act(operator, 'operators', { action: 'PATCH /backoffice/operators/:operatorId', objectId: operatorId, input: { role }, before }, async () => {
+          await operators.changeRole(operatorId, role);
+          return { operatorId, role };
+        });
+        return { notice: messages.memberRoleChanged };
+      }),
+    );
+
+    app.post(
+      '/operadores/:operatorId/remover',
+      { preHandler: checkCsrf },
+      changeOperators(async (request, operator) => {
+        const operatorId = operatorIdOf(request);
+        const before = (await operators.list()).find((row) => row.operatorId === operatorId);
+        await act(operator, 'operators', { action: 'DELETE /backoffice/operators/:operatorId', objectId: operatorId, before }, async () => {
+          await operators.remove(operatorId);
+          return { operatorId, removed: true };
+        });
+        return { notice: messages.memberRemoved };
+      }),
+    );
+  };

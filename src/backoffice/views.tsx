@@ -1,0 +1,292 @@
+import type { Children } from '@kitajs/html';
+import { Alert, CsrfField, formatDate, Layout, Notice, ScrollRegion, type MenuItem, type PageContext, type Site } from '../dashboard/components.js';
+import type { OperatorRole } from '../platform/schema.js';
+import { OPERATOR_ROLES } from '../operators/roles.js';
+import type { OperatorView } from '../operators/service.js';
+
+/** The lengths of the queues a team works (the menu shows them). */
+export type QueueCounts = { recipients: number; withdrawals: number; disputes: number };
+
+/** The back-office's menu (DESIGN.md §11), with each queue's length. */
+export function backofficeSite(counts: QueueCounts | undefined): Site {
+  const menu: MenuItem[] = [
+    { href: '/backoffice', title: 'Filas' },
+    { href: '/backoffice/destinatarios', title: 'Destinatários', count: counts?.recipients },
+    { href: '/backoffice/saques', title: 'Saques', count: counts?.withdrawals },
+    { href: '/backoffice/med', title: 'MED', count: counts?.disputes },
+    { href: '/backoffice/contas', title: 'Contas' },
+    { href: '/backoffice/alertas', title: 'Alertas' },
+    { href: '/backoffice/auditoria', title: 'Auditoria' },
+    { href: '/backoffice/operadores', title: 'Operadores' },
+  ];
+  return { base: '/backoffice', brand: 'Back-office PIX', menu };
+}
+
+/** A page of the back-office: its title, what the last action said, its content. */
+export function Page(props: { context: PageContext; title: string; error?: string | undefined; notice?: string | undefined; children?: Children }) {
+  return (
+    <Layout title={props.title} context={props.context}>
+      <h1 safe>{props.title}</h1>
+      <Notice message={props.notice} />
+      <Alert message={props.error} />
+      {props.children}
+    </Layout>
+  );
+}
+
+/** One click from an item to its account. */
+export const AccountLink = (props: { accountId: string; name?: string | undefined }) => (
+  <a href={`/backoffice/contas/${props.accountId}`} safe>
+    {props.name ?? `${props.accountId.slice(0, 8)}…`}
+  </a>
+);
+
+/** A form that posts one action (a button), with optional fields before the button. */
+export function ActionForm(props: { action: string; csrfToken: string; submit: string; danger?: boolean; children?: Children }) {
+  return (
+    <form class="inline" method="post" action={props.action}>
+      <CsrfField token={props.csrfToken} />
+      {props.children}
+      <button type="submit" class={props.danger ? 'danger' : undefined} safe>
+        {props.submit}
+      </button>
+    </form>
+  );
+}
+
+/** Why an action is not offered to this role (the server refuses it either way). */
+export const ReadOnly = (props: { role: string }) => <p class="muted" safe>{`Seu papel (${props.role}) permite ver, não alterar.`}</p>;
+
+export type QueueItem = { href: string; label: string; accountId: string; since: number };
+
+export type QueuesData = { counts: QueueCounts; oldest: { title: string; href: string; count: number; items: QueueItem[] }[] };
+
+/** Filas: each queue's length and its oldest items, one click from their account. */
+export function QueuesPage(props: { context: PageContext; data: QueuesData }) {
+  return (
+    <Page context={props.context} title="Filas">
+      <div class="cards">
+        {props.data.oldest.map((queue) => (
+          <section class="card" aria-labelledby={`fila-${queue.href.replaceAll('/', '-')}`}>
+            <h2 id={`fila-${queue.href.replaceAll('/', '-')}`}>
+              <a href={queue.href} safe>
+                {queue.title}
+              </a>
+            </h2>
+            <p class="value" safe>
+              {String(queue.count)}
+            </p>
+            {queue.items.length === 0 ? (
+              <p class="muted">Nada na fila.</p>
+            ) : (
+              <ul>
+                {queue.items.map((item) => (
+                  <li>
+                    <a href={item.href} safe>
+                      {item.label}
+                    </a>{' '}
+                    <span class="muted" safe>{`desde ${formatDate(item.since)}`}</span> · <AccountLink accountId={item.accountId} />
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+        ))}
+      </div>
+    </Page>
+  );
+}
+
+export type AlertView = { alertId: string; accountId: string; kind: string; transactionId: string | null; details: Record<string, unknown>; createdAt: number };
+
+export function AlertsPage(props: { context: PageContext; alerts: AlertView[] }) {
+  return (
+    <Page context={props.context} title="Alertas">
+      <p>Alertas internos, os mais recentes primeiro (saques a terceiros e outros sinais para a equipe de compliance).</p>
+      {props.alerts.length === 0 ? (
+        <p class="muted">Nenhum alerta.</p>
+      ) : (
+        <ScrollRegion label="Alertas">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Quando</th>
+                <th scope="col">Tipo</th>
+                <th scope="col">Conta</th>
+                <th scope="col">Transação</th>
+                <th scope="col">Detalhes</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.alerts.map((alert) => (
+                <tr>
+                  <td safe>{formatDate(alert.createdAt)}</td>
+                  <td safe>{alert.kind}</td>
+                  <td>
+                    <AccountLink accountId={alert.accountId} />
+                  </td>
+                  <td>
+                    <code safe>{alert.transactionId ?? "—"}</code>
+                  </td>
+                  <td>
+                    <code safe>{JSON.stringify(alert.details)}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
+      )}
+    </Page>
+  );
+}
+
+export type AuditEntryView = { auditId: string; at: number; actor: string; action: string; accountId: string | null; objectId: string | null; changes: unknown };
+
+export function AuditPage(props: { context: PageContext; entries: AuditEntryView[]; filter: { accountId: string; actor: string }; error?: string | undefined }) {
+  return (
+    <Page context={props.context} title="Auditoria" error={props.error}>
+      <p>Cada ação de operador, pela API ou por aqui: quem, o quê, em qual conta e objeto, quando e o que mudou. Os mais recentes primeiro.</p>
+      <form class="filters" method="get" action="/backoffice/auditoria">
+        <label>
+          Conta (id)
+          <input name="conta" value={props.filter.accountId} autocomplete="off" />
+        </label>
+        <label>
+          Ator
+          <input name="ator" value={props.filter.actor} placeholder="admin-token ou operator:…" autocomplete="off" />
+        </label>
+        <button type="submit">Filtrar</button>
+      </form>
+      {props.entries.length === 0 ? (
+        <p class="muted">Nenhuma ação registrada com esses filtros.</p>
+      ) : (
+        <ScrollRegion label="Registro de auditoria">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Quando</th>
+                <th scope="col">Ator</th>
+                <th scope="col">Ação</th>
+                <th scope="col">Conta</th>
+                <th scope="col">Objeto</th>
+                <th scope="col">Mudanças</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.entries.map((entry) => (
+                <tr>
+                  <td safe>{formatDate(entry.at)}</td>
+                  <td safe>{entry.actor}</td>
+                  <td>
+                    <code safe>{entry.action}</code>
+                  </td>
+                  <td>{entry.accountId ? <AccountLink accountId={entry.accountId} /> : '—'}</td>
+                  <td>
+                    <code safe>{entry.objectId ?? '—'}</code>
+                  </td>
+                  <td>
+                    <details>
+                      <summary>Ver</summary>
+                      <pre safe>{JSON.stringify(entry.changes, null, 2)}</pre>
+                    </details>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
+      )}
+    </Page>
+  );
+}
+
+const ROLE_NAMES: Record<OperatorRole, string> = { admin: 'admin (tudo)', compliance: 'compliance (KYC, destinatários, MED, bloqueios)', support: 'support (leitura e reenvio de webhooks)' };
+
+export const RoleSelect = (props: { selected?: OperatorRole | undefined; label?: string | undefined }) => (
+  <label>
+    {props.label ?? 'Papel'}
+    <select name="role">
+      {OPERATOR_ROLES.map((role) => (
+        <option value={role} selected={props.selected === role} safe>
+          {ROLE_NAMES[role]}
+        </option>
+      ))}
+    </select>
+  </label>
+);
+
+export type OperatorsData = { operators: OperatorView[]; mayManage: boolean; currentOperatorId: string; invited?: { email: string; inviteUrl: string } | undefined };
+
+export function OperatorsPage(props: { context: PageContext; data: OperatorsData; error?: string | undefined; notice?: string | undefined }) {
+  const { data, context } = props;
+  return (
+    <Page context={context} title="Operadores" error={props.error} notice={props.notice}>
+      {data.invited ? (
+        <div class="notice" role="status">
+          <p safe>{`Convite para ${data.invited.email}: envie este link (vale uma vez, por 72 horas). A verificação em duas etapas é ativada no primeiro acesso.`}</p>
+          <p>
+            <code class="secret" safe>
+              {data.invited.inviteUrl}
+            </code>
+          </p>
+        </div>
+      ) : (
+        ''
+      )}
+      <ScrollRegion label="Operadores">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">E-mail</th>
+              <th scope="col">Papel</th>
+              <th scope="col">Situação</th>
+              <th scope="col">Desde</th>
+              {data.mayManage ? <th scope="col">Ações</th> : ''}
+            </tr>
+          </thead>
+          <tbody>
+            {data.operators.map((operator) => (
+              <tr>
+                <td safe>{operator.email}</td>
+                <td safe>{operator.role}</td>
+                <td safe>{operator.invitationPending ? 'Convite pendente' : operator.totpEnrolled ? 'Ativo, com 2FA' : 'Ativo; 2FA no próximo acesso'}</td>
+                <td safe>{formatDate(operator.createdAt)}</td>
+                {data.mayManage ? (
+                  <td>
+                    <ActionForm action={`/backoffice/operadores/${operator.operatorId}/papel`} csrfToken={context.csrfToken} submit="Mudar papel">
+                      <RoleSelect selected={operator.role} label={`Papel de ${operator.email}`} />
+                    </ActionForm>
+                    {operator.operatorId === data.currentOperatorId ? (
+                      ''
+                    ) : (
+                      <ActionForm action={`/backoffice/operadores/${operator.operatorId}/remover`} csrfToken={context.csrfToken} submit="Remover" danger>
+                        {''}
+                      </ActionForm>
+                    )}
+                  </td>
+                ) : (
+                  ''
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </ScrollRegion>
+      <h2>Convidar operador</h2>
+      {data.mayManage ? (
+        <form class="stack" method="post" action="/backoffice/operadores">
+          <CsrfField token={context.csrfToken} />
+          <label>
+            E-mail
+            <input type="email" name="email" required maxlength="254" autocomplete="off" />
+          </label>
+          <RoleSelect />
+          <button type="submit">Convidar</button>
+        </form>
+      ) : (
+        <ReadOnly role={context.user?.role ?? ''} />
+      )}
+    </Page>
+  );
+}

@@ -40,7 +40,9 @@ function signedAmount(text: string): number {
 function configurationPatch(body: unknown) {
   const limits = Object.fromEntries(LIMIT_NAMES.map((name) => [name, wholeNumber(field(body, `limits.${name}`), `limits.${name}`)]));
   const fee = (plan: 'pixIn' | 'withdrawal') =>
-    Object.fromEntries(['fixedCents', 'bps', 'minCents', 'maxCents'].map((part) => [part, wholeNumber(field(body, `fees.${plan}.${part}`), `fees.${plan}.${part}`)]));
+    Object.fromEntries(
+      ['fixedCents', 'bps', 'minCents', 'maxCents'].map((part) => [part, wholeNumber(field(body, `fees.${plan}.${part}`), `fees.${plan}.${part}`)]),
+    );
   return {
     withdrawalMode: field(body, 'withdrawalMode'),
     ipAllowlist: field(body, 'ipAllowlist')
@@ -76,7 +78,9 @@ export const accountPages =
         withdrawalMode: row.withdrawalMode,
         createdAt: row.createdAt.getTime(),
       }));
-      return <AccountsPage context={contextOf(reply, operator)} accounts={list} search={search} mayCreate={operatorMayDo(operator.role, 'accounts')} error={error} />;
+      return (
+        <AccountsPage context={contextOf(reply, operator)} accounts={list} search={search} mayCreate={operatorMayDo(operator.role, 'accounts')} error={error} />
+      );
     };
 
     app.get(
@@ -100,7 +104,9 @@ export const accountPages =
               responsible: { name: form.responsibleName, cpf: form.responsibleCpf },
               company: form.legalName.trim() || form.cnpj.trim() ? { legalName: form.legalName, cnpj: form.cnpj } : undefined,
             });
-            const created = await act(operator, 'accounts', { action: 'POST /admin/v1/accounts', input }, async () => presentAccount(await accounts.createAccount(input)));
+            const created = await act(operator, 'accounts', { action: 'POST /admin/v1/accounts', input }, async () =>
+              presentAccount(await accounts.createAccount(input)),
+            );
             accountId = created.accountId;
           },
           (error) => accountsView(request, reply, operator, error),
@@ -219,7 +225,9 @@ export const accountPages =
 
     accountAction('usuarios', async (request, operator, accountId) => {
       const input = checked(inviteUserBody, fieldsOf(request.body, ['email', 'role']));
-      const invitation = await act(operator, 'accounts', { action: 'POST /admin/v1/accounts/:accountId/users', accountId, input }, () => users.invite(accountId, input));
+      const invitation = await act(operator, 'accounts', { action: 'POST /admin/v1/accounts/:accountId/users', accountId, input }, () =>
+        users.invite(accountId, input),
+      );
       return { invited: { email: input.email, inviteUrl: invitation.inviteUrl } };
     });
 

@@ -114,7 +114,15 @@ const FEE_PARTS = [
   ['maxCents', 'máxima (centavos)'],
 ] as const;
 
-export type BlockView = { blockId: string; amountCents: number; reason: string; status: string; infractionId: string | null; createdAt: number; releasedAt: number | null };
+export type BlockView = {
+  blockId: string;
+  amountCents: number;
+  reason: string;
+  status: string;
+  infractionId: string | null;
+  createdAt: number;
+  releasedAt: number | null;
+};
 
 export type AttemptView = { deliveryId: string; event: string; url: string; status: string; httpStatus: number | null; at: number };
 

@@ -10,6 +10,7 @@ import { isId } from '../platform/ids.js';
 import type { TransactionRow } from '../platform/schema.js';
 import { parseBrl } from '../pix/money.js';
 import { approveRecipientBody, recipientReasonBody } from '../recipients/schemas.js';
+import { isRecipientId } from '../recipients/service.js';
 import { presentTransaction } from '../transactions/presenter.js';
 import { DisputesPage, RecipientsQueuePage, WithdrawalsQueuePage, type QueuedWithdrawal } from './queueViews.js';
 import { PAGE_ROWS, type BackofficeKit, type BackofficeServices } from './routes.js';
@@ -38,7 +39,7 @@ const queued = (row: TransactionRow): QueuedWithdrawal => ({
 export const queuePages =
   (kit: BackofficeKit, { recipients, withdrawals, infractions }: BackofficeServices) =>
   async (app: FastifyInstance): Promise<void> => {
-    const { asOperator, send, contextOf, attempt, checkCsrf, act } = kit;
+    const { asOperator, send, contextOf, attempt, checkCsrf, act, refreshCounts } = kit;
 
     /** A page as it stands after an action: its view with the outcome, or the refusal's message and status. */
     const afterAction =
@@ -51,7 +52,9 @@ export const queuePages =
             async () => (notice = await action(request, operator)),
             (error) => view(request, reply, operator, { error }),
           );
-          return ok ? send(reply, view(request, reply, operator, { notice })) : reply;
+          if (!ok) return reply;
+          await refreshCounts(request);
+          return send(reply, view(request, reply, operator, { notice }));
         });
 
     const idParam = (request: FastifyRequest, name: string, notFound: string): string => {
@@ -80,7 +83,8 @@ export const queuePages =
         { preHandler: checkCsrf },
         recipientAction(async (request, operator) => {
           const accountId = idParam(request, 'accountId', messages.recipientNotFound);
-          const recipientId = idParam(request, 'recipientId', messages.recipientNotFound);
+          const recipientId = field(request.params, 'recipientId');
+          if (!isRecipientId(recipientId)) throw new NotFoundError(messages.recipientNotFound);
           const action = `POST /admin/v1/accounts/:accountId/recipients/:recipientId/${api}`;
           await act(operator, 'recipients', { action, accountId, objectId: recipientId, input: request.body }, () => run(accountId, recipientId, request.body));
           return notice;
@@ -113,12 +117,10 @@ export const queuePages =
         { preHandler: checkCsrf },
         withdrawalAction(async (request, operator) => {
           const id = idParam(request, 'id', messages.transactionNotFound);
-          const row = await act(operator, 'withdrawals', { action: `POST /admin/v1/transactions/:id/${api}`, objectId: id }, async () =>
-          {
+          const row = await act(operator, 'withdrawals', { action: `POST /admin/v1/transactions/:id/${api}`, objectId: id }, async () => {
             const decided = await (api === 'approve' ? withdrawals.approve(id) : withdrawals.reject(id));
             return { ...presentTransaction(decided), accountId: decided.accountId };
-          }
-          );
+          });
           return `${notice} (${row.status})`;
         }),
       );

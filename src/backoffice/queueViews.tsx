@@ -206,7 +206,9 @@ export function DisputesPage(props: { context: PageContext; data: DisputesData; 
   const { data, context } = props;
   return (
     <Page context={context} title="MED" error={props.error} notice={props.notice}>
-      <p>Casos do Mecanismo Especial de Devolução em andamento, o prazo de defesa mais próximo primeiro. O valor contestado fica bloqueado até o fim do caso.</p>
+      <p>
+        Casos do Mecanismo Especial de Devolução em andamento, o prazo de defesa mais próximo primeiro. O valor contestado fica bloqueado até o fim do caso.
+      </p>
       {data.mayAct ? '' : <ReadOnly role={context.user?.role ?? ''} />}
       {data.cases.length === 0 ? (
         <p class="muted">Nenhum caso em andamento.</p>

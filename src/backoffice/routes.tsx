@@ -25,23 +25,14 @@ export type BackofficeKit = PageKit<OperatorSession> & {
    * the audit log (actor `operator:<id>`, the API route it equals, account, object, input, before
    * and the result as after). Its result is answered.
    */
+  /** Counts the queues again (after an action that changes them), for the menu of the page rendered next. */
+  refreshCounts: (request: FastifyRequest) => Promise<void>;
   act: <T>(operator: OperatorSession, permission: OperatorAction, audited: AuditedAction, run: () => Promise<T>) => Promise<T>;
 };
 
 export type BackofficeServices = Pick<
   Services,
-  | 'operators'
-  | 'audit'
-  | 'accounts'
-  | 'ledger'
-  | 'recipients'
-  | 'withdrawals'
-  | 'infractions'
-  | 'transactions'
-  | 'users'
-  | 'webhooks'
-  | 'config'
-  | 'clock'
+  'operators' | 'audit' | 'accounts' | 'ledger' | 'recipients' | 'withdrawals' | 'infractions' | 'transactions' | 'users' | 'webhooks' | 'config' | 'clock'
 >;
 
 /** The account an action's result names (a withdrawal, a MED case), for the audit log. */
@@ -49,6 +40,12 @@ function accountIdIn(after: unknown): string | null {
   if (typeof after !== 'object' || after === null) return null;
   const accountId: unknown = Reflect.get(after, 'accountId');
   return typeof accountId === 'string' ? accountId : null;
+}
+
+/** A form's fields without its CSRF token: what the operator asked, for the audit log. */
+function withoutFormToken(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+  return Object.fromEntries(Object.entries(input).filter(([name]) => name !== '_csrf'));
 }
 
 /** The longest lists the back-office shows at once. */
@@ -86,6 +83,9 @@ export const backofficeRoutes =
           counts.set(request, await queueCounts());
           return handler(request, reply, operator);
         }),
+      refreshCounts: async (request) => {
+        counts.set(request, await queueCounts());
+      },
       act: async (operator, permission, audited, run) => {
         assertOperatorMayDo(operator, permission);
         const after = await run();
@@ -94,7 +94,7 @@ export const backofficeRoutes =
           action: audited.action,
           accountId: audited.accountId ?? accountIdIn(after),
           objectId: audited.objectId ?? null,
-          changes: { input: audited.input, before: audited.before, after: after ?? undefined },
+          changes: { input: withoutFormToken(audited.input), before: audited.before, after: after ?? undefined },
         });
         return after;
       },
@@ -130,13 +130,23 @@ export const backofficeRoutes =
               title: 'Saques aguardando aprovação',
               href: '/backoffice/saques',
               count: current.withdrawals,
-              items: waiting.map((row) => ({ href: '/backoffice/saques', label: `Saque ${row.id.slice(0, 8)}…`, accountId: row.accountId, since: row.createdAt.getTime() })),
+              items: waiting.map((row) => ({
+                href: '/backoffice/saques',
+                label: `Saque ${row.id.slice(0, 8)}…`,
+                accountId: row.accountId,
+                since: row.createdAt.getTime(),
+              })),
             },
             {
               title: 'Casos MED em andamento',
               href: '/backoffice/med',
               count: current.disputes,
-              items: running.map((row) => ({ href: '/backoffice/med', label: `Caso ${row.id.slice(0, 8)}…`, accountId: row.accountId, since: row.openedAt.getTime() })),
+              items: running.map((row) => ({
+                href: '/backoffice/med',
+                label: `Caso ${row.id.slice(0, 8)}…`,
+                accountId: row.accountId,
+                since: row.openedAt.getTime(),
+              })),
             },
           ],
         };
@@ -176,7 +186,11 @@ export const backofficeRoutes =
     );
 
     /** The Operadores page as it stands, with what the last action left to show. */
-    const operatorsView = async (reply: FastifyReply, operator: OperatorSession, extra: { error?: string; notice?: string; invited?: OperatorsData['invited'] } = {}) => {
+    const operatorsView = async (
+      reply: FastifyReply,
+      operator: OperatorSession,
+      extra: { error?: string; notice?: string; invited?: OperatorsData['invited'] } = {},
+    ) => {
       const data: OperatorsData = {
         operators: await operators.list(),
         mayManage: operatorMayDo(operator.role, 'operators'),

@@ -126,7 +126,7 @@ export function AlertsPage(props: { context: PageContext; alerts: AlertView[] })
                     <AccountLink accountId={alert.accountId} />
                   </td>
                   <td>
-                    <code safe>{alert.transactionId ?? "—"}</code>
+                    <code safe>{alert.transactionId ?? '—'}</code>
                   </td>
                   <td>
                     <code safe>{JSON.stringify(alert.details)}</code>
@@ -141,9 +141,22 @@ export function AlertsPage(props: { context: PageContext; alerts: AlertView[] })
   );
 }
 
-export type AuditEntryView = { auditId: string; at: number; actor: string; action: string; accountId: string | null; objectId: string | null; changes: unknown };
+export type AuditEntryView = {
+  auditId: string;
+  at: number;
+  actor: string;
+  action: string;
+  accountId: string | null;
+  objectId: string | null;
+  changes: unknown;
+};
 
-export function AuditPage(props: { context: PageContext; entries: AuditEntryView[]; filter: { accountId: string; actor: string }; error?: string | undefined }) {
+export function AuditPage(props: {
+  context: PageContext;
+  entries: AuditEntryView[];
+  filter: { accountId: string; actor: string };
+  error?: string | undefined;
+}) {
   return (
     <Page context={props.context} title="Auditoria" error={props.error}>
       <p>Cada ação de operador, pela API ou por aqui: quem, o quê, em qual conta e objeto, quando e o que mudou. Os mais recentes primeiro.</p>
@@ -201,7 +214,11 @@ export function AuditPage(props: { context: PageContext; entries: AuditEntryView
   );
 }
 
-const ROLE_NAMES: Record<OperatorRole, string> = { admin: 'admin (tudo)', compliance: 'compliance (KYC, destinatários, MED, bloqueios)', support: 'support (leitura e reenvio de webhooks)' };
+const ROLE_NAMES: Record<OperatorRole, string> = {
+  admin: 'admin (tudo)',
+  compliance: 'compliance (KYC, destinatários, MED, bloqueios)',
+  support: 'support (leitura e reenvio de webhooks)',
+};
 
 export const RoleSelect = (props: { selected?: OperatorRole | undefined; label?: string | undefined }) => (
   <label>
@@ -216,7 +233,12 @@ export const RoleSelect = (props: { selected?: OperatorRole | undefined; label?:
   </label>
 );
 
-export type OperatorsData = { operators: OperatorView[]; mayManage: boolean; currentOperatorId: string; invited?: { email: string; inviteUrl: string } | undefined };
+export type OperatorsData = {
+  operators: OperatorView[];
+  mayManage: boolean;
+  currentOperatorId: string;
+  invited?: { email: string; inviteUrl: string } | undefined;
+};
 
 export function OperatorsPage(props: { context: PageContext; data: OperatorsData; error?: string | undefined; notice?: string | undefined }) {
   const { data, context } = props;
@@ -224,7 +246,9 @@ export function OperatorsPage(props: { context: PageContext; data: OperatorsData
     <Page context={context} title="Operadores" error={props.error} notice={props.notice}>
       {data.invited ? (
         <div class="notice" role="status">
-          <p safe>{`Convite para ${data.invited.email}: envie este link (vale uma vez, por 72 horas). A verificação em duas etapas é ativada no primeiro acesso.`}</p>
+          <p
+            safe
+          >{`Convite para ${data.invited.email}: envie este link (vale uma vez, por 72 horas). A verificação em duas etapas é ativada no primeiro acesso.`}</p>
           <p>
             <code class="secret" safe>
               {data.invited.inviteUrl}

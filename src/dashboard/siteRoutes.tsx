@@ -53,7 +53,9 @@ export type PageKit<U extends SignedInPerson> = {
   /** The request's signed-in person as the database has it now (after a change to the team), or null. */
   currentUser: (request: FastifyRequest) => Promise<U | null>;
   /** A page for signed-in people only: the others go to the sign-in page. */
-  asUser: (handler: (request: FastifyRequest, reply: FastifyReply, user: U) => Promise<unknown>) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+  asUser: (
+    handler: (request: FastifyRequest, reply: FastifyReply, user: U) => Promise<unknown>,
+  ) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
   /** The request's session token (its cookie), or ''. */
   tokenOf: (request: FastifyRequest) => string;
 };

@@ -1,6 +1,19 @@
 import { formatBrl } from '../pix/money.js';
 import type { TransactionView } from '../transactions/presenter.js';
-import { Alert, CodeForm, CsrfField, formatDate, Layout, Notice, ShownOnce, siteOf, Status, TotpEnrolment, type PageContext, ScrollRegion } from './components.js';
+import {
+  Alert,
+  CodeForm,
+  CsrfField,
+  formatDate,
+  Layout,
+  Notice,
+  ShownOnce,
+  siteOf,
+  Status,
+  TotpEnrolment,
+  type PageContext,
+  ScrollRegion,
+} from './components.js';
 
 export type { PageContext } from './components.js';
 

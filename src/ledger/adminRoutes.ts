@@ -9,7 +9,6 @@ import { errorResponses } from '../platform/schemas.js';
 import { adjustmentBody, blockBody } from './schemas.js';
 import type { Services } from '../services.js';
 
-
 export const ledgerAdminRoutes =
   ({ ledger }: Pick<Services, 'ledger'>): FastifyPluginAsyncZod =>
   async (app) => {

@@ -19,5 +19,7 @@ export const inviteOperatorBody = z.object(
 
 export const invitedOperatorResponse = z.object({
   operatorId: z.string(),
-  inviteUrl: z.string().meta({ description: 'One-time link, good for 72 hours: the operator chooses a password there, then enrols TOTP at the first sign-in.' }),
+  inviteUrl: z
+    .string()
+    .meta({ description: 'One-time link, good for 72 hours: the operator chooses a password there, then enrols TOTP at the first sign-in.' }),
 });

@@ -58,7 +58,11 @@ export function listRecipientsOfAccount(db: Executor, accountId: string): Promis
 
 /** The operator's view: recipients of one status (of every account, or of one), oldest change first. */
 export async function countRecipientsByStatus(db: Executor, status: RecipientStatus): Promise<number> {
-  const row = await db.selectFrom('recipients').select(sql<number>`count(*)::int8`.as('count')).where('status', '=', status).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('recipients')
+    .select(sql<number>`count(*)::int8`.as('count'))
+    .where('status', '=', status)
+    .executeTakeFirstOrThrow();
   return row.count;
 }
 

@@ -31,7 +31,9 @@ export type Person = {
   lockedUntil: Date | null;
 };
 
-export type CredentialChanges = Partial<Pick<Person, 'passwordHash' | 'totpSecretEncrypted' | 'totpEnrolledAt' | 'totpLastStep' | 'failedAttempts' | 'lockedUntil'>>;
+export type CredentialChanges = Partial<
+  Pick<Person, 'passwordHash' | 'totpSecretEncrypted' | 'totpEnrolledAt' | 'totpLastStep' | 'failedAttempts' | 'lockedUntil'>
+>;
 
 const people = (realm: Realm) => sql.table(realm.people);
 const personColumn = (realm: Realm) => sql.ref(realm.personColumn);

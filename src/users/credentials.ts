@@ -55,7 +55,10 @@ export class Credentials<P extends Person> {
    * A person and the invitation's token, in one transaction: `insert` answers undefined when the
    * address is taken (two invitations of one address at once: the unique index decides).
    */
-  protected async createInvitation(email: string, insert: (tx: Tx, at: Date) => Promise<{ id: string } | undefined>): Promise<{ personId: string; token: string }> {
+  protected async createInvitation(
+    email: string,
+    insert: (tx: Tx, at: Date) => Promise<{ id: string } | undefined>,
+  ): Promise<{ personId: string; token: string }> {
     if (await repository.findPersonByEmail(this.db, this.realm, email)) throw new InvalidStateError(messages.userEmailTaken);
     const token = newToken();
     const at = this.clock.now();
@@ -145,7 +148,13 @@ export class Credentials<P extends Person> {
     const person = await this.requirePerson(personId);
     if (person.totpEnrolledAt) throw new InvalidStateError(messages.totpAlreadyEnrolled);
     const secret = new Secret({ size: 20 });
-    await repository.updatePerson(this.db, this.realm, personId, { totpSecretEncrypted: encryptSecret(secret.base32, this.config.secretKey) }, this.clock.now());
+    await repository.updatePerson(
+      this.db,
+      this.realm,
+      personId,
+      { totpSecretEncrypted: encryptSecret(secret.base32, this.config.secretKey) },
+      this.clock.now(),
+    );
     return { secret: secret.base32, uri: this.totpFor(person.email, secret).toString() };
   }
 
@@ -221,7 +230,11 @@ export class Credentials<P extends Person> {
   /** One more failure; the fifth locks the person for 15 minutes and starts the count again. */
   private async recordFailure(person: P): Promise<void> {
     const now = this.clock.now();
-    await repository.recordFailedAttempt(this.db, this.realm, person.id, { maxAttempts: MAX_FAILED_ATTEMPTS, now, lockUntil: new Date(now.getTime() + LOCK_MS) });
+    await repository.recordFailedAttempt(this.db, this.realm, person.id, {
+      maxAttempts: MAX_FAILED_ATTEMPTS,
+      now,
+      lockUntil: new Date(now.getTime() + LOCK_MS),
+    });
   }
 
   /** The time step the code belongs to (±1 step around now), or null. */

@@ -87,7 +87,7 @@ export class UserService extends Credentials<UserRow> {
     return { userId: person.id, accountId: person.accountId, email: person.email, role: person.role, stage, totpEnrolled: person.totpEnrolledAt !== null };
   }
 
-/** The account's team: members and pending invitations. */
+  /** The account's team: members and pending invitations. */
   async listMembers(accountId: string): Promise<TeamMember[]> {
     const rows = await repository.listAccountUsers(this.db, accountId);
     return rows.map((row) => ({

@@ -56,7 +56,11 @@ export function listAwaitingApproval(db: Executor, limit: number): Promise<Trans
 }
 
 export async function countAwaitingApproval(db: Executor): Promise<number> {
-  return (await awaitingApproval(db).select(sql<number>`count(*)::int8`.as('count')).executeTakeFirstOrThrow()).count;
+  return (
+    await awaitingApproval(db)
+      .select(sql<number>`count(*)::int8`.as('count'))
+      .executeTakeFirstOrThrow()
+  ).count;
 }
 
 /** Withdrawals whose provider outcome is unknown, oldest first (reconciliation). */

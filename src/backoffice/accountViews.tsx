@@ -42,7 +42,7 @@ export function AccountsPage(props: { context: PageContext; accounts: AccountSum
                   </td>
                   <td safe>{account.email}</td>
                   <td safe>{KYC_NAMES[account.kycStatus] ?? account.kycStatus}</td>
-                  <td safe>{account.withdrawalMode === 'manual' ? 'Aprovação manual' : 'Automáticos'}</td>
+                  <td>{account.withdrawalMode === 'manual' ? 'Aprovação manual' : 'Automáticos'}</td>
                   <td safe>{formatDate(account.createdAt)}</td>
                 </tr>
               ))}
@@ -114,6 +114,8 @@ const FEE_PARTS = [
   ['maxCents', 'máxima (centavos)'],
 ] as const;
 
+const companyOf = (account: AccountData['account']): string => (account.company ? `${account.company.legalName} · CNPJ ${account.company.cnpj}` : '—');
+
 export type BlockView = {
   blockId: string;
   amountCents: number;
@@ -158,11 +160,11 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
         <dt>Responsável</dt>
         <dd safe>{`${account.responsible.name} · CPF ${account.responsible.cpf}`}</dd>
         <dt>Empresa</dt>
-        <dd safe>{account.company ? `${account.company.legalName} · CNPJ ${account.company.cnpj}` : '—'}</dd>
+        <dd safe>{companyOf(account)}</dd>
         <dt>KYC</dt>
         <dd safe>{KYC_NAMES[account.kycStatus] ?? account.kycStatus}</dd>
         <dt>Conta</dt>
-        <dd safe>{account.blocked ? 'Bloqueada' : 'Ativa'}</dd>
+        <dd>{account.blocked ? 'Bloqueada' : 'Ativa'}</dd>
       </dl>
       <div class="cards">
         <div class="card">
@@ -254,7 +256,7 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
             <legend>Limites</legend>
             {LIMIT_NAMES.map((name) => (
               <label>
-                {LIMIT_LABELS[name]}
+                <span safe>{LIMIT_LABELS[name]}</span>
                 <input name={`limits.${name}`} inputmode="numeric" value={String(account.limits[name] ?? '')} />
               </label>
             ))}
@@ -264,7 +266,7 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
               <legend>{plan === 'pixIn' ? 'Tarifa de cobrança recebida' : 'Tarifa de saque'}</legend>
               {FEE_PARTS.map(([part, label]) => (
                 <label>
-                  {`Tarifa ${label}`}
+                  <span safe>{`Tarifa ${label}`}</span>
                   <input name={`fees.${plan}.${part}`} inputmode="numeric" value={String(account.fees[plan][part])} />
                 </label>
               ))}
@@ -387,9 +389,7 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
             Papel no painel
             <select name="role">
               {USER_ROLES.map((userRole) => (
-                <option value={userRole} safe>
-                  {userRole}
-                </option>
+                <option value={userRole}>{userRole}</option>
               ))}
             </select>
           </label>

@@ -230,7 +230,7 @@ export function DisputesPage(props: { context: PageContext; data: DisputesData; 
                     <code safe>{infraction.transactionId}</code>
                   </dd>
                   <dt>Motivo</dt>
-                  <dd safe>{infraction.reason === 'fraud' ? 'Fraude' : 'Falha operacional'}</dd>
+                  <dd>{infraction.reason === 'fraud' ? 'Fraude' : 'Falha operacional'}</dd>
                   <dt>Situação</dt>
                   <dd>
                     <Status status={infraction.status} of="infraction" />

@@ -220,9 +220,9 @@ const ROLE_NAMES: Record<OperatorRole, string> = {
   support: 'support (leitura e reenvio de webhooks)',
 };
 
-export const RoleSelect = (props: { selected?: OperatorRole | undefined; label?: string | undefined }) => (
+const RoleSelect = (props: { selected?: OperatorRole | undefined; label?: string | undefined }) => (
   <label>
-    {props.label ?? 'Papel'}
+    <span safe>{props.label ?? 'Papel'}</span>
     <select name="role">
       {OPERATOR_ROLES.map((role) => (
         <option value={role} selected={props.selected === role} safe>
@@ -273,8 +273,8 @@ export function OperatorsPage(props: { context: PageContext; data: OperatorsData
             {data.operators.map((operator) => (
               <tr>
                 <td safe>{operator.email}</td>
-                <td safe>{operator.role}</td>
-                <td safe>{operator.invitationPending ? 'Convite pendente' : operator.totpEnrolled ? 'Ativo, com 2FA' : 'Ativo; 2FA no próximo acesso'}</td>
+                <td>{operator.role}</td>
+                <td>{operator.invitationPending ? 'Convite pendente' : operator.totpEnrolled ? 'Ativo, com 2FA' : 'Ativo; 2FA no próximo acesso'}</td>
                 <td safe>{formatDate(operator.createdAt)}</td>
                 {data.mayManage ? (
                   <td>

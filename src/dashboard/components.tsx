@@ -118,7 +118,7 @@ export function Layout(props: { title: string; context: PageContext; children?: 
                     <a href={item.href} aria-current={item.title === props.title ? 'page' : undefined}>
                       <span safe>{item.title}</span>
                       {item.count ? (
-                        <span class="count" aria-label={`${item.count} na fila`}>
+                        <span class="count" aria-label={`${item.count} na fila`} safe>
                           {String(item.count)}
                         </span>
                       ) : (

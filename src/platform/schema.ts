@@ -440,6 +440,5 @@ export type RecipientRow = Selectable<RecipientsTable>;
 export type InfractionRow = Selectable<InfractionsTable>;
 export type RefundRow = Selectable<RefundsTable>;
 export type UserRow = Selectable<UsersTable>;
-export type SessionRow = Selectable<SessionsTable>;
 export type OperatorRow = Selectable<OperatorsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;

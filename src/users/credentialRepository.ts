@@ -113,11 +113,6 @@ export async function takeInvite(tx: Tx, realm: Realm, tokenHash: Buffer, at: Da
   return rows[0]?.personId;
 }
 
-/** Ends the person's unused invitations (a removal). */
-export async function endInvites(tx: Tx, realm: Realm, personId: string, at: Date): Promise<void> {
-  await sql`UPDATE ${sql.table(realm.invites)} SET used_at = ${at} WHERE ${personColumn(realm)} = ${personId} AND used_at IS NULL`.execute(tx);
-}
-
 export async function insertSession(db: Executor, realm: Realm, session: { idHash: Buffer; personId: string; stage: SessionStage; at: Date }): Promise<void> {
   await sql`
     INSERT INTO ${sql.table(realm.sessions)} (id_hash, ${personColumn(realm)}, stage, created_at, last_seen_at, ended_at)

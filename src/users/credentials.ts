@@ -22,7 +22,7 @@ const MAX_FAILED_ATTEMPTS = 5;
 const LOCK_MS = 15 * MINUTE_MS;
 const TOTP_PERIOD_S = 30;
 
-export const newToken = (): string => randomBytes(32).toString('base64url');
+const newToken = (): string => randomBytes(32).toString('base64url');
 
 /** A live session: its person as the database has it now, and how far the sign-in got. */
 export type LiveSession<P> = { person: P; stage: SessionStage };

@@ -55,6 +55,8 @@ const SAMPLES: { [K in FunctionKey]?: Arguments<K>[] } = {
   chargeNotCancellable: [['paid']],
   qrFormatInvalid: [['jpg']],
   userRoleInvalid: [['admin']],
+  operatorRoleInvalid: [['owner']],
+  wholeNumberInvalid: [['limits.withdrawMaxCents']],
   roleNotAllowed: [['viewer']],
   refundChargeNotPaid: [['pending']],
   refundAboveRemainder: [[123_456]],

@@ -4,7 +4,7 @@ import { formatBrl } from '../pix/money.js';
 import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
 import type { TeamMember } from '../users/service.js';
 import { USER_ROLES } from '../users/service.js';
-import { AccountLink, ActionForm, Page, ReadOnly } from './views.js';
+import { AccountLink, ActionForm, InviteLinkNotice, Page, ReadOnly } from './views.js';
 
 export type AccountSummary = { accountId: string; name: string; email: string; kycStatus: string; blocked: boolean; withdrawalMode: string; createdAt: number };
 
@@ -307,9 +307,7 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
                       ) : block.infractionId ? (
                         <span class="muted">Liberado com o caso MED</span>
                       ) : (
-                        <ActionForm action={`${base}/bloqueios/${block.blockId}/liberar`} csrfToken={context.csrfToken} submit="Liberar">
-                          {''}
-                        </ActionForm>
+                        <ActionForm action={`${base}/bloqueios/${block.blockId}/liberar`} csrfToken={context.csrfToken} submit="Liberar" />
                       )}
                     </td>
                   ) : (
@@ -357,18 +355,7 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
       )}
 
       <h2>Usuários do painel</h2>
-      {data.invited ? (
-        <div class="notice" role="status">
-          <p safe>{`Convite para ${data.invited.email}: envie este link (vale uma vez, por 72 horas).`}</p>
-          <p>
-            <code class="secret" safe>
-              {data.invited.inviteUrl}
-            </code>
-          </p>
-        </div>
-      ) : (
-        ''
-      )}
+      <InviteLinkNotice invited={data.invited} />
       {data.members.length === 0 ? (
         <p class="muted">Nenhum usuário ainda.</p>
       ) : (
@@ -426,9 +413,7 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
                   </td>
                   {data.may.webhookResend ? (
                     <td>
-                      <ActionForm action={`${base}/webhooks/${attempt.deliveryId}/reenviar`} csrfToken={context.csrfToken} submit="Reenviar">
-                        {''}
-                      </ActionForm>
+                      <ActionForm action={`${base}/webhooks/${attempt.deliveryId}/reenviar`} csrfToken={context.csrfToken} submit="Reenviar" />
                     </td>
                   ) : (
                     ''

@@ -173,12 +173,8 @@ export function WithdrawalsQueuePage(props: { context: PageContext; data: Withdr
                   </td>
                   {data.mayAct ? (
                     <td>
-                      <ActionForm action={`/backoffice/saques/${withdrawal.transactionId}/aprovar`} csrfToken={context.csrfToken} submit="Aprovar">
-                        {''}
-                      </ActionForm>
-                      <ActionForm action={`/backoffice/saques/${withdrawal.transactionId}/recusar`} csrfToken={context.csrfToken} submit="Recusar" danger>
-                        {''}
-                      </ActionForm>
+                      <ActionForm action={`/backoffice/saques/${withdrawal.transactionId}/aprovar`} csrfToken={context.csrfToken} submit="Aprovar" />
+                      <ActionForm action={`/backoffice/saques/${withdrawal.transactionId}/recusar`} csrfToken={context.csrfToken} submit="Recusar" danger />
                     </td>
                   ) : (
                     ''
@@ -247,9 +243,7 @@ export function DisputesPage(props: { context: PageContext; data: DisputesData; 
                     {infraction.status === 'under_analysis' ? (
                       ''
                     ) : (
-                      <ActionForm action={`/backoffice/med/${infraction.infractionId}/analise`} csrfToken={context.csrfToken} submit="Iniciar análise">
-                        {''}
-                      </ActionForm>
+                      <ActionForm action={`/backoffice/med/${infraction.infractionId}/analise`} csrfToken={context.csrfToken} submit="Iniciar análise" />
                     )}
                     <ActionForm action={`/backoffice/med/${infraction.infractionId}/aceitar`} csrfToken={context.csrfToken} submit="Aceitar (devolver)" danger>
                       <label>
@@ -257,9 +251,7 @@ export function DisputesPage(props: { context: PageContext; data: DisputesData; 
                         <input name="amount" inputmode="decimal" autocomplete="off" />
                       </label>
                     </ActionForm>
-                    <ActionForm action={`/backoffice/med/${infraction.infractionId}/rejeitar`} csrfToken={context.csrfToken} submit="Rejeitar (liberar)">
-                      {''}
-                    </ActionForm>
+                    <ActionForm action={`/backoffice/med/${infraction.infractionId}/rejeitar`} csrfToken={context.csrfToken} submit="Rejeitar (liberar)" />
                   </>
                 ) : (
                   ''

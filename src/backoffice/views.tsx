@@ -54,6 +54,21 @@ export function ActionForm(props: { action: string; csrfToken: string; submit: s
   );
 }
 
+/** An invitation just made: its one-time link, shown to whoever invited, to send on. */
+export const InviteLinkNotice = (props: { invited: { email: string; inviteUrl: string } | undefined; note?: string }) =>
+  props.invited ? (
+    <div class="notice" role="status">
+      <p safe>{`Convite para ${props.invited.email}: envie este link (vale uma vez, por 72 horas). ${props.note ?? ''}`.trim()}</p>
+      <p>
+        <code class="secret" safe>
+          {props.invited.inviteUrl}
+        </code>
+      </p>
+    </div>
+  ) : (
+    ''
+  );
+
 /** Why an action is not offered to this role (the server refuses it either way). */
 export const ReadOnly = (props: { role: string }) => <p class="muted" safe>{`Seu papel (${props.role}) permite ver, não alterar.`}</p>;
 
@@ -244,20 +259,7 @@ export function OperatorsPage(props: { context: PageContext; data: OperatorsData
   const { data, context } = props;
   return (
     <Page context={context} title="Operadores" error={props.error} notice={props.notice}>
-      {data.invited ? (
-        <div class="notice" role="status">
-          <p
-            safe
-          >{`Convite para ${data.invited.email}: envie este link (vale uma vez, por 72 horas). A verificação em duas etapas é ativada no primeiro acesso.`}</p>
-          <p>
-            <code class="secret" safe>
-              {data.invited.inviteUrl}
-            </code>
-          </p>
-        </div>
-      ) : (
-        ''
-      )}
+      <InviteLinkNotice invited={data.invited} note="A verificação em duas etapas é ativada no primeiro acesso." />
       <ScrollRegion label="Operadores">
         <table>
           <thead>
@@ -284,9 +286,7 @@ export function OperatorsPage(props: { context: PageContext; data: OperatorsData
                     {operator.operatorId === data.currentOperatorId ? (
                       ''
                     ) : (
-                      <ActionForm action={`/backoffice/operadores/${operator.operatorId}/remover`} csrfToken={context.csrfToken} submit="Remover" danger>
-                        {''}
-                      </ActionForm>
+                      <ActionForm action={`/backoffice/operadores/${operator.operatorId}/remover`} csrfToken={context.csrfToken} submit="Remover" danger />
                     )}
                   </td>
                 ) : (

@@ -1,13 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createAccountBody, patchAccountBody } from '../accounts/adminSchemas.js';
 import { LIMIT_NAMES, presentAccount } from '../accounts/model.js';
-import { checked, field, fieldsOf } from '../dashboard/forms.js';
-import { InvalidRequestError, NotFoundError } from '../errors.js';
+import { checked, field, fieldsOf, idParam } from '../dashboard/forms.js';
+import { InvalidRequestError } from '../errors.js';
 import { adjustmentBody, blockBody } from '../ledger/schemas.js';
 import { messages } from '../messages.js';
 import { operatorMayDo } from '../operators/roles.js';
 import type { OperatorSession } from '../operators/service.js';
-import { isId } from '../platform/ids.js';
 import { parseBrl } from '../pix/money.js';
 import { inviteUserBody } from '../users/schemas.js';
 import { AccountPage, AccountsPage, type AccountData } from './accountViews.js';
@@ -115,11 +114,7 @@ export const accountPages =
       }),
     );
 
-    const accountIdOf = (request: FastifyRequest) => {
-      const accountId = field(request.params, 'accountId');
-      if (!isId(accountId)) throw new NotFoundError(messages.accountNotFound);
-      return accountId;
-    };
+    const accountIdOf = (request: FastifyRequest) => idParam(request.params, 'accountId', messages.accountNotFound);
 
     /** One account's page as it stands, with what the last action left to show. */
     const accountView = async (reply: FastifyReply, operator: OperatorSession, accountId: string, outcome: Outcome = {}) => {
@@ -206,8 +201,7 @@ export const accountPages =
     });
 
     accountAction('bloqueios/:blockId/liberar', async (request, operator, accountId) => {
-      const blockId = field(request.params, 'blockId');
-      if (!isId(blockId)) throw new NotFoundError(messages.blockNotFound);
+      const blockId = idParam(request.params, 'blockId', messages.blockNotFound);
       await act(operator, 'blocks', { action: 'DELETE /admin/v1/blocks/:blockId', accountId, objectId: blockId }, async () => {
         await ledger.releaseBlock(blockId, accountId);
         return { blockId, status: 'released' };
@@ -232,8 +226,7 @@ export const accountPages =
     });
 
     accountAction('webhooks/:deliveryId/reenviar', async (request, operator, accountId) => {
-      const deliveryId = field(request.params, 'deliveryId');
-      if (!isId(deliveryId)) throw new NotFoundError(messages.webhookDeliveryNotFound);
+      const deliveryId = idParam(request.params, 'deliveryId', messages.webhookDeliveryNotFound);
       await act(operator, 'webhookResend', { action: 'POST /admin/v1/webhook-deliveries/:deliveryId/resend', accountId, objectId: deliveryId }, () =>
         webhooks.resend(deliveryId, accountId),
       );

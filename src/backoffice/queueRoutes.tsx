@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
-import { checked, field } from '../dashboard/forms.js';
+import { checked, field, idParam } from '../dashboard/forms.js';
 import { presentInfraction } from '../infractions/presenter.js';
 import { acceptInfractionBody, openInfractionBody } from '../infractions/schemas.js';
 import { messages } from '../messages.js';
@@ -57,19 +57,13 @@ export const queuePages =
           return send(reply, view(request, reply, operator, { notice }));
         });
 
-    const idParam = (request: FastifyRequest, name: string, notFound: string): string => {
-      const id = field(request.params, name);
-      if (!isId(id)) throw new NotFoundError(notFound);
-      return id;
-    };
-
     // Destinatários: the review queue (oldest first) and the active ones.
     const recipientsView = async (request: FastifyRequest, reply: FastifyReply, operator: OperatorSession, outcome: Outcome) => {
       const status = field(request.query, 'status') === 'active' ? 'active' : 'pending_review';
       const accountText = field(request.query, 'conta');
       const accountId = isId(accountText) ? accountText : undefined;
-      const { recipients: list } = await recipients.listForOperator({ status, accountId });
-      const data = { status, recipients: list.slice(0, PAGE_ROWS), mayAct: operatorMayDo(operator.role, 'recipients'), accountId } as const;
+      const { recipients: list } = await recipients.listForOperator({ status, accountId, limit: PAGE_ROWS });
+      const data = { status, recipients: list, mayAct: operatorMayDo(operator.role, 'recipients'), accountId } as const;
       return <RecipientsQueuePage context={contextOf(reply, operator)} data={data} error={outcome.error} notice={outcome.notice} />;
     };
     app.get(
@@ -82,7 +76,7 @@ export const queuePages =
         `/destinatarios/:accountId/:recipientId/${path}`,
         { preHandler: checkCsrf },
         recipientAction(async (request, operator) => {
-          const accountId = idParam(request, 'accountId', messages.recipientNotFound);
+          const accountId = idParam(request.params, 'accountId', messages.recipientNotFound);
           const recipientId = field(request.params, 'recipientId');
           if (!isRecipientId(recipientId)) throw new NotFoundError(messages.recipientNotFound);
           const action = `POST /admin/v1/accounts/:accountId/recipients/:recipientId/${api}`;
@@ -116,7 +110,7 @@ export const queuePages =
         `/saques/:id/${path}`,
         { preHandler: checkCsrf },
         withdrawalAction(async (request, operator) => {
-          const id = idParam(request, 'id', messages.transactionNotFound);
+          const id = idParam(request.params, 'id', messages.transactionNotFound);
           const row = await act(operator, 'withdrawals', { action: `POST /admin/v1/transactions/:id/${api}`, objectId: id }, async () => {
             const decided = await (api === 'approve' ? withdrawals.approve(id) : withdrawals.reject(id));
             return { ...presentTransaction(decided), accountId: decided.accountId };
@@ -157,7 +151,7 @@ export const queuePages =
         `/med/:id/${path}`,
         { preHandler: checkCsrf },
         disputeAction(async (request, operator) => {
-          const id = idParam(request, 'id', messages.infractionNotFound);
+          const id = idParam(request.params, 'id', messages.infractionNotFound);
           const input = api === 'accept' ? checked(acceptInfractionBody, { amountCents: optionalAmount(field(request.body, 'amount')) }) : undefined;
           await act(operator, 'disputes', { action: `POST /admin/v1/infractions/:id/${api}`, objectId: id, input }, async () => {
             const row =

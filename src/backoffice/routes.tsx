@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
-import { checked, field, fieldsOf } from '../dashboard/forms.js';
+import { checked, field, fieldsOf, idParam } from '../dashboard/forms.js';
 import { pageStack, type PageKit } from '../dashboard/siteRoutes.js';
 import { isId } from '../platform/ids.js';
-import { inviteOperatorBody } from '../operators/schemas.js';
-import { assertOperatorMayDo, operatorMayDo, OPERATOR_ROLES, type OperatorAction } from '../operators/roles.js';
+import { inviteOperatorBody, operatorRoleBody } from '../operators/schemas.js';
+import { assertOperatorMayDo, operatorMayDo, type OperatorAction } from '../operators/roles.js';
 import { operatorActor, type OperatorSession } from '../operators/service.js';
 import type { Services } from '../services.js';
 import { accountPages } from './accountRoutes.js';
@@ -20,13 +19,13 @@ export type AuditedAction = { action: string; accountId?: string | null | undefi
 export type BackofficeKit = PageKit<OperatorSession> & {
   /** A page for signed-in operators; the menu shows the queues' lengths. */
   asOperator: PageKit<OperatorSession>['asUser'];
+  /** Counts the queues again (after an action that changes them), for the menu of the page rendered next. */
+  refreshCounts: (request: FastifyRequest) => Promise<void>;
   /**
    * An operator's action: refused (403) unless the role allows `permission`; done; then written to
    * the audit log (actor `operator:<id>`, the API route it equals, account, object, input, before
    * and the result as after). Its result is answered.
    */
-  /** Counts the queues again (after an action that changes them), for the menu of the page rendered next. */
-  refreshCounts: (request: FastifyRequest) => Promise<void>;
   act: <T>(operator: OperatorSession, permission: OperatorAction, audited: AuditedAction, run: () => Promise<T>) => Promise<T>;
 };
 
@@ -107,19 +106,18 @@ export const backofficeRoutes =
       '/',
       asOperator(async (request, reply, operator) => {
         const [queue, waiting, running] = await Promise.all([
-          recipients.listForOperator({ status: 'pending_review' }),
+          recipients.listForOperator({ status: 'pending_review', limit: 5 }),
           withdrawals.listAwaitingApproval(5),
           infractions.listRunning(5),
         ]);
         const current = counts.get(request) ?? (await queueCounts());
         const data = {
-          counts: current,
           oldest: [
             {
               title: 'Destinatários em análise',
               href: '/backoffice/destinatarios',
               count: current.recipients,
-              items: queue.recipients.slice(0, 5).map((recipient) => ({
+              items: queue.recipients.map((recipient) => ({
                 href: '/backoffice/destinatarios',
                 label: recipient.legalName,
                 accountId: recipient.accountId,
@@ -157,15 +155,7 @@ export const backofficeRoutes =
     app.get(
       '/alertas',
       asOperator(async (request, reply, operator) => {
-        const rows = await withdrawals.listAlerts(undefined);
-        const alerts = rows.map((row) => ({
-          alertId: row.id,
-          accountId: row.accountId,
-          kind: row.kind,
-          transactionId: row.transactionId,
-          details: row.details,
-          createdAt: row.createdAt.getTime(),
-        }));
+        const alerts = await withdrawals.listAlerts(undefined, PAGE_ROWS);
         return send(reply, <AlertsPage context={contextOf(reply, operator)} alerts={alerts} />);
       }),
     );
@@ -229,19 +219,14 @@ export const backofficeRoutes =
       }),
     );
 
-    const operatorIdOf = (request: FastifyRequest) => {
-      const operatorId = field(request.params, 'operatorId');
-      if (!isId(operatorId)) throw new NotFoundError(messages.operatorNotFound);
-      return operatorId;
-    };
+    const operatorIdOf = (request: FastifyRequest) => idParam(request.params, 'operatorId', messages.operatorNotFound);
 
     app.post(
       '/operadores/:operatorId/papel',
       { preHandler: checkCsrf },
       changeOperators(async (request, operator) => {
         const operatorId = operatorIdOf(request);
-        const role = OPERATOR_ROLES.find((candidate) => candidate === field(request.body, 'role'));
-        if (!role) throw new InvalidRequestError(messages.operatorRoleInvalid(field(request.body, 'role')));
+        const { role } = checked(operatorRoleBody, { role: field(request.body, 'role') });
         const before = (await operators.list()).find((row) => row.operatorId === operatorId);
         await act(operator, 'operators', { action: 'PATCH /backoffice/operators/:operatorId', objectId: operatorId, input: { role }, before }, async () => {
           await operators.changeRole(operatorId, role);

@@ -74,7 +74,7 @@ export const ReadOnly = (props: { role: string }) => <p class="muted" safe>{`Seu
 
 export type QueueItem = { href: string; label: string; accountId: string; since: number };
 
-export type QueuesData = { counts: QueueCounts; oldest: { title: string; href: string; count: number; items: QueueItem[] }[] };
+export type QueuesData = { oldest: { title: string; href: string; count: number; items: QueueItem[] }[] };
 
 /** Filas: each queue's length and its oldest items, one click from their account. */
 export function QueuesPage(props: { context: PageContext; data: QueuesData }) {

@@ -1,13 +1,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { NotFoundError } from '../errors.js';
 import { defenseBody } from '../infractions/schemas.js';
 import { presentInfraction } from '../infractions/presenter.js';
 import { messages } from '../messages.js';
-import { isId } from '../platform/ids.js';
 import { assertMayDo, mayDo } from '../users/roles.js';
 import type { SessionUser } from '../users/service.js';
 import { DisputesPage } from './disputeViews.js';
-import { checked, field } from './forms.js';
+import { checked, field, idParam } from './forms.js';
 import type { DashboardKit, DashboardServices } from './routes.js';
 
 /** Disputas (DESIGN.md §9–§10): the account's MED cases, and a defense while a case is open. */
@@ -50,8 +48,7 @@ export const disputePages =
           reply,
           async () => {
             assertMayDo(user, 'disputes');
-            if (!isId(infractionId)) throw new NotFoundError(messages.infractionNotFound);
-            await infractions.defend(user.accountId, infractionId, checked(defenseBody, { text }).text);
+            await infractions.defend(user.accountId, idParam(request.params, 'id', messages.infractionNotFound), checked(defenseBody, { text }).text);
           },
           (error) => disputesView(reply, user, { error, defense: { infractionId, text } }),
         );

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
-import { InvalidRequestError } from '../errors.js';
+import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
+import { isId } from '../platform/ids.js';
 import type { ListFilterForm } from './filters.js';
 
 /** A form field as text ('' when absent or not text). */
@@ -8,6 +9,13 @@ export function field(body: unknown, name: string): string {
   if (typeof body !== 'object' || body === null) return '';
   const value: unknown = Reflect.get(body, name);
   return typeof value === 'string' ? value : '';
+}
+
+/** A path parameter naming one of our ids: a malformed one reads as not found (404, `notFound`), before any query. */
+export function idParam(params: unknown, name: string, notFound: string): string {
+  const id = field(params, name);
+  if (!isId(id)) throw new NotFoundError(notFound);
+  return id;
 }
 
 /** The named fields of a form, each as text. */

@@ -1,12 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
-import { NotFoundError } from '../errors.js';
-import { isId } from '../platform/ids.js';
 import { messages } from '../messages.js';
 import { presentTransaction } from '../transactions/presenter.js';
 import type { Services } from '../services.js';
 import type { SessionUser } from '../users/service.js';
-import { field } from './forms.js';
+import { field, idParam } from './forms.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 import { chargePages } from './chargeRoutes.js';
 import { DASHBOARD_SITE } from './components.js';
@@ -181,13 +179,11 @@ export const dashboardRoutes =
       '/chaves/:keyId/revogar',
       { preHandler: checkCsrf },
       asUser(async (request, reply, user) => {
-        const keyId = field(request.params, 'keyId');
         const ok = await attempt(
           reply,
           async () => {
             assertMayDo(user, 'keys');
-            if (!isId(keyId)) throw new NotFoundError(messages.apiKeyNotFound);
-            await accounts.revokeApiKey(keyId, user.accountId);
+            await accounts.revokeApiKey(idParam(request.params, 'keyId', messages.apiKeyNotFound), user.accountId);
           },
           (error) => <ErrorPage context={contextOf(reply, user)} title="Chaves de API" message={error} />,
         );
@@ -246,8 +242,7 @@ export const dashboardRoutes =
 
     app.post('/webhooks/:endpointId/rotacionar', { preHandler: checkCsrf }, async (request, reply) =>
       changeWebhooks(request, reply, async (user) => {
-        const endpointId = field(request.params, 'endpointId');
-        if (!isId(endpointId)) throw new NotFoundError(messages.webhookEndpointNotFound);
+        const endpointId = idParam(request.params, 'endpointId', messages.webhookEndpointNotFound);
         const endpoint = await webhooks.getEndpoint(user.accountId, endpointId);
         const rotated = await webhooks.rotateSecret(endpointId, undefined, user.accountId);
         return { secret: { url: endpoint.url, value: rotated.secret } };
@@ -256,18 +251,14 @@ export const dashboardRoutes =
 
     app.post('/webhooks/:endpointId/excluir', { preHandler: checkCsrf }, async (request, reply) =>
       changeWebhooks(request, reply, async (user) => {
-        const endpointId = field(request.params, 'endpointId');
-        if (!isId(endpointId)) throw new NotFoundError(messages.webhookEndpointNotFound);
-        await webhooks.deleteEndpoint(user.accountId, endpointId);
+        await webhooks.deleteEndpoint(user.accountId, idParam(request.params, 'endpointId', messages.webhookEndpointNotFound));
         return { notice: messages.webhookEndpointDeleted };
       }),
     );
 
     app.post('/webhooks/entregas/:deliveryId/reenviar', { preHandler: checkCsrf }, async (request, reply) =>
       changeWebhooks(request, reply, async (user) => {
-        const deliveryId = field(request.params, 'deliveryId');
-        if (!isId(deliveryId)) throw new NotFoundError(messages.webhookDeliveryNotFound);
-        await webhooks.resend(deliveryId, user.accountId);
+        await webhooks.resend(idParam(request.params, 'deliveryId', messages.webhookDeliveryNotFound), user.accountId);
         return { notice: messages.webhookResendQueued };
       }),
     );

@@ -1,11 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
-import { isId } from '../platform/ids.js';
 import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
 import { inviteUserBody } from '../users/schemas.js';
 import type { Invitation, SessionUser } from '../users/service.js';
-import { checked, field } from './forms.js';
+import { checked, field, idParam } from './forms.js';
 import type { DashboardKit, DashboardServices } from './routes.js';
 import { TeamPage, type InviteForm } from './teamViews.js';
 
@@ -60,12 +58,6 @@ export const teamPages =
       return now ? send(reply, teamView(reply, now, outcome)) : redirect(reply, '/dashboard/entrar');
     };
 
-    const memberId = (params: unknown) => {
-      const id = field(params, 'userId');
-      if (!isId(id)) throw new NotFoundError(messages.userNotFound);
-      return id;
-    };
-
     app.get(
       '/equipe',
       asUser(async (_request, reply, user) => send(reply, teamView(reply, user))),
@@ -97,7 +89,7 @@ export const teamPages =
       asUser(async (request, reply, user) =>
         changeTeam(request, reply, user, async () => {
           const { role } = checked(inviteUserBody.pick({ role: true }), { role: field(request.body, 'role') });
-          await users.changeRole(user.accountId, memberId(request.params), role);
+          await users.changeRole(user.accountId, idParam(request.params, 'userId', messages.userNotFound), role);
           return { notice: messages.memberRoleChanged };
         }),
       ),
@@ -108,7 +100,7 @@ export const teamPages =
       { preHandler: checkCsrf },
       asUser(async (request, reply, user) =>
         changeTeam(request, reply, user, async () => {
-          await users.removeMember(user.accountId, memberId(request.params));
+          await users.removeMember(user.accountId, idParam(request.params, 'userId', messages.userNotFound));
           return { notice: messages.memberRemoved };
         }),
       ),

@@ -17,6 +17,9 @@ export const inviteOperatorBody = z.object(
   { error: messages.bodyNotObject },
 );
 
+/** A role change (the back-office's Operadores): the invitation's own role check. */
+export const operatorRoleBody = inviteOperatorBody.pick({ role: true });
+
 export const invitedOperatorResponse = z.object({
   operatorId: z.string(),
   inviteUrl: z

@@ -1,12 +1,11 @@
 import type { Config } from '../config.js';
-import { InvalidStateError, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import type { OperatorRole, OperatorRow, SessionStage } from '../platform/schema.js';
 import { OPERATOR_REALM } from '../users/credentialRepository.js';
-import { Credentials } from '../users/credentials.js';
+import { assertTeamKeepsOne, Credentials } from '../users/credentials.js';
 import * as repository from './repository.js';
 
 /** What a back-office request knows of its signed-in operator. */
@@ -84,10 +83,7 @@ export class OperatorService extends Credentials<OperatorRow> {
   private async changeTeam(operatorId: string, staysAdmin: boolean, change: (tx: Tx, at: Date) => Promise<void>): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
       const team = await repository.lockOperators(tx);
-      const operator = team.find((row) => row.id === operatorId);
-      if (!operator) throw new NotFoundError(messages.operatorNotFound);
-      const otherAdmins = team.filter((row) => row.id !== operatorId && row.role === 'admin' && row.passwordHash !== null);
-      if (operator.role === 'admin' && !staysAdmin && otherAdmins.length === 0) throw new InvalidStateError(messages.lastAdmin);
+      assertTeamKeepsOne(team, operatorId, { role: 'admin', staysInRole: staysAdmin, notFound: messages.operatorNotFound, lastOne: messages.lastAdmin });
       await change(tx, this.clock.now());
     });
   }

@@ -66,8 +66,12 @@ export async function countRecipientsByStatus(db: Executor, status: RecipientSta
   return row.count;
 }
 
-export function listRecipientsByStatus(db: Executor, filter: { status: RecipientStatus; accountId?: string | undefined }): Promise<RecipientRow[]> {
+export function listRecipientsByStatus(
+  db: Executor,
+  filter: { status: RecipientStatus; accountId?: string | undefined; limit?: number | undefined },
+): Promise<RecipientRow[]> {
   let query = db.selectFrom('recipients').selectAll().where('status', '=', filter.status);
   if (filter.accountId) query = query.where('accountId', '=', filter.accountId);
+  if (filter.limit !== undefined) query = query.limit(filter.limit);
   return query.orderBy('updatedAt', 'asc').orderBy('accountId', 'asc').orderBy('id', 'asc').execute();
 }

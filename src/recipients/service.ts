@@ -126,8 +126,8 @@ export class RecipientService {
     }));
   }
 
-  /** The operator's queue (pending_review by default), of every account or of one. */
-  async listForOperator(filter: { status: RecipientStatus; accountId?: string | undefined }) {
+  /** The operator's queue (pending_review by default), of every account or of one; the oldest `limit` when given (the back-office's pages). */
+  async listForOperator(filter: { status: RecipientStatus; accountId?: string | undefined; limit?: number | undefined }) {
     const rows = await repository.listRecipientsByStatus(this.db, filter);
     return { recipients: rows.map(presentOperatorRecipient), count: rows.length };
   }

@@ -250,6 +250,22 @@ export class Credentials<P extends Person> {
   }
 }
 
+/**
+ * The rule both teams keep — an account's owners, the back-office's admins: a change to `personId`
+ * (removal, or a role other than `role` when `staysInRole` is false) may not leave the team, read
+ * under a lock, without someone of `role` who can sign in.
+ */
+export function assertTeamKeepsOne(
+  team: readonly Person[],
+  personId: string,
+  rule: { role: string; staysInRole: boolean; notFound: string; lastOne: string },
+): void {
+  const person = team.find((row) => row.id === personId);
+  if (!person) throw new NotFoundError(rule.notFound);
+  const others = team.filter((row) => row.id !== personId && row.role === rule.role && row.passwordHash !== null);
+  if (person.role === rule.role && !rule.staysInRole && others.length === 0) throw new InvalidStateError(rule.lastOne);
+}
+
 function checkPasswordLength(password: string): void {
   if (password.length < 12 || password.length > 128) throw new InvalidRequestError(messages.passwordLength);
 }

@@ -1,6 +1,5 @@
 import type { AccountService } from '../accounts/service.js';
 import type { Config } from '../config.js';
-import { InvalidStateError, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
@@ -8,7 +7,7 @@ import type { Mailer } from '../platform/mailer.js';
 import { newId } from '../platform/ids.js';
 import type { SessionStage, UserRole, UserRow } from '../platform/schema.js';
 import { USER_REALM } from './credentialRepository.js';
-import { Credentials } from './credentials.js';
+import { assertTeamKeepsOne, Credentials } from './credentials.js';
 import * as repository from './repository.js';
 
 export const USER_ROLES = ['owner', 'developer', 'finance', 'viewer'] as const satisfies readonly UserRole[];
@@ -113,10 +112,7 @@ export class UserService extends Credentials<UserRow> {
   private async changeTeam(accountId: string, userId: string, staysOwner: boolean, change: (tx: Tx, at: Date) => Promise<void>): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
       const team = await repository.lockAccountUsers(tx, accountId);
-      const member = team.find((user) => user.id === userId);
-      if (!member) throw new NotFoundError(messages.userNotFound);
-      const otherOwners = team.filter((user) => user.id !== userId && user.role === 'owner' && user.passwordHash !== null);
-      if (member.role === 'owner' && !staysOwner && otherOwners.length === 0) throw new InvalidStateError(messages.lastOwner);
+      assertTeamKeepsOne(team, userId, { role: 'owner', staysInRole: staysOwner, notFound: messages.userNotFound, lastOne: messages.lastOwner });
       await change(tx, this.clock.now());
     });
   }

@@ -65,17 +65,7 @@ export const withdrawalAdminRoutes =
       async (request) => {
         const accountId = request.query.accountId;
         if (accountId !== undefined && !isId(accountId)) throw new InvalidRequestError(messages.accountIdInvalid);
-        const rows = await withdrawals.listAlerts(accountId);
-        return {
-          alerts: rows.map((row) => ({
-            alertId: row.id,
-            accountId: row.accountId,
-            kind: row.kind,
-            transactionId: row.transactionId,
-            details: row.details,
-            createdAt: row.createdAt.getTime(),
-          })),
-        };
+        return { alerts: await withdrawals.listAlerts(accountId) };
       },
     );
   };

@@ -335,8 +335,16 @@ export class WithdrawalService {
     return resolved;
   }
 
-  /** The service team's internal alerts (third-party withdrawals), newest first. */
-  listAlerts(accountId: string | undefined, limit = 200) {
-    return repository.listAlerts(this.db, accountId, limit);
+  /** The service team's internal alerts (third-party withdrawals), newest first, as the operator API and the back-office show them. */
+  async listAlerts(accountId: string | undefined, limit = 200) {
+    const rows = await repository.listAlerts(this.db, accountId, limit);
+    return rows.map((row) => ({
+      alertId: row.id,
+      accountId: row.accountId,
+      kind: row.kind,
+      transactionId: row.transactionId,
+      details: row.details,
+      createdAt: row.createdAt.getTime(),
+    }));
   }
 }

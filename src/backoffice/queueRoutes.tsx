@@ -138,7 +138,7 @@ export const queuePages =
       disputeAction(async (request, operator) => {
         const transactionId = field(request.body, 'transactionId').trim();
         const input = checked(openInfractionBody, { reason: field(request.body, 'reason'), amountCents: optionalAmount(field(request.body, 'amount')) });
-        if (!isId(transactionId)) throw new InvalidRequestError(messages.transactionNotFound);
+        if (!isId(transactionId)) throw new InvalidRequestError(messages.transactionIdInvalid);
         await act(operator, 'disputes', { action: 'POST /admin/v1/transactions/:id/infractions', objectId: transactionId, input }, async () => {
           const opened = await infractions.open(transactionId, input);
           return { ...presentInfraction(opened), accountId: opened.accountId };

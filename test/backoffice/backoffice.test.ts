@@ -195,6 +195,9 @@ describe('the queues', () => {
     const { page, operatorId } = await signedInOperator(gateway, browser, 'compliance');
 
     await page.goto(`${gateway.url}/backoffice/med`);
+    const malformed = await postFromPage(gateway, page, '/backoffice/med', { transactionId: 'nao-e-id', reason: 'fraud', amount: '' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.text).toContain(messages.transactionIdInvalid);
     await page.getByLabel('Cobrança (transactionId)').fill(chargeId);
     await page.getByLabel('Valor contestado (vazio = o que resta da cobrança)').fill('30,00');
     await page.getByRole('button', { name: 'Abrir caso' }).click();

@@ -1,4 +1,4 @@
-import { CsrfField, formatDate, ScrollRegion, Status, type PageContext } from '../dashboard/components.js';
+import { CsrfField, formatDate, DataTable, Status, type PageContext } from '../dashboard/components.js';
 import { LIMIT_NAMES, type presentAccount } from '../accounts/model.js';
 import { formatBrl } from '../pix/money.js';
 import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
@@ -22,33 +22,20 @@ export function AccountsPage(props: { context: PageContext; accounts: AccountSum
       {props.accounts.length === 0 ? (
         <p class="muted">Nenhuma conta encontrada.</p>
       ) : (
-        <ScrollRegion label="Contas">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Conta</th>
-                <th scope="col">E-mail</th>
-                <th scope="col">KYC</th>
-                <th scope="col">Saques</th>
-                <th scope="col">Criada em</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.accounts.map((account) => (
-                <tr>
-                  <td>
-                    <AccountLink accountId={account.accountId} name={account.name} />
-                    {account.blocked ? <strong> (bloqueada)</strong> : ''}
-                  </td>
-                  <td safe>{account.email}</td>
-                  <td safe>{KYC_NAMES[account.kycStatus] ?? account.kycStatus}</td>
-                  <td>{account.withdrawalMode === 'manual' ? 'Aprovação manual' : 'Automáticos'}</td>
-                  <td safe>{formatDate(account.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DataTable label="Contas" columns={['Conta', 'E-mail', 'KYC', 'Saques', 'Criada em']}>
+          {props.accounts.map((account) => (
+            <tr>
+              <td>
+                <AccountLink accountId={account.accountId} name={account.name} />
+                {account.blocked ? <strong> (bloqueada)</strong> : ''}
+              </td>
+              <td safe>{account.email}</td>
+              <td safe>{KYC_NAMES[account.kycStatus] ?? account.kycStatus}</td>
+              <td>{account.withdrawalMode === 'manual' ? 'Aprovação manual' : 'Automáticos'}</td>
+              <td safe>{formatDate(account.createdAt)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <h2>Nova conta</h2>
       {props.mayCreate ? (
@@ -282,42 +269,29 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
       {data.blocks.length === 0 ? (
         <p class="muted">Nenhum bloqueio.</p>
       ) : (
-        <ScrollRegion label="Bloqueios">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Valor</th>
-                <th scope="col">Motivo</th>
-                <th scope="col">Situação</th>
-                <th scope="col">Desde</th>
-                {data.may.blocks ? <th scope="col">Ação</th> : ''}
-              </tr>
-            </thead>
-            <tbody>
-              {data.blocks.map((block) => (
-                <tr>
-                  <td safe>{formatBrl(block.amountCents)}</td>
-                  <td safe>{block.reason}</td>
-                  <td safe>{block.status === 'active' ? 'Ativo' : `Liberado em ${formatDate(block.releasedAt ?? block.createdAt)}`}</td>
-                  <td safe>{formatDate(block.createdAt)}</td>
-                  {data.may.blocks ? (
-                    <td>
-                      {block.status !== 'active' ? (
-                        ''
-                      ) : block.infractionId ? (
-                        <span class="muted">Liberado com o caso MED</span>
-                      ) : (
-                        <ActionForm action={`${base}/bloqueios/${block.blockId}/liberar`} csrfToken={context.csrfToken} submit="Liberar" />
-                      )}
-                    </td>
-                  ) : (
+        <DataTable label="Bloqueios" columns={['Valor', 'Motivo', 'Situação', 'Desde', data.may.blocks && 'Ação']}>
+          {data.blocks.map((block) => (
+            <tr>
+              <td safe>{formatBrl(block.amountCents)}</td>
+              <td safe>{block.reason}</td>
+              <td safe>{block.status === 'active' ? 'Ativo' : `Liberado em ${formatDate(block.releasedAt ?? block.createdAt)}`}</td>
+              <td safe>{formatDate(block.createdAt)}</td>
+              {data.may.blocks ? (
+                <td>
+                  {block.status !== 'active' ? (
                     ''
+                  ) : block.infractionId ? (
+                    <span class="muted">Liberado com o caso MED</span>
+                  ) : (
+                    <ActionForm action={`${base}/bloqueios/${block.blockId}/liberar`} csrfToken={context.csrfToken} submit="Liberar" />
                   )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+                </td>
+              ) : (
+                ''
+              )}
+            </tr>
+          ))}
+        </DataTable>
       )}
       {data.may.blocks ? (
         <form class="stack" method="post" action={`${base}/bloqueios`}>
@@ -390,39 +364,26 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
       {data.attempts.length === 0 ? (
         <p class="muted">Nenhuma entrega.</p>
       ) : (
-        <ScrollRegion label="Entregas de webhook">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Quando</th>
-                <th scope="col">Evento</th>
-                <th scope="col">URL</th>
-                <th scope="col">Resultado</th>
-                {data.may.webhookResend ? <th scope="col">Ação</th> : ''}
-              </tr>
-            </thead>
-            <tbody>
-              {data.attempts.map((attempt) => (
-                <tr>
-                  <td safe>{formatDate(attempt.at)}</td>
-                  <td safe>{attempt.event}</td>
-                  <td safe>{attempt.url}</td>
-                  <td>
-                    <Status status={attempt.status} />
-                    <span safe>{attempt.httpStatus === null ? '' : ` HTTP ${attempt.httpStatus}`}</span>
-                  </td>
-                  {data.may.webhookResend ? (
-                    <td>
-                      <ActionForm action={`${base}/webhooks/${attempt.deliveryId}/reenviar`} csrfToken={context.csrfToken} submit="Reenviar" />
-                    </td>
-                  ) : (
-                    ''
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DataTable label="Entregas de webhook" columns={['Quando', 'Evento', 'URL', 'Resultado', data.may.webhookResend && 'Ação']}>
+          {data.attempts.map((attempt) => (
+            <tr>
+              <td safe>{formatDate(attempt.at)}</td>
+              <td safe>{attempt.event}</td>
+              <td safe>{attempt.url}</td>
+              <td>
+                <Status status={attempt.status} />
+                <span safe>{attempt.httpStatus === null ? '' : ` HTTP ${attempt.httpStatus}`}</span>
+              </td>
+              {data.may.webhookResend ? (
+                <td>
+                  <ActionForm action={`${base}/webhooks/${attempt.deliveryId}/reenviar`} csrfToken={context.csrfToken} submit="Reenviar" />
+                </td>
+              ) : (
+                ''
+              )}
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Page>
   );

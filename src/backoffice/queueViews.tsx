@@ -1,4 +1,4 @@
-import { formatDate, ScrollRegion, Status, type PageContext } from '../dashboard/components.js';
+import { formatDate, DataTable, Status, type PageContext } from '../dashboard/components.js';
 import type { InfractionView } from '../infractions/presenter.js';
 import { formatBrl } from '../pix/money.js';
 import { AccountLink, ActionForm, Page, ReadOnly } from './views.js';
@@ -147,43 +147,29 @@ export function WithdrawalsQueuePage(props: { context: PageContext; data: Withdr
       {data.withdrawals.length === 0 ? (
         <p class="muted">Nenhum saque aguardando aprovação.</p>
       ) : (
-        <ScrollRegion label="Saques aguardando aprovação">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Pedido em</th>
-                <th scope="col">Conta</th>
-                <th scope="col">Valor</th>
-                <th scope="col">Destino</th>
-                <th scope="col">Transação</th>
-                {data.mayAct ? <th scope="col">Decisão</th> : ''}
-              </tr>
-            </thead>
-            <tbody>
-              {data.withdrawals.map((withdrawal) => (
-                <tr>
-                  <td safe>{formatDate(withdrawal.createdAt)}</td>
-                  <td>
-                    <AccountLink accountId={withdrawal.accountId} />
-                  </td>
-                  <td safe>{`${formatBrl(withdrawal.amountCents)} (tarifa ${formatBrl(withdrawal.feeCents)})`}</td>
-                  <td safe>{destinationOf(withdrawal)}</td>
-                  <td>
-                    <code safe>{withdrawal.transactionId}</code>
-                  </td>
-                  {data.mayAct ? (
-                    <td>
-                      <ActionForm action={`/backoffice/saques/${withdrawal.transactionId}/aprovar`} csrfToken={context.csrfToken} submit="Aprovar" />
-                      <ActionForm action={`/backoffice/saques/${withdrawal.transactionId}/recusar`} csrfToken={context.csrfToken} submit="Recusar" danger />
-                    </td>
-                  ) : (
-                    ''
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DataTable label="Saques aguardando aprovação" columns={['Pedido em', 'Conta', 'Valor', 'Destino', 'Transação', data.mayAct && 'Decisão']}>
+          {data.withdrawals.map((withdrawal) => (
+            <tr>
+              <td safe>{formatDate(withdrawal.createdAt)}</td>
+              <td>
+                <AccountLink accountId={withdrawal.accountId} />
+              </td>
+              <td safe>{`${formatBrl(withdrawal.amountCents)} (tarifa ${formatBrl(withdrawal.feeCents)})`}</td>
+              <td safe>{destinationOf(withdrawal)}</td>
+              <td>
+                <code safe>{withdrawal.transactionId}</code>
+              </td>
+              {data.mayAct ? (
+                <td>
+                  <ActionForm action={`/backoffice/saques/${withdrawal.transactionId}/aprovar`} csrfToken={context.csrfToken} submit="Aprovar" />
+                  <ActionForm action={`/backoffice/saques/${withdrawal.transactionId}/recusar`} csrfToken={context.csrfToken} submit="Recusar" danger />
+                </td>
+              ) : (
+                ''
+              )}
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Page>
   );

@@ -1,5 +1,5 @@
 import type { Children } from '@kitajs/html';
-import { Alert, CsrfField, formatDate, Layout, Notice, ScrollRegion, type MenuItem, type PageContext, type Site } from '../dashboard/components.js';
+import { Alert, CsrfField, formatDate, Layout, Notice, DataTable, type MenuItem, type PageContext, type Site } from '../dashboard/components.js';
 import type { OperatorRole } from '../platform/schema.js';
 import { OPERATOR_ROLES } from '../operators/roles.js';
 import type { OperatorView } from '../operators/service.js';
@@ -121,36 +121,23 @@ export function AlertsPage(props: { context: PageContext; alerts: AlertView[] })
       {props.alerts.length === 0 ? (
         <p class="muted">Nenhum alerta.</p>
       ) : (
-        <ScrollRegion label="Alertas">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Quando</th>
-                <th scope="col">Tipo</th>
-                <th scope="col">Conta</th>
-                <th scope="col">Transação</th>
-                <th scope="col">Detalhes</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.alerts.map((alert) => (
-                <tr>
-                  <td safe>{formatDate(alert.createdAt)}</td>
-                  <td safe>{alert.kind}</td>
-                  <td>
-                    <AccountLink accountId={alert.accountId} />
-                  </td>
-                  <td>
-                    <code safe>{alert.transactionId ?? '—'}</code>
-                  </td>
-                  <td>
-                    <code safe>{JSON.stringify(alert.details)}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DataTable label="Alertas" columns={['Quando', 'Tipo', 'Conta', 'Transação', 'Detalhes']}>
+          {props.alerts.map((alert) => (
+            <tr>
+              <td safe>{formatDate(alert.createdAt)}</td>
+              <td safe>{alert.kind}</td>
+              <td>
+                <AccountLink accountId={alert.accountId} />
+              </td>
+              <td>
+                <code safe>{alert.transactionId ?? '—'}</code>
+              </td>
+              <td>
+                <code safe>{JSON.stringify(alert.details)}</code>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Page>
   );
@@ -189,41 +176,27 @@ export function AuditPage(props: {
       {props.entries.length === 0 ? (
         <p class="muted">Nenhuma ação registrada com esses filtros.</p>
       ) : (
-        <ScrollRegion label="Registro de auditoria">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Quando</th>
-                <th scope="col">Ator</th>
-                <th scope="col">Ação</th>
-                <th scope="col">Conta</th>
-                <th scope="col">Objeto</th>
-                <th scope="col">Mudanças</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.entries.map((entry) => (
-                <tr>
-                  <td safe>{formatDate(entry.at)}</td>
-                  <td safe>{entry.actor}</td>
-                  <td>
-                    <code safe>{entry.action}</code>
-                  </td>
-                  <td>{entry.accountId ? <AccountLink accountId={entry.accountId} /> : '—'}</td>
-                  <td>
-                    <code safe>{entry.objectId ?? '—'}</code>
-                  </td>
-                  <td>
-                    <details>
-                      <summary>Ver</summary>
-                      <pre safe>{JSON.stringify(entry.changes, null, 2)}</pre>
-                    </details>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DataTable label="Registro de auditoria" columns={['Quando', 'Ator', 'Ação', 'Conta', 'Objeto', 'Mudanças']}>
+          {props.entries.map((entry) => (
+            <tr>
+              <td safe>{formatDate(entry.at)}</td>
+              <td safe>{entry.actor}</td>
+              <td>
+                <code safe>{entry.action}</code>
+              </td>
+              <td>{entry.accountId ? <AccountLink accountId={entry.accountId} /> : '—'}</td>
+              <td>
+                <code safe>{entry.objectId ?? '—'}</code>
+              </td>
+              <td>
+                <details>
+                  <summary>Ver</summary>
+                  <pre safe>{JSON.stringify(entry.changes, null, 2)}</pre>
+                </details>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Page>
   );
@@ -260,43 +233,30 @@ export function OperatorsPage(props: { context: PageContext; data: OperatorsData
   return (
     <Page context={context} title="Operadores" error={props.error} notice={props.notice}>
       <InviteLinkNotice invited={data.invited} note="A verificação em duas etapas é ativada no primeiro acesso." />
-      <ScrollRegion label="Operadores">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">E-mail</th>
-              <th scope="col">Papel</th>
-              <th scope="col">Situação</th>
-              <th scope="col">Desde</th>
-              {data.mayManage ? <th scope="col">Ações</th> : ''}
-            </tr>
-          </thead>
-          <tbody>
-            {data.operators.map((operator) => (
-              <tr>
-                <td safe>{operator.email}</td>
-                <td>{operator.role}</td>
-                <td>{operator.invitationPending ? 'Convite pendente' : operator.totpEnrolled ? 'Ativo, com 2FA' : 'Ativo; 2FA no próximo acesso'}</td>
-                <td safe>{formatDate(operator.createdAt)}</td>
-                {data.mayManage ? (
-                  <td>
-                    <ActionForm action={`/backoffice/operadores/${operator.operatorId}/papel`} csrfToken={context.csrfToken} submit="Mudar papel">
-                      <RoleSelect selected={operator.role} label={`Papel de ${operator.email}`} />
-                    </ActionForm>
-                    {operator.operatorId === data.currentOperatorId ? (
-                      ''
-                    ) : (
-                      <ActionForm action={`/backoffice/operadores/${operator.operatorId}/remover`} csrfToken={context.csrfToken} submit="Remover" danger />
-                    )}
-                  </td>
-                ) : (
+      <DataTable label="Operadores" columns={['E-mail', 'Papel', 'Situação', 'Desde', data.mayManage && 'Ações']}>
+        {data.operators.map((operator) => (
+          <tr>
+            <td safe>{operator.email}</td>
+            <td>{operator.role}</td>
+            <td>{operator.invitationPending ? 'Convite pendente' : operator.totpEnrolled ? 'Ativo, com 2FA' : 'Ativo; 2FA no próximo acesso'}</td>
+            <td safe>{formatDate(operator.createdAt)}</td>
+            {data.mayManage ? (
+              <td>
+                <ActionForm action={`/backoffice/operadores/${operator.operatorId}/papel`} csrfToken={context.csrfToken} submit="Mudar papel">
+                  <RoleSelect selected={operator.role} label={`Papel de ${operator.email}`} />
+                </ActionForm>
+                {operator.operatorId === data.currentOperatorId ? (
                   ''
+                ) : (
+                  <ActionForm action={`/backoffice/operadores/${operator.operatorId}/remover`} csrfToken={context.csrfToken} submit="Remover" danger />
                 )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </ScrollRegion>
+              </td>
+            ) : (
+              ''
+            )}
+          </tr>
+        ))}
+      </DataTable>
       <h2>Convidar operador</h2>
       {data.mayManage ? (
         <form class="stack" method="post" action="/backoffice/operadores">

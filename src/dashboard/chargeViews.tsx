@@ -13,7 +13,7 @@ import {
   Status,
   statusName,
   type PageContext,
-  ScrollRegion,
+  DataTable,
   DocumentFields,
 } from './components.js';
 import type { ListFilterForm } from './filters.js';
@@ -100,37 +100,25 @@ export function ChargesPage(props: {
             : `Nenhuma cobrança ainda.${props.mayCreate ? ' Crie a primeira em Nova cobrança ou pela API (POST /v1/pix).' : ''}`}
         </p>
       ) : (
-        <ScrollRegion label="Cobranças">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Criada em</th>
-                <th scope="col">Valor</th>
-                <th scope="col">Status</th>
-                <th scope="col">Detalhe</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.charges.map((charge) => (
-                <tr>
-                  <td safe>{formatDate(charge.createdAt)}</td>
-                  <td safe>{formatBrl(charge.amountCents)}</td>
-                  <td>
-                    <Status status={charge.status} />
-                  </td>
-                  <td>
-                    <a
-                      href={`/dashboard/cobrancas/${charge.transactionId}`}
-                      aria-label={`Ver a cobrança de ${formatBrl(charge.amountCents)} criada em ${formatDate(charge.createdAt)}`}
-                    >
-                      Ver
-                    </a>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DataTable label="Cobranças" columns={['Criada em', 'Valor', 'Status', 'Detalhe']}>
+          {props.charges.map((charge) => (
+            <tr>
+              <td safe>{formatDate(charge.createdAt)}</td>
+              <td safe>{formatBrl(charge.amountCents)}</td>
+              <td>
+                <Status status={charge.status} />
+              </td>
+              <td>
+                <a
+                  href={`/dashboard/cobrancas/${charge.transactionId}`}
+                  aria-label={`Ver a cobrança de ${formatBrl(charge.amountCents)} criada em ${formatDate(charge.createdAt)}`}
+                >
+                  Ver
+                </a>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Layout>
   );
@@ -253,32 +241,19 @@ export function ChargePage(props: {
       {props.refunds.length === 0 ? (
         <p class="muted">Nenhuma devolução.</p>
       ) : (
-        <ScrollRegion label="Devoluções da cobrança">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Pedida em</th>
-                <th scope="col">Tipo</th>
-                <th scope="col">Valor</th>
-                <th scope="col">Status</th>
-                <th scope="col">Motivo</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.refunds.map((refund) => (
-                <tr>
-                  <td safe>{formatDate(refund.createdAt)}</td>
-                  <td safe>{REFUND_KIND_NAMES[refund.kind] ?? refund.kind}</td>
-                  <td safe>{formatBrl(refund.amountCents)}</td>
-                  <td>
-                    <Status status={refund.status} of="refund" />
-                  </td>
-                  <td safe>{refund.reason ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DataTable label="Devoluções da cobrança" columns={['Pedida em', 'Tipo', 'Valor', 'Status', 'Motivo']}>
+          {props.refunds.map((refund) => (
+            <tr>
+              <td safe>{formatDate(refund.createdAt)}</td>
+              <td safe>{REFUND_KIND_NAMES[refund.kind] ?? refund.kind}</td>
+              <td safe>{formatBrl(refund.amountCents)}</td>
+              <td>
+                <Status status={refund.status} of="refund" />
+              </td>
+              <td safe>{refund.reason ?? '—'}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <p>
         <a href="/dashboard/cobrancas">Voltar às cobranças</a>

@@ -223,10 +223,30 @@ export function NotOffered(props: { mayAct: boolean; needsTotp?: boolean; totpEn
 }
 
 /** A table that may scroll sideways on a phone: a named region the keyboard can reach and scroll. */
-export const ScrollRegion = (props: { label: string; children?: Children }) => (
+const ScrollRegion = (props: { label: string; children?: Children }) => (
   <div class="table-wrap" tabindex="0" role="region" aria-label={props.label}>
     {props.children}
   </div>
+);
+
+/** Rows (`children`) under their column headings, in a scroll region named `label`; a column given as false is left out (one the role does not act in). */
+export const DataTable = (props: { label: string; columns: readonly (string | false)[]; children?: Children }) => (
+  <ScrollRegion label={props.label}>
+    <table>
+      <thead>
+        <tr>
+          {props.columns
+            .filter((column) => column !== false)
+            .map((column) => (
+              <th scope="col" safe>
+                {column}
+              </th>
+            ))}
+        </tr>
+      </thead>
+      <tbody>{props.children}</tbody>
+    </table>
+  </ScrollRegion>
 );
 
 const KEY_TYPE_NAMES: Record<string, string> = { cpf: 'CPF', cnpj: 'CNPJ', email: 'E-mail', phone: 'Telefone (+55…)', evp: 'Chave aleatória' };

@@ -12,7 +12,7 @@ import {
   NotOffered,
   Status,
   type PageContext,
-  ScrollRegion,
+  DataTable,
   DocumentFields,
   PixKeyFields,
   pixKeyTypeName,
@@ -84,32 +84,19 @@ export function WithdrawalsPage(props: {
       {props.withdrawals.length === 0 ? (
         <p class="muted">{filtered ? 'Nenhum saque com estes filtros.' : 'Nenhum saque ainda.'}</p>
       ) : (
-        <ScrollRegion label="Saques">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Criado em</th>
-                <th scope="col">Valor</th>
-                <th scope="col">Tarifa</th>
-                <th scope="col">Status</th>
-                <th scope="col">Favorecido</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.withdrawals.map((withdrawal) => (
-                <tr>
-                  <td safe>{formatDate(withdrawal.createdAt)}</td>
-                  <td safe>{formatBrl(withdrawal.amountCents)}</td>
-                  <td safe>{formatBrl(withdrawal.feeCents)}</td>
-                  <td>
-                    <Status status={withdrawal.status} of="withdrawal" />
-                  </td>
-                  <td safe>{withdrawal.beneficiary?.name ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DataTable label="Saques" columns={['Criado em', 'Valor', 'Tarifa', 'Status', 'Favorecido']}>
+          {props.withdrawals.map((withdrawal) => (
+            <tr>
+              <td safe>{formatDate(withdrawal.createdAt)}</td>
+              <td safe>{formatBrl(withdrawal.amountCents)}</td>
+              <td safe>{formatBrl(withdrawal.feeCents)}</td>
+              <td>
+                <Status status={withdrawal.status} of="withdrawal" />
+              </td>
+              <td safe>{withdrawal.beneficiary?.name ?? '—'}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Layout>
   );
@@ -167,33 +154,20 @@ export function RecipientsPage(props: {
       {props.recipients.length === 0 ? (
         <p class="muted">Nenhum destinatário. Para sacar a um terceiro, cadastre-o aqui e aguarde a aprovação.</p>
       ) : (
-        <ScrollRegion label="Destinatários cadastrados">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Nome</th>
-                <th scope="col">Documento</th>
-                <th scope="col">Chave</th>
-                <th scope="col">Status</th>
-                <th scope="col">Atualizado em</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.recipients.map((recipient) => (
-                <tr>
-                  <td safe>{recipient.label ? `${recipient.label} (${recipient.legalName})` : recipient.legalName}</td>
-                  <td safe>{recipient.documentMasked}</td>
-                  <td safe>{pixKeyTypeName(recipient.pixKeyType)}</td>
-                  <td>
-                    <Status status={recipient.status} />
-                    {recipient.reason ? <span class="muted" safe>{` — ${recipient.reason}`}</span> : ''}
-                  </td>
-                  <td safe>{formatDate(recipient.updatedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DataTable label="Destinatários cadastrados" columns={['Nome', 'Documento', 'Chave', 'Status', 'Atualizado em']}>
+          {props.recipients.map((recipient) => (
+            <tr>
+              <td safe>{recipient.label ? `${recipient.label} (${recipient.legalName})` : recipient.legalName}</td>
+              <td safe>{recipient.documentMasked}</td>
+              <td safe>{pixKeyTypeName(recipient.pixKeyType)}</td>
+              <td>
+                <Status status={recipient.status} />
+                {recipient.reason ? <span class="muted" safe>{` — ${recipient.reason}`}</span> : ''}
+              </td>
+              <td safe>{formatDate(recipient.updatedAt)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Layout>
   );

@@ -1,5 +1,5 @@
 import type { Invitation, TeamMember } from '../users/service.js';
-import { Alert, CsrfField, formatDate, Layout, Notice, NotOffered, ShownOnce, type PageContext, ScrollRegion } from './components.js';
+import { Alert, CsrfField, formatDate, Layout, Notice, NotOffered, ShownOnce, type PageContext, DataTable } from './components.js';
 
 export type InviteForm = { email: string; role: string };
 
@@ -68,46 +68,33 @@ export function TeamPage(props: {
         <NotOffered mayAct={props.mayManage} needsTotp totpEnrolled={props.totpEnrolled} what="gerenciar a equipe" />
       )}
       <h2>Membros</h2>
-      <ScrollRegion label="Membros da equipe">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">E-mail</th>
-              <th scope="col">Papel</th>
-              <th scope="col">Situação</th>
-              <th scope="col">Desde</th>
-              {manage ? <th scope="col">Ações</th> : ''}
-            </tr>
-          </thead>
-          <tbody>
-            {props.members.map((member) => (
-              <tr>
-                <td safe>{member.userId === props.me ? `${member.email} (você)` : member.email}</td>
-                <td safe>{ROLES.find((entry) => entry.role === member.role)?.name ?? member.role}</td>
-                <td>{member.invitationPending ? 'Convite pendente' : member.totpEnrolled ? 'Ativo, com verificação em duas etapas' : 'Ativo'}</td>
-                <td safe>{formatDate(member.createdAt)}</td>
-                {manage ? (
-                  <td>
-                    <form class="inline" method="post" action={`/dashboard/equipe/${member.userId}/papel`}>
-                      <CsrfField token={props.context.csrfToken} />
-                      <RoleSelect selected={member.role} label={`Papel de ${member.email}`} />
-                      <button type="submit">Alterar</button>
-                    </form>
-                    <form class="inline" method="post" action={`/dashboard/equipe/${member.userId}/remover`}>
-                      <CsrfField token={props.context.csrfToken} />
-                      <button type="submit" class="link" aria-label={`Remover ${member.email}`}>
-                        Remover
-                      </button>
-                    </form>
-                  </td>
-                ) : (
-                  ''
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </ScrollRegion>
+      <DataTable label="Membros da equipe" columns={['E-mail', 'Papel', 'Situação', 'Desde', manage && 'Ações']}>
+        {props.members.map((member) => (
+          <tr>
+            <td safe>{member.userId === props.me ? `${member.email} (você)` : member.email}</td>
+            <td safe>{ROLES.find((entry) => entry.role === member.role)?.name ?? member.role}</td>
+            <td>{member.invitationPending ? 'Convite pendente' : member.totpEnrolled ? 'Ativo, com verificação em duas etapas' : 'Ativo'}</td>
+            <td safe>{formatDate(member.createdAt)}</td>
+            {manage ? (
+              <td>
+                <form class="inline" method="post" action={`/dashboard/equipe/${member.userId}/papel`}>
+                  <CsrfField token={props.context.csrfToken} />
+                  <RoleSelect selected={member.role} label={`Papel de ${member.email}`} />
+                  <button type="submit">Alterar</button>
+                </form>
+                <form class="inline" method="post" action={`/dashboard/equipe/${member.userId}/remover`}>
+                  <CsrfField token={props.context.csrfToken} />
+                  <button type="submit" class="link" aria-label={`Remover ${member.email}`}>
+                    Remover
+                  </button>
+                </form>
+              </td>
+            ) : (
+              ''
+            )}
+          </tr>
+        ))}
+      </DataTable>
     </Layout>
   );
 }

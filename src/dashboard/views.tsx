@@ -1,19 +1,6 @@
 import { formatBrl } from '../pix/money.js';
 import type { TransactionView } from '../transactions/presenter.js';
-import {
-  Alert,
-  CodeForm,
-  CsrfField,
-  formatDate,
-  Layout,
-  Notice,
-  ShownOnce,
-  siteOf,
-  Status,
-  TotpEnrolment,
-  type PageContext,
-  ScrollRegion,
-} from './components.js';
+import { Alert, CodeForm, CsrfField, formatDate, Layout, Notice, ShownOnce, siteOf, Status, TotpEnrolment, type PageContext, DataTable } from './components.js';
 
 export type { PageContext } from './components.js';
 
@@ -123,30 +110,18 @@ export function HomePage(props: { context: PageContext; data: HomeData }) {
           Nenhuma transação ainda. <a href="/dashboard/cobrancas">Crie uma cobrança</a> ou use a API (POST /v1/pix) e ela aparece aqui.
         </p>
       ) : (
-        <ScrollRegion label="Últimas transações">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Data</th>
-                <th scope="col">Tipo</th>
-                <th scope="col">Valor</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {transactions.map((row) => (
-                <tr>
-                  <td safe>{formatDate(row.createdAt)}</td>
-                  <td safe>{TYPE_NAMES[row.type] ?? row.type}</td>
-                  <td safe>{formatBrl(row.amountCents)}</td>
-                  <td>
-                    <Status status={row.status} of={row.type === 'withdrawal' ? 'withdrawal' : 'charge'} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DataTable label="Últimas transações" columns={['Data', 'Tipo', 'Valor', 'Status']}>
+          {transactions.map((row) => (
+            <tr>
+              <td safe>{formatDate(row.createdAt)}</td>
+              <td safe>{TYPE_NAMES[row.type] ?? row.type}</td>
+              <td safe>{formatBrl(row.amountCents)}</td>
+              <td>
+                <Status status={row.status} of={row.type === 'withdrawal' ? 'withdrawal' : 'charge'} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Layout>
   );
@@ -193,26 +168,15 @@ export function SecurityPage(props: { context: PageContext; data: SecurityData; 
       </form>
       <p class="muted">Trocar a senha encerra as suas outras sessões.</p>
       <h2>Sessões</h2>
-      <ScrollRegion label="Sessões">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Entrada</th>
-              <th scope="col">Último uso</th>
-              <th scope="col">Sessão</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.sessions.map((session) => (
-              <tr>
-                <td safe>{formatDate(session.createdAt)}</td>
-                <td safe>{formatDate(session.lastSeenAt)}</td>
-                <td>{session.current ? 'Esta sessão' : 'Outra sessão'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </ScrollRegion>
+      <DataTable label="Sessões" columns={['Entrada', 'Último uso', 'Sessão']}>
+        {data.sessions.map((session) => (
+          <tr>
+            <td safe>{formatDate(session.createdAt)}</td>
+            <td safe>{formatDate(session.lastSeenAt)}</td>
+            <td>{session.current ? 'Esta sessão' : 'Outra sessão'}</td>
+          </tr>
+        ))}
+      </DataTable>
       {data.sessions.some((session) => !session.current) ? (
         <form method="post" action="/dashboard/seguranca/sessoes/encerrar">
           <CsrfField token={props.context.csrfToken} />
@@ -276,43 +240,30 @@ export function ApiKeysPage(props: { context: PageContext; data: ApiKeysData; er
       {data.keys.length === 0 ? (
         <p class="muted">Nenhuma chave ainda.</p>
       ) : (
-        <ScrollRegion label="Chaves da conta">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Prefixo</th>
-                <th scope="col">Criada em</th>
-                <th scope="col">Último uso</th>
-                <th scope="col">Situação</th>
-                <th scope="col">Ação</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.keys.map((key) => (
-                <tr>
-                  <td>
-                    <code safe>{key.prefix}</code>
-                  </td>
-                  <td safe>{formatDate(key.createdAt)}</td>
-                  <td>{key.lastUsedAt ? formatDate(key.lastUsedAt) : 'Nunca usada'}</td>
-                  <td>{key.revokedAt ? `Revogada em ${formatDate(key.revokedAt)}` : 'Ativa'}</td>
-                  <td>
-                    {data.mayManage && !key.revokedAt ? (
-                      <form method="post" action={`/dashboard/chaves/${key.keyId}/revogar`}>
-                        <CsrfField token={props.context.csrfToken} />
-                        <button type="submit" class="link" aria-label={`Revogar a chave ${key.prefix}`}>
-                          Revogar
-                        </button>
-                      </form>
-                    ) : (
-                      ''
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DataTable label="Chaves da conta" columns={['Prefixo', 'Criada em', 'Último uso', 'Situação', 'Ação']}>
+          {data.keys.map((key) => (
+            <tr>
+              <td>
+                <code safe>{key.prefix}</code>
+              </td>
+              <td safe>{formatDate(key.createdAt)}</td>
+              <td>{key.lastUsedAt ? formatDate(key.lastUsedAt) : 'Nunca usada'}</td>
+              <td>{key.revokedAt ? `Revogada em ${formatDate(key.revokedAt)}` : 'Ativa'}</td>
+              <td>
+                {data.mayManage && !key.revokedAt ? (
+                  <form method="post" action={`/dashboard/chaves/${key.keyId}/revogar`}>
+                    <CsrfField token={props.context.csrfToken} />
+                    <button type="submit" class="link" aria-label={`Revogar a chave ${key.prefix}`}>
+                      Revogar
+                    </button>
+                  </form>
+                ) : (
+                  ''
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Layout>
   );

@@ -13,6 +13,7 @@ const HTTP_FILES = [
   'src/platform/http.ts',
   'src/platform/adminAuth.ts',
   'src/accounts/auth.ts',
+  'src/provider/apipix/notificationRoutes.ts',
 ];
 /** Files that may hold SQL: repositories and the database plumbing. */
 const SQL_FILES = ['src/**/repository.ts', 'src/**/*Repository.ts', 'src/platform/database.ts', 'src/platform/precompiled.ts', 'src/platform/postgresPool.ts'];

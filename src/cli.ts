@@ -86,6 +86,7 @@ async function startRuntime(config: Config) {
   const metricsServer = config.metricsPort === undefined ? null : await startMetricsServer(services.metrics, config.metricsPort, config.host);
   const close = async () => {
     await metricsServer?.close();
+    await services.providerInbound?.close();
     await database.close();
   };
   return { backend: database.backend, services, close };
@@ -100,6 +101,7 @@ async function serve(environment: Environment): Promise<void> {
   // On the embedded database this process is the only one: it runs the workers too.
   const stopWorkers = backend === 'pglite' ? startWorkers(services, app.log) : null;
   await app.listen({ port: config.port, host: config.host });
+  const notificationUrl = await services.providerInbound?.listen();
 
   // Printed to the terminal (not the log) once, when created: keep them.
   const lines = [`PIX gateway listening on ${config.publicBaseUrl} (database: ${describeDatabase(config)})`];
@@ -117,6 +119,7 @@ async function serve(environment: Environment): Promise<void> {
     );
   }
   lines.push(`API reference: ${config.publicBaseUrl}/docs`);
+  if (notificationUrl) lines.push(`PSP notifications: ${notificationUrl} (register this host's public name, port and path as the webhook of PSP_PIX_KEY)`);
   process.stdout.write(`\n${lines.join('\n')}\n\n`);
 
   onShutdownSignal(app.log, async () => {

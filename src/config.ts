@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 
@@ -34,6 +34,16 @@ export const DEFAULT_FEES: { pixIn: FeePlan; withdrawal: FeePlan } = {
  */
 export type DatabaseTarget = { kind: 'server'; url: string } | { kind: 'embedded'; dataDir: string } | { kind: 'memory' };
 
+/** A path the process can read now: a missing certificate must stop the start, not the first payment. */
+const readableFile = z.string().refine((path) => {
+  try {
+    accessSync(path, constants.R_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}, 'must name a readable file');
+
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', ''])
   .optional()
@@ -63,7 +73,27 @@ const environmentSchema = z.object({
     .url()
     .refine((value) => /^smtps?:\/\//.test(value), 'must start with smtp:// or smtps://')
     .optional(),
-  PIX_PROVIDER: z.enum(['simulated'], { error: "must be 'simulated' (the only provider today)" }).default('simulated'),
+  PIX_PROVIDER: z.enum(['simulated', 'apipix'], { error: "must be 'simulated' or 'apipix'" }).default('simulated'),
+  PSP_BASE_URL: z
+    .url()
+    .refine((value) => value.startsWith('https://'), 'must be an https:// URL')
+    .optional(),
+  PSP_TOKEN_URL: z
+    .url()
+    .refine((value) => value.startsWith('https://'), 'must be an https:// URL')
+    .optional(),
+  PSP_CLIENT_ID: z.string().min(1).optional(),
+  PSP_CLIENT_SECRET: z.string().min(1).optional(),
+  PSP_CERT_FILE: readableFile.optional(),
+  PSP_KEY_FILE: readableFile.optional(),
+  PSP_CA_FILE: readableFile.optional(),
+  PSP_PIX_KEY: z.string().min(1).max(77).optional(),
+  PSP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  PSP_POLL_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
+  PSP_WEBHOOK_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  PSP_WEBHOOK_CERT_FILE: readableFile.optional(),
+  PSP_WEBHOOK_KEY_FILE: readableFile.optional(),
+  PSP_WEBHOOK_CLIENT_CA_FILE: readableFile.optional(),
   SANDBOX_SETTLE_MS: z.union([z.literal('manual'), z.coerce.number().int().min(0)]).default(1500),
   MED_DEFENSE_DAYS: z.coerce.number().int().min(1).max(30).default(7),
   WEBHOOK_RETRY_SCHEDULE: z
@@ -78,12 +108,34 @@ const environmentSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+/** The variables `PIX_PROVIDER=apipix` cannot run without (DESIGN.md §12). */
+const REQUIRED_FOR_APIPIX = ['PSP_BASE_URL', 'PSP_CLIENT_ID', 'PSP_CLIENT_SECRET', 'PSP_CERT_FILE', 'PSP_KEY_FILE', 'PSP_PIX_KEY'] as const;
+/** The notification listener's TLS: all three or none (then no listener: a proxy in front, or the poller alone). */
+const WEBHOOK_TLS = ['PSP_WEBHOOK_CERT_FILE', 'PSP_WEBHOOK_KEY_FILE', 'PSP_WEBHOOK_CLIENT_CA_FILE'] as const;
+
 function describeScheme(value: string): string {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1];
   // `user:password@host` without `//` would pass for a scheme: never echo what may be a user name.
   const credentialsLike = !value.includes('//') && value.includes('@');
   return scheme && !credentialsLike ? `a URL with scheme "${scheme}:"` : 'a value that is not such a URL';
 }
+
+export type PspSettings = {
+  baseUrl: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  certFile: string;
+  keyFile: string;
+  /** Absent: the PSP's server certificate is checked against the system's CAs. */
+  caFile: string | undefined;
+  /** The operator's receiving key: charges are made to it and withdrawals leave from it. */
+  pixKey: string;
+  timeoutMs: number;
+  pollIntervalMs: number;
+  /** The HTTPS listener of the PSP's notifications, which requires the PSP's client certificate. */
+  webhook: { port: number; certFile: string; keyFile: string; clientCaFile: string } | null;
+};
 
 type Settings = {
   port: number;
@@ -95,7 +147,9 @@ type Settings = {
   publicBaseUrl: string;
   /** Invitations are e-mailed through it when set (DESIGN.md §10). */
   smtpUrl: string | undefined;
-  pixProvider: 'simulated';
+  pixProvider: 'simulated' | 'apipix';
+  /** The PSP of `PIX_PROVIDER=apipix` (DESIGN.md §12); null with the simulator. */
+  psp: PspSettings | null;
   sandboxSettleMs: number | 'manual';
   /** Days a merchant has to defend a MED case (DESIGN.md §9). */
   medDefenseDays: number;
@@ -135,6 +189,7 @@ export function readEnvironment(environment: NodeJS.ProcessEnv = process.env): E
   }
   return {
     port: env.PORT,
+    psp: env.PIX_PROVIDER === 'apipix' ? pspSettingsOf(env) : null,
     metricsPort: env.METRICS_PORT,
     host: env.HOST,
     database,
@@ -154,6 +209,37 @@ export function readEnvironment(environment: NodeJS.ProcessEnv = process.env): E
     logLevel: env.LOG_LEVEL,
     adminToken: env.ADMIN_TOKEN,
     secretKey: env.SECRET_KEY,
+  };
+}
+
+function pspSettingsOf(env: z.infer<typeof environmentSchema>): PspSettings {
+  const missing = REQUIRED_FOR_APIPIX.filter((name) => env[name] === undefined);
+  if (missing.length > 0) throw new ConfigurationError(`Invalid configuration: ${missing.join(', ')} required with PIX_PROVIDER=apipix`);
+  const tls = WEBHOOK_TLS.filter((name) => env[name] !== undefined);
+  if (tls.length > 0 && tls.length < WEBHOOK_TLS.length) {
+    throw new ConfigurationError(`Invalid configuration: ${WEBHOOK_TLS.join(', ')} go together (the PSP notification listener)`);
+  }
+  const baseUrl = (env.PSP_BASE_URL ?? '').replace(/\/+$/, '');
+  return {
+    baseUrl,
+    tokenUrl: env.PSP_TOKEN_URL ?? `${new URL(baseUrl).origin}/oauth/token`,
+    clientId: env.PSP_CLIENT_ID ?? '',
+    clientSecret: env.PSP_CLIENT_SECRET ?? '',
+    certFile: env.PSP_CERT_FILE ?? '',
+    keyFile: env.PSP_KEY_FILE ?? '',
+    caFile: env.PSP_CA_FILE,
+    pixKey: env.PSP_PIX_KEY ?? '',
+    timeoutMs: env.PSP_TIMEOUT_MS,
+    pollIntervalMs: env.PSP_POLL_INTERVAL_MS,
+    webhook:
+      env.PSP_WEBHOOK_CERT_FILE && env.PSP_WEBHOOK_KEY_FILE && env.PSP_WEBHOOK_CLIENT_CA_FILE
+        ? {
+            port: env.PSP_WEBHOOK_PORT ?? 8443,
+            certFile: env.PSP_WEBHOOK_CERT_FILE,
+            keyFile: env.PSP_WEBHOOK_KEY_FILE,
+            clientCaFile: env.PSP_WEBHOOK_CLIENT_CA_FILE,
+          }
+        : null,
   };
 }
 

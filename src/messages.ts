@@ -36,6 +36,9 @@ export const messages = {
   qrFormatInvalid: (received: string) => `format deve ser 'png' ou 'svg'. Recebido: '${received}'.`,
   qrSizeInvalid: 'size deve ser um inteiro entre 128 e 1024.',
   providerChargeFailed: 'Erro ao comunicar com gateway. Tente novamente.',
+  pspClientCertificateRequired: 'Certificado de cliente exigido.',
+  pspNotificationInvalid: 'Notificação inválida: esperado { pix: [{ endToEndId }] }.',
+  providerCancelFailed: 'Erro ao cancelar a cobrança no provedor. Ela continua pendente; tente novamente.',
 
   // POST /v1/withdraw (pixKey, pixKeyType, recipientId texts are shared with recipients, below)
   withdrawalAmountInvalid: 'amountCents deve ser inteiro ≥ 100 (R$1,00 mínimo) para saque.',

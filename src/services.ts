@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { AccountService } from './accounts/service.js';
 import { AuditService } from './audit/service.js';
 import { ChargeService } from './charges/service.js';
@@ -12,7 +13,9 @@ import { UserService } from './users/service.js';
 import type { Clock } from './platform/clock.js';
 import type { Db } from './platform/database.js';
 import { createMailer } from './platform/mailer.js';
+import { InboundService } from './inbound/service.js';
 import { createProvider } from './provider/index.js';
+import type { ProviderInbound } from './provider/provider.js';
 import { RecipientService } from './recipients/service.js';
 import { SandboxService } from './sandbox/service.js';
 import { TransactionService } from './transactions/service.js';
@@ -38,6 +41,8 @@ export type Services = {
   operators: OperatorService;
   /** The operators' append-only audit log (DESIGN.md §11). */
   audit: AuditService;
+  /** A real PSP's notification listener and poller (DESIGN.md §12); null with the simulator. */
+  providerInbound: ProviderInbound | null;
   /** The simulated network's controls; null with a real provider (no sandbox then). */
   sandbox: SandboxService | null;
   webhooks: WebhookService;
@@ -48,16 +53,19 @@ export type Services = {
 };
 
 /** What only the process knows of its database (the pool's counts), for the metrics. */
-export type ProcessProbes = { poolStats?: () => { total: number; idle: number; waiting: number } };
+export type ProcessProbes = { poolStats?: () => { total: number; idle: number; waiting: number }; logger?: Logger };
+
+type Logger = { warn(details: object, message: string): void; error(details: object, message: string): void };
 
 export function createServices(config: Config, db: Db, clock: Clock, probes: ProcessProbes = {}): Services {
-  const { provider, network } = createProvider(config, db, clock);
+  const { provider, network, inbound } = createProvider(config, db, clock, probes.logger ?? pino({ level: config.logLevel }));
   const webhooks = new WebhookService(db, clock, config);
   const accounts = new AccountService(db, clock);
   const charges = new ChargeService(db, clock, provider);
   const withdrawals = new WithdrawalService(db, clock, provider, config);
   const refunds = new RefundService(db, clock, provider);
   const infractions = new InfractionService(db, clock, config, refunds);
+  const providerInbound = inbound?.(new InboundService(db, clock, charges, refunds, infractions)) ?? null;
   const metrics = new Metrics({
     pool: probes.poolStats ?? (() => ({ total: 0, idle: 0, waiting: 0 })),
     outbox: () => webhooks.backlog(),
@@ -77,6 +85,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     audit: new AuditService(db, clock),
     users: new UserService(db, clock, config, accounts, createMailer(config)),
     operators: new OperatorService(db, clock, config),
+    providerInbound,
     sandbox: network ? new SandboxService(network, charges, withdrawals, refunds, infractions) : null,
     webhooks,
     health: new HealthService(db),

@@ -5,14 +5,14 @@ type Logger = Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'>;
 
 /**
  * Background jobs: webhook delivery, charge expiry and MED defense deadlines (every second), the simulator's
- * automatic settlement, the reconciliation of withdrawals and refunds with an unknown outcome, and housekeeping
+ * automatic settlement or a PSP's poller, the reconciliation of withdrawals and refunds with an unknown outcome, and housekeeping
  * (every minute). Safe to run in
  * any number of processes: each step claims its rows with SKIP LOCKED or is idempotent.
  */
 export function startWorkers(
   services: Services,
   logger: Logger,
-  options: { expiryIntervalMs?: number; settlementIntervalMs?: number; reconciliationIntervalMs?: number } = {},
+  options: { expiryIntervalMs?: number; settlementIntervalMs?: number; reconciliationIntervalMs?: number; pollIntervalMs?: number } = {},
 ): () => Promise<void> {
   let stopped = false;
   const running = new Set<Promise<unknown>>();
@@ -42,6 +42,10 @@ export function startWorkers(
     every(options.settlementIntervalMs ?? 500, 'sandbox-settlement', async () => {
       while (!stopped && (await sandbox.settleDue()) > 0);
     });
+  }
+  const { providerInbound, config } = services;
+  if (providerInbound && config.psp) {
+    every(options.pollIntervalMs ?? config.psp.pollIntervalMs, 'psp-poll', () => providerInbound.poll());
   }
   every(options.reconciliationIntervalMs ?? 5000, 'withdrawal-reconciliation', () => services.withdrawals.reconcileUnknown());
   every(options.reconciliationIntervalMs ?? 5000, 'refund-reconciliation', () => services.refunds.reconcileProcessing());

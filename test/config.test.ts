@@ -106,9 +106,37 @@ describe('readEnvironment: secrets and provider', () => {
     expect(refusal({ ADMIN_TOKEN: 'short' }).message).toBe('Invalid configuration: ADMIN_TOKEN must have at least 16 characters');
   });
 
-  it('PIX_PROVIDER apipix (not implemented) is refused', () => {
+  it('PIX_PROVIDER apipix refuses to start without its PSP settings, naming each missing one', () => {
     expect(refusal({ ...server, ...SERVER_SECRETS, PIX_PROVIDER: 'apipix' }).message).toBe(
-      "Invalid configuration: PIX_PROVIDER must be 'simulated' (the only provider today)",
+      'Invalid configuration: PSP_BASE_URL, PSP_CLIENT_ID, PSP_CLIENT_SECRET, PSP_CERT_FILE, PSP_KEY_FILE, PSP_PIX_KEY required with PIX_PROVIDER=apipix',
+    );
+    expect(refusal({ ...server, ...SERVER_SECRETS, PIX_PROVIDER: 'paypal' }).message).toBe(
+      "Invalid configuration: PIX_PROVIDER must be 'simulated' or 'apipix'",
+    );
+  });
+
+  it('PIX_PROVIDER apipix refuses a certificate file that is missing, and an http:// PSP', () => {
+    const certificate = fileURLToPath(import.meta.url); // any readable file stands for the certificate here
+    const psp = {
+      ...server,
+      ...SERVER_SECRETS,
+      PIX_PROVIDER: 'apipix',
+      PSP_BASE_URL: 'https://psp.example.com/api/v2',
+      PSP_CLIENT_ID: 'id',
+      PSP_CLIENT_SECRET: 'secret',
+      PSP_CERT_FILE: certificate,
+      PSP_KEY_FILE: certificate,
+      PSP_PIX_KEY: 'recebimentos@example.com',
+    };
+    expect(readEnvironment(psp).psp).toMatchObject({
+      baseUrl: 'https://psp.example.com/api/v2',
+      tokenUrl: 'https://psp.example.com/oauth/token',
+      webhook: null,
+    });
+    expect(refusal({ ...psp, PSP_CERT_FILE: '/nonexistent/client.crt' }).message).toBe('Invalid configuration: PSP_CERT_FILE must name a readable file');
+    expect(refusal({ ...psp, PSP_BASE_URL: 'http://psp.example.com' }).message).toBe('Invalid configuration: PSP_BASE_URL must be an https:// URL');
+    expect(refusal({ ...psp, PSP_WEBHOOK_CERT_FILE: certificate }).message).toBe(
+      'Invalid configuration: PSP_WEBHOOK_CERT_FILE, PSP_WEBHOOK_KEY_FILE, PSP_WEBHOOK_CLIENT_CA_FILE go together (the PSP notification listener)',
     );
   });
 

@@ -7,9 +7,9 @@ import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import type { TransactionRow } from '../platform/schema.js';
-import { ProviderError, type PixProvider, type ReceivedPayment } from '../provider/provider.js';
+import { ProviderError, ProviderOutcomeUnknownError, type IncomingPayment, type PixProvider, type ReceivedPayment } from '../provider/provider.js';
 import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE } from '../transactions/idempotencyRepository.js';
-import { findTransaction, lockTransaction, updateStatusOfDue } from '../transactions/repository.js';
+import { findChargeByEndToEndId, findTransaction, lockTransaction, updateStatusOfDue } from '../transactions/repository.js';
 import { CHARGE, chargeStatusAt, type Transition, type TransactionStatus } from '../transactions/states.js';
 import { applyTransition, assertAllowed } from '../transactions/transition.js';
 import { recordTransactionEvents } from '../webhooks/events.js';
@@ -73,7 +73,8 @@ export class ChargeService {
         merchantCity: account.city,
       });
     } catch (error) {
-      if (error instanceof ProviderError) throw new ProviderFailedError(messages.providerChargeFailed);
+      // Not recorded here, so never shown to a payer: whatever the PSP kept cannot be paid through us.
+      if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError) throw new ProviderFailedError(messages.providerChargeFailed);
       throw error;
     }
     const charge: NewCharge = {
@@ -112,27 +113,46 @@ export class ChargeService {
     });
   }
 
-  /** The provider reports a payment of a pending charge: net credited, fee to the platform, `transaction.paid` recorded. */
+  /** The sandbox's payer pays a pending charge of the account: the amount must be the charge's. */
   async applyPayment(accountId: string, transactionId: string, payment: ReceivedPayment): Promise<TransactionRow> {
     return this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();
       const charge = await this.lockPayableCharge(tx, accountId, transactionId, now);
       assertAllowed(charge, CHARGE.pay);
       if (payment.amountCents !== undefined && payment.amountCents !== charge.amountCents) throw new InvalidRequestError(messages.sandboxAmountMismatch);
-      const paid = await applyTransition(tx, charge, CHARGE.pay, now, { paidAt: now, endToEndId: payment.endToEndId, payer: JSON.stringify(payment.payer) });
-      await postMovement(tx, {
-        accountId,
-        kind: 'charge_paid',
-        transactionId: charge.id,
-        at: now,
-        entries: [
-          { book: 'settlement', amountCents: -charge.amountCents },
-          { book: 'merchant', amountCents: charge.netCents },
-          { book: 'fees', amountCents: charge.feeCents },
-        ],
-      });
-      return paid;
+      return this.credit(tx, charge, payment, now);
     });
+  }
+
+  /**
+   * Locks a charge of any account for a PIX the provider reports; undefined when the id is not a
+   * charge of ours. Answers whether the charge can take the payment (pending, amount equal).
+   */
+  async lockForIncoming(tx: Tx, payment: IncomingPayment, now: Date): Promise<{ charge: TransactionRow; payable: boolean } | undefined> {
+    const charge = await lockTransaction(tx, 'pix_in', payment.transactionId);
+    if (!charge) return undefined;
+    return { charge, payable: chargeStatusAt(charge, now) === 'pending' && payment.amountCents === charge.amountCents };
+  }
+
+  /** A pending charge (locked by the caller) is paid: net credited, fee to the platform, `transaction.paid` recorded. */
+  async credit(tx: Tx, charge: TransactionRow, payment: ReceivedPayment, now: Date): Promise<TransactionRow> {
+    const paid = await applyTransition(tx, charge, CHARGE.pay, now, {
+      paidAt: now,
+      endToEndId: payment.endToEndId,
+      payer: payment.payer ? JSON.stringify(payment.payer) : null,
+    });
+    await postMovement(tx, {
+      accountId: charge.accountId,
+      kind: 'charge_paid',
+      transactionId: charge.id,
+      at: now,
+      entries: [
+        { book: 'settlement', amountCents: -charge.amountCents },
+        { book: 'merchant', amountCents: charge.netCents },
+        { book: 'fees', amountCents: charge.feeCents },
+      ],
+    });
+    return paid;
   }
 
   /** The charge's validity elapses now. */
@@ -140,14 +160,34 @@ export class ChargeService {
     return this.movePending(transactionId, CHARGE.expire, { accountId });
   }
 
-  /** The merchant (its own charge) or the operator (any, no accountId) cancels a pending charge. */
-  cancelCharge(transactionId: string, accountId?: string): Promise<TransactionRow> {
-    return this.movePending(transactionId, CHARGE.cancel, { accountId, refusal: messages.chargeNotCancellable });
+  /**
+   * The merchant (its own charge) or the operator (any, no accountId) cancels a pending charge.
+   * The provider withdraws it first, so that nobody can pay it once it shows cancelled; a payment
+   * that raced the cancellation is returned to its payer (not pending any more).
+   */
+  async cancelCharge(transactionId: string, accountId?: string): Promise<TransactionRow> {
+    const refusal = messages.chargeNotCancellable;
+    const charge = await findTransaction(this.db, accountId, transactionId);
+    if (charge?.type !== 'pix_in') throw new NotFoundError(messages.transactionNotFound);
+    if (chargeStatusAt(charge, this.clock.now()) !== charge.status) throw new InvalidStateError(refusal('expired'));
+    assertAllowed(charge, CHARGE.cancel, refusal);
+    try {
+      await this.provider.cancelCharge(transactionId);
+    } catch (error) {
+      if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError) throw new ProviderFailedError(messages.providerCancelFailed);
+      throw error;
+    }
+    return this.movePending(transactionId, CHARGE.cancel, { accountId, refusal });
   }
 
-  /** The provider removed a pending charge (API Pix `REMOVIDA_PELO_PSP`; the sandbox's `fail`). */
-  failCharge(accountId: string, transactionId: string): Promise<TransactionRow> {
+  /** The provider removed a pending charge (API Pix `REMOVIDA_PELO_PSP`; the sandbox's `fail`), of the account when given. */
+  failCharge(transactionId: string, accountId?: string): Promise<TransactionRow> {
     return this.movePending(transactionId, CHARGE.fail, { accountId });
+  }
+
+  /** The charge a received PIX paid (a PSP names PIX by end-to-end id). */
+  findByPaymentEndToEndId(endToEndId: string): Promise<TransactionRow | undefined> {
+    return findChargeByEndToEndId(this.db, endToEndId);
   }
 
   /** The QR image of one of the account's charges (any status: the code is the charge's). */

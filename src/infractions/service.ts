@@ -5,7 +5,7 @@ import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
-import type { InfractionReason, InfractionRow, InfractionStatus, TransactionRow } from '../platform/schema.js';
+import type { InfractionReason, InfractionRow, InfractionStatus, RefundRow, TransactionRow } from '../platform/schema.js';
 import type { RefundService } from '../refunds/service.js';
 import { lockTransaction } from '../transactions/repository.js';
 import { CHARGE } from '../transactions/states.js';
@@ -95,12 +95,18 @@ export class InfractionService {
     return this.move(infractionId, INFRACTION.reject, { accountId, close: true });
   }
 
+  /** The charge's case still running, if any. */
+  findRunningOf(transactionId: string): Promise<InfractionRow | undefined> {
+    return repository.findOpenInfractionOf(this.db, transactionId);
+  }
+
   /**
    * Closed against the merchant (of the account, when given): the block is released and the
-   * chargeback refund of `amountCents` (the case's amount by default) is debited, then sent.
+   * chargeback refund of `amountCents` (the case's amount by default) is debited, then sent —
+   * or, when the PSP returned the money already (`returned`), settled as that return.
    */
-  async accept(infractionId: string, amountCents: number | undefined, accountId?: string): Promise<InfractionRow> {
-    let chargeback;
+  async accept(infractionId: string, amountCents: number | undefined, accountId?: string, returned?: { refundEndToEndId: string }): Promise<InfractionRow> {
+    const created: { chargeback?: RefundRow } = {};
     const closed = await this.move(infractionId, INFRACTION.accept, {
       accountId,
       close: true,
@@ -110,10 +116,12 @@ export class InfractionService {
           throw new InvalidStateError(messages.chargebackAboveCase(infraction.amountCents));
       },
       effects: async (tx, infraction, charge, at) => {
-        chargeback = await this.refunds.createChargeback(tx, charge, infraction, amountCents ?? infraction.amountCents, at);
+        created.chargeback = await this.refunds.createChargeback(tx, charge, infraction, amountCents ?? infraction.amountCents, at);
       },
     });
-    if (chargeback) await this.refunds.send(chargeback);
+    const refund = created.chargeback;
+    if (refund && returned) await this.refunds.applyOutcome(refund.id, { status: 'refunded', refundEndToEndId: returned.refundEndToEndId });
+    else if (refund) await this.refunds.send(refund);
     return closed;
   }
 

@@ -309,6 +309,12 @@ export interface SandboxRefundsTable {
   createdAt: Date;
 }
 
+/** Where a PSP poller stopped reading (migration 011), written only by src/provider/apipix/. */
+export interface PspCursorsTable {
+  name: string;
+  position: Date;
+}
+
 export type UserRole = 'owner' | 'developer' | 'finance' | 'viewer';
 
 export interface UsersTable {
@@ -423,6 +429,7 @@ export interface DB {
   infractions: InfractionsTable;
   refunds: RefundsTable;
   sandboxRefunds: SandboxRefundsTable;
+  pspCursors: PspCursorsTable;
   users: UsersTable;
   userInvites: UserInvitesTable;
   sessions: SessionsTable;

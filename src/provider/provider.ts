@@ -48,10 +48,49 @@ export type WithdrawalOutcome = WithdrawalPaid | { status: 'failed'; reason: str
 /** A PIX received for one of our charges, as the provider reports it. */
 export type ReceivedPayment = {
   endToEndId: string;
-  payer: Party;
+  /** Null when the provider does not say who paid (API Pix has no payer field; PSPs add it in extensions). */
+  payer: Party | null;
   /** What the payer sent; absent when the sandbox's payer pays exactly the charge's amount. */
   amountCents?: number;
 };
+
+/** A PIX the provider reports on its own (notification, poller) for the charge `transactionId`. */
+export type IncomingPayment = ReceivedPayment & { transactionId: string; amountCents: number };
+
+/** What became of an incoming PIX: credited to its charge, returned to the payer (charge not payable), or known already. */
+export type PaymentReceipt = 'credited' | 'returned' | 'duplicate' | 'unknown_charge';
+
+/** `unknown_payment`: the PIX paid no charge of ours. */
+export type ChargebackReceipt = 'applied' | 'duplicate' | 'unknown_payment';
+
+/** Money of a received PIX that the PSP returned through MED without our request (a chargeback, DESIGN.md §9). */
+export type ReportedChargeback = {
+  paymentEndToEndId: string;
+  amountCents: number;
+  refundEndToEndId: string;
+  reason: 'fraud' | 'operational_flaw';
+};
+
+/**
+ * What a provider reports on its own initiative — notifications and polling — applied by the
+ * services exactly once whatever the provider repeats (src/inbound/).
+ */
+export interface ProviderReports {
+  paymentReceived(payment: IncomingPayment): Promise<PaymentReceipt>;
+  /** The provider removed a pending charge (API Pix `REMOVIDA_PELO_PSP`). */
+  chargeRemoved(transactionId: string): Promise<void>;
+  refundSettled(refundId: string, outcome: RefundOutcome): Promise<void>;
+  chargebackReported(chargeback: ReportedChargeback): Promise<ChargebackReceipt>;
+}
+
+/** A provider's own listeners and pollers, started by the process that runs the workers. */
+export interface ProviderInbound {
+  /** Reads what notifications may have missed; returns how many reports it applied. */
+  poll(): Promise<number>;
+  /** Starts the provider's notification listener, if it has one; returns its URL. */
+  listen(): Promise<string | null>;
+  close(): Promise<void>;
+}
 
 /** Money of a paid withdrawal that the receiving bank sent back. */
 export type WithdrawalReturn = { refundEndToEndId: string; amountCents: number | undefined };
@@ -77,21 +116,23 @@ export interface PixProvider {
   readonly name: string;
   /** Registers a dynamic charge; throws ProviderError when the provider refuses or cannot answer. */
   createCharge(request: ChargeRequest): Promise<CreatedCharge>;
+  /** Withdraws a pending charge so that it cannot be paid any more; ProviderError when refused or unanswered. */
+  cancelCharge(transactionId: string): Promise<void>;
   /**
    * Sends a withdrawal. Throws ProviderError when nothing was sent (safe to undo), and
    * ProviderOutcomeUnknownError when it cannot tell whether it was sent.
    */
   createWithdrawal(request: WithdrawalRequest): Promise<WithdrawalSubmission>;
-  /** Asks for the outcome of a withdrawal (reconciliation, notifications). */
-  withdrawalOutcome(transactionId: string): Promise<WithdrawalOutcome>;
+  /** Asks for the outcome of a withdrawal (reconciliation, notifications); the PSP checked its holder against `expectedHolder`. */
+  withdrawalOutcome(withdrawal: { transactionId: string; expectedHolder: Holder }): Promise<WithdrawalOutcome>;
   /**
    * Sends a refund. Answers its outcome when the provider settled it at once, `unknown` when the
    * outcome arrives later. Throws ProviderError when the provider refused it before anything
    * moved, and ProviderOutcomeUnknownError when it cannot tell whether it was sent.
    */
   requestRefund(request: RefundRequest): Promise<RefundOutcome>;
-  /** Asks for the outcome of a refund (reconciliation). */
-  refundOutcome(refundId: string): Promise<RefundOutcome>;
+  /** Asks for the outcome of a refund sent as `request` (reconciliation). */
+  refundOutcome(request: RefundRequest): Promise<RefundOutcome>;
 }
 
 export type ChargeDirective = 'provider_error';

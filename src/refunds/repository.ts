@@ -16,6 +16,16 @@ export function findRefund(db: Executor, refundId: string, accountId?: string): 
   return query.executeTakeFirst();
 }
 
+/** The refund that returned a payment (kind returned_payment), if any. */
+export function findReturnedPayment(db: Executor, paymentEndToEndId: string): Promise<RefundRow | undefined> {
+  return db.selectFrom('refunds').selectAll().where('paymentEndToEndId', '=', paymentEndToEndId).where('kind', '=', 'returned_payment').executeTakeFirst();
+}
+
+/** A refund by the end-to-end id the network gave it, if any (a PSP repeats its reports). */
+export function findRefundByEndToEndId(db: Executor, refundEndToEndId: string): Promise<RefundRow | undefined> {
+  return db.selectFrom('refunds').selectAll().where('refundEndToEndId', '=', refundEndToEndId).executeTakeFirst();
+}
+
 /** Locks a refund (of the account, when given) for its outcome. */
 export function lockRefund(tx: Tx, refundId: string, accountId?: string): Promise<RefundRow | undefined> {
   let query = tx.selectFrom('refunds').selectAll().where('id', '=', refundId);

@@ -5,7 +5,14 @@ import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import type { InfractionRow, RefundRow, TransactionRow } from '../platform/schema.js';
-import { ProviderError, ProviderOutcomeUnknownError, type PixProvider, type ReceivedPayment, type RefundOutcome } from '../provider/provider.js';
+import {
+  ProviderError,
+  ProviderOutcomeUnknownError,
+  type PixProvider,
+  type ReceivedPayment,
+  type RefundOutcome,
+  type RefundRequest,
+} from '../provider/provider.js';
 import { claimIdempotencyKey, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '../transactions/idempotencyRepository.js';
 import { findTransaction, lockTransaction } from '../transactions/repository.js';
 import { CHARGE, chargeStatusAt } from '../transactions/states.js';
@@ -154,14 +161,7 @@ export class RefundService {
   async send(refund: RefundRow): Promise<{ refund: RefundRow; refused: boolean }> {
     let outcome: RefundOutcome;
     try {
-      outcome = await this.provider.requestRefund({
-        accountId: refund.accountId,
-        refundId: refund.id,
-        transactionId: refund.transactionId,
-        paymentEndToEndId: refund.paymentEndToEndId,
-        amountCents: refund.amountCents,
-        nature: refund.kind === 'med' ? 'med' : 'original',
-      });
+      outcome = await this.provider.requestRefund(refundRequestOf(refund));
     } catch (error) {
       if (error instanceof ProviderError) {
         const failed = await this.applyOutcome(refund.id, { status: 'failed', reason: 'provider_refused' }, { releaseExternalRef: true });
@@ -178,26 +178,38 @@ export class RefundService {
    * (nature ORIGINAL) and never credited. The charge does not change.
    */
   async returnPayment(charge: TransactionRow, payment: ReceivedPayment): Promise<RefundRow> {
-    const now = this.clock.now();
-    const refund = await this.db.transaction().execute((tx) =>
-      repository.insertRefund(tx, {
-        id: newId(),
-        accountId: charge.accountId,
-        transactionId: charge.id,
-        kind: 'returned_payment',
-        status: 'processing',
-        amountCents: payment.amountCents ?? charge.amountCents,
-        reason: null,
-        externalRef: null,
-        paymentEndToEndId: payment.endToEndId,
-        refundEndToEndId: null,
-        infractionId: null,
-        createdAt: now,
-        settledAt: null,
-        updatedAt: now,
-      }),
-    );
+    const refund = await this.db.transaction().execute((tx) => this.recordReturnedPayment(tx, charge, payment, this.clock.now()));
     return (await this.send(refund)).refund;
+  }
+
+  /** The refund that returns `payment`, written in the caller's transaction; `send` it once committed. */
+  recordReturnedPayment(tx: Tx, charge: TransactionRow, payment: ReceivedPayment, at: Date): Promise<RefundRow> {
+    return repository.insertRefund(tx, {
+      id: newId(),
+      accountId: charge.accountId,
+      transactionId: charge.id,
+      kind: 'returned_payment',
+      status: 'processing',
+      amountCents: payment.amountCents ?? charge.amountCents,
+      reason: null,
+      externalRef: null,
+      paymentEndToEndId: payment.endToEndId,
+      refundEndToEndId: null,
+      infractionId: null,
+      createdAt: at,
+      settledAt: null,
+      updatedAt: at,
+    });
+  }
+
+  /** A refund by the end-to-end id the network gave it. */
+  findByEndToEndId(refundEndToEndId: string): Promise<RefundRow | undefined> {
+    return repository.findRefundByEndToEndId(this.db, refundEndToEndId);
+  }
+
+  /** Whether a payment was returned already (a PSP repeats its reports). */
+  async isReturnedPayment(tx: Tx, paymentEndToEndId: string): Promise<boolean> {
+    return (await repository.findReturnedPayment(tx, paymentEndToEndId)) !== undefined;
   }
 
   /**
@@ -240,7 +252,9 @@ export class RefundService {
 
   /** Asks the provider about a refund and applies its outcome when known. */
   async applyProviderOutcome(refundId: string): Promise<RefundRow | null> {
-    return this.applyOutcome(refundId, await this.provider.refundOutcome(refundId));
+    const refund = await repository.findRefund(this.db, refundId);
+    if (!refund) throw new NotFoundError(messages.refundNotFound);
+    return this.applyOutcome(refundId, await this.provider.refundOutcome(refundRequestOf(refund)));
   }
 
   /**
@@ -253,7 +267,7 @@ export class RefundService {
     const sentBefore = new Date(this.clock.now().getTime() - RECONCILE_AFTER_MS);
     for (const refund of await repository.findStaleProcessingRefunds(this.db, sentBefore, batch)) {
       try {
-        const outcome = await this.provider.refundOutcome(refund.id);
+        const outcome = await this.provider.refundOutcome(refundRequestOf(refund));
         const settled = outcome.status === 'not_received' ? (await this.send(refund)).refund : await this.applyOutcome(refund.id, outcome);
         if (settled && settled.status !== 'processing') resolved++;
       } catch (error) {
@@ -268,6 +282,18 @@ export class RefundService {
     const { refundsCents, openCaseCents } = await repository.committedAmount(tx, charge.id);
     return charge.amountCents - refundsCents - openCaseCents;
   }
+}
+
+/** What the provider is told of a refund (to send it, or to ask about it). */
+function refundRequestOf(refund: RefundRow): RefundRequest {
+  return {
+    accountId: refund.accountId,
+    refundId: refund.id,
+    transactionId: refund.transactionId,
+    paymentEndToEndId: refund.paymentEndToEndId,
+    amountCents: refund.amountCents,
+    nature: refund.kind === 'med' ? 'med' : 'original',
+  };
 }
 
 /** The end-to-end id of a paid charge's payment: what a refund returns. */

@@ -38,7 +38,7 @@ export class SandboxService {
 
   /** The provider removes the pending charge. */
   fail(accountId: string, transactionId: string): Promise<TransactionRow> {
-    return this.charges.failCharge(accountId, transactionId);
+    return this.charges.failCharge(transactionId, accountId);
   }
 
   /**

@@ -5,8 +5,15 @@ import { precompiled } from '../platform/precompiled.js';
 import { PRESENTED_COLUMNS } from './presenter.js';
 import type { Transition, TransactionStatus, TransactionType } from './states.js';
 
-export function findTransaction(db: Executor, accountId: string, transactionId: string) {
-  return db.selectFrom('transactions').selectAll().where('id', '=', transactionId).where('accountId', '=', accountId).executeTakeFirst();
+/** A transaction of the account (of any account only where the caller is the operator or the provider: `undefined`). */
+export function findTransaction(db: Executor, accountId: string | undefined, transactionId: string) {
+  const query = db.selectFrom('transactions').selectAll().where('id', '=', transactionId);
+  return (accountId === undefined ? query : query.where('accountId', '=', accountId)).executeTakeFirst();
+}
+
+/** The charge a received PIX paid, by the network's end-to-end id. */
+export function findChargeByEndToEndId(db: Executor, endToEndId: string) {
+  return db.selectFrom('transactions').selectAll().where('endToEndId', '=', endToEndId).where('type', '=', 'pix_in').executeTakeFirst();
 }
 
 /** The account a transaction belongs to (the audit log's account of an operator action on it). */

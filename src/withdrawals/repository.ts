@@ -64,12 +64,15 @@ export async function countAwaitingApproval(db: Executor): Promise<number> {
 }
 
 /** Withdrawals whose provider outcome is unknown, oldest first (reconciliation). */
-export function findUnknownWithdrawals(db: Executor, limit: number) {
+/** Withdrawals whose outcome the provider is asked for: `failed_unknown` ones, and `processing` ones not heard of since `quietSince`. */
+export function findWithdrawalsToReconcile(db: Executor, quietSince: Date, limit: number) {
   return db
     .selectFrom('transactions')
-    .select(['id', 'accountId'])
+    .select(['id', 'accountId', 'expectedHolder'])
     .where('type', '=', WITHDRAWAL.loseTrack.type)
-    .where('status', '=', WITHDRAWAL.loseTrack.to)
+    .where((where) =>
+      where.or([where('status', '=', WITHDRAWAL.loseTrack.to), where.and([where('status', '=', WITHDRAWAL.submit.to), where('updatedAt', '<', quietSince)])]),
+    )
     .orderBy('updatedAt')
     .limit(limit)
     .execute();

@@ -51,6 +51,9 @@ function expectedHolderOf(row: TransactionRow): Holder {
   return row.expectedHolder;
 }
 
+/** A withdrawal processing this long without news is asked about. */
+const RECONCILE_PROCESSING_AFTER_MS = 10_000;
+
 /** Automatic mode debits and sends at creation; manual mode waits for the operator's approval. */
 const debitNowFor = (creation: Transition): boolean => creation === WITHDRAWAL.submit;
 
@@ -311,8 +314,10 @@ export class WithdrawalService {
    * Asks the provider for a withdrawal's outcome and applies it when known: paid or failed.
    * Returns the withdrawal as it is afterwards, or null while the outcome is unknown.
    */
-  async applyProviderOutcome(transactionId: string, accountId?: string): Promise<TransactionRow | null> {
-    return this.applyOutcome(transactionId, await this.provider.withdrawalOutcome(transactionId), accountId);
+  async applyProviderOutcome(withdrawal: { id: string; expectedHolder: Holder | null }, accountId?: string): Promise<TransactionRow | null> {
+    if (!withdrawal.expectedHolder) throw new Error(`withdrawal ${withdrawal.id} has no expected holder`);
+    const outcome = await this.provider.withdrawalOutcome({ transactionId: withdrawal.id, expectedHolder: withdrawal.expectedHolder });
+    return this.applyOutcome(withdrawal.id, outcome, accountId);
   }
 
   /** Applies an outcome the provider reported: paid or failed; null (nothing done) while unknown. */
@@ -322,12 +327,16 @@ export class WithdrawalService {
     return this.fail(transactionId, { releaseExternalRef: false }, accountId);
   }
 
-  /** Worker step: asks the provider about unknown outcomes and applies the known ones. */
+  /**
+   * Worker step: asks the provider about unknown outcomes, and about withdrawals processing for
+   * over 10 seconds (a PSP's notification may be lost, or never sent), and applies the known ones.
+   */
   async reconcileUnknown(batch = 100): Promise<number> {
     let resolved = 0;
-    for (const { id } of await repository.findUnknownWithdrawals(this.db, batch)) {
+    const quietSince = new Date(this.clock.now().getTime() - RECONCILE_PROCESSING_AFTER_MS);
+    for (const withdrawal of await repository.findWithdrawalsToReconcile(this.db, quietSince, batch)) {
       try {
-        if (await this.applyProviderOutcome(id)) resolved++;
+        if (await this.applyProviderOutcome(withdrawal)) resolved++;
       } catch (error) {
         if (!(error instanceof InvalidStateError)) throw error; // another worker resolved it first
       }

@@ -183,7 +183,12 @@ export async function startGateway(environment: Record<string, string> = {}, opt
     },
     ledgerProblems: () => findLedgerProblems(database.db),
     async close() {
-      await Promise.all([...peers.map((peer) => peer.close()), ...closers.map((close) => close()), services.webhookDispatcher.stop()]);
+      await Promise.all([
+        ...peers.map((peer) => peer.close()),
+        ...closers.map((close) => close()),
+        services.webhookDispatcher.stop(),
+        services.providerInbound?.close(),
+      ]);
       await app.close();
       if (serverUrl) await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(database.db);
       await database.close();

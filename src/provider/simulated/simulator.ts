@@ -65,6 +65,9 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
     return { location, pixPayload: buildDynamicBrCode({ locationUrl: location, merchantName: request.merchantName, merchantCity: request.merchantCity }) };
   }
 
+  /** The simulator keeps no state for a charge: nothing to withdraw. */
+  async cancelCharge(): Promise<void> {}
+
   async createWithdrawal(request: WithdrawalRequest): Promise<WithdrawalSubmission> {
     const directive = await repository.takeDirective(this.db, request.accountId, 'withdrawal');
     if (directive === 'provider_error') throw new ProviderError('simulated provider error on withdrawal');
@@ -95,8 +98,8 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
     return { status: 'accepted', ...(directive === 'interrupted' ? { confirmationInterrupted: true } : {}) };
   }
 
-  async withdrawalOutcome(transactionId: string): Promise<WithdrawalOutcome> {
-    const row = await repository.findSubmittedWithdrawal(this.db, transactionId);
+  async withdrawalOutcome(withdrawal: { transactionId: string }): Promise<WithdrawalOutcome> {
+    const row = await repository.findSubmittedWithdrawal(this.db, withdrawal.transactionId);
     if (row?.outcome === 'failed') return { status: 'failed', reason: 'provider_failed' };
     if (row?.outcome !== 'paid') return { status: 'unknown' };
     // Rows decided before the network kept end-to-end ids get one now.
@@ -132,8 +135,8 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
     return { status: 'unknown' };
   }
 
-  async refundOutcome(refundId: string): Promise<RefundOutcome> {
-    const row = await repository.findSentRefund(this.db, refundId);
+  async refundOutcome(request: RefundRequest): Promise<RefundOutcome> {
+    const row = await repository.findSentRefund(this.db, request.refundId);
     if (!row) return { status: 'not_received' };
     if (row.outcome === 'failed') return { status: 'failed', reason: 'provider_failed' };
     if (row.outcome === 'refunded' && row.refundEndToEndId) return { status: 'refunded', refundEndToEndId: row.refundEndToEndId };

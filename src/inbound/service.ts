@@ -1,0 +1,89 @@
+import type { ChargeService } from '../charges/service.js';
+import { InvalidStateError, NotFoundError } from '../errors.js';
+import type { InfractionService } from '../infractions/service.js';
+import type { Clock } from '../platform/clock.js';
+import type { Db } from '../platform/database.js';
+import type { RefundRow } from '../platform/schema.js';
+import type { ChargebackReceipt, IncomingPayment, PaymentReceipt, ProviderReports, RefundOutcome, ReportedChargeback } from '../provider/provider.js';
+import type { RefundService } from '../refunds/service.js';
+
+/**
+ * Applies what a PSP reports on its own (DESIGN.md §12): received PIX, removed charges, refund
+ * outcomes and MED returns. A PSP repeats, batches and reorders its reports, and a poller reads
+ * them again: each is applied once, by the network's end-to-end ids, and a repeat is harmless.
+ */
+export class InboundService implements ProviderReports {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly charges: ChargeService,
+    private readonly refunds: RefundService,
+    private readonly infractions: InfractionService,
+  ) {}
+
+  /**
+   * Credits a PIX to its pending charge, or returns it to the payer when the charge is not payable
+   * any more (cancelled, expired, failed, paid already) or the amount differs; once per end-to-end id.
+   */
+  async paymentReceived(payment: IncomingPayment): Promise<PaymentReceipt> {
+    let toReturn: RefundRow | undefined;
+    const receipt = await this.db.transaction().execute(async (tx): Promise<PaymentReceipt> => {
+      const now = this.clock.now();
+      const found = await this.charges.lockForIncoming(tx, payment, now);
+      if (!found) return 'unknown_charge';
+      const { charge, payable } = found;
+      // Under the charge's lock: a repeat of this PIX finds what its first report did.
+      if (charge.endToEndId === payment.endToEndId || (await this.refunds.isReturnedPayment(tx, payment.endToEndId))) return 'duplicate';
+      if (payable) {
+        await this.charges.credit(tx, charge, payment, now);
+        return 'credited';
+      }
+      toReturn = await this.refunds.recordReturnedPayment(tx, charge, payment, now);
+      return 'returned';
+    });
+    if (toReturn) await this.refunds.send(toReturn);
+    return receipt;
+  }
+
+  async chargeRemoved(transactionId: string): Promise<void> {
+    try {
+      await this.charges.failCharge(transactionId);
+    } catch (error) {
+      // Paid, cancelled or expired meanwhile, or not ours: nothing to remove.
+      if (!(error instanceof InvalidStateError || error instanceof NotFoundError)) throw error;
+    }
+  }
+
+  async refundSettled(refundId: string, outcome: RefundOutcome): Promise<void> {
+    try {
+      await this.refunds.applyOutcome(refundId, outcome);
+    } catch (error) {
+      // Settled already (a repeat), or not a refund of ours.
+      if (!(error instanceof InvalidStateError || error instanceof NotFoundError)) throw error;
+    }
+  }
+
+  /**
+   * The PSP returned money of a received PIX through MED: the charge's case (opened now when the
+   * PSP skipped telling us of it) closes against the merchant with this very return as its
+   * chargeback — the block released, the amount debited, the charge refunded in part or in full.
+   */
+  async chargebackReported(chargeback: ReportedChargeback): Promise<ChargebackReceipt> {
+    if (await this.refunds.findByEndToEndId(chargeback.refundEndToEndId)) return 'duplicate';
+    const charge = await this.charges.findByPaymentEndToEndId(chargeback.paymentEndToEndId);
+    if (!charge) return 'unknown_payment';
+    try {
+      const running =
+        (await this.infractions.findRunningOf(charge.id)) ??
+        (await this.infractions.open(charge.id, { reason: chargeback.reason, amountCents: chargeback.amountCents }));
+      await this.infractions.accept(running.id, Math.min(chargeback.amountCents, running.amountCents), undefined, {
+        refundEndToEndId: chargeback.refundEndToEndId,
+      });
+      return 'applied';
+    } catch (error) {
+      // A concurrent report of the same return closed the case first.
+      if (!(error instanceof InvalidStateError)) throw error;
+      return 'duplicate';
+    }
+  }
+}

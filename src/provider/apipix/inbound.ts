@@ -1,0 +1,168 @@
+import type { PspSettings } from '../../config.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/database.js';
+import type { ProviderInbound, ProviderReports } from '../provider.js';
+import { PspRefusal, PspUnavailable, type PspClient } from './client.js';
+import { startNotificationListener } from './notificationRoutes.js';
+import {
+  centsOf,
+  cobPageSchema,
+  idOfTxid,
+  isMedReturn,
+  medReasonOf,
+  notificationSchema,
+  payerOf,
+  pixPageSchema,
+  pixSchema,
+  refundOutcomeOf,
+  type Pix,
+} from './payloads.js';
+import { advanceCursor, findCursor } from './repository.js';
+
+type Logger = { warn(details: object, message: string): void; error(details: object, message: string): void };
+
+const MINUTE_MS = 60_000;
+/** Each poll reads again the last minutes before its cursor: a PIX the PSP lists late is still found. */
+const POLL_OVERLAP_MS = 10 * MINUTE_MS;
+/** A first poll reads this far back. */
+const FIRST_POLL_WINDOW_MS = 60 * MINUTE_MS;
+/** Charges live at most 30 days (expiresInDays): a removed one is looked for that far back. */
+const REMOVED_CHARGE_WINDOW_MS = 30 * 24 * 60 * MINUTE_MS;
+const PAGE_SIZE = 100;
+/** Notifications read back at once; more wait (the PSP's answer never waits for them). */
+const MAX_PENDING_NOTIFICATIONS = 1000;
+
+/**
+ * What the PSP tells on its own (DESIGN.md §12): its notifications of received PIX and of
+ * devoluções reaching a final status, and a poller for what they missed. A notification is never
+ * believed: each PIX it names is read back from the PSP (`GET /pix/{e2eid}`) before anything is
+ * applied, and the services apply each PIX and each devolução once, however often it is reported.
+ */
+export class ApiPixInbound implements ProviderInbound {
+  private readonly inFlight = new Set<Promise<void>>();
+  private listener: { url: string; close(): Promise<void> } | null = null;
+
+  constructor(
+    private readonly client: PspClient,
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly reports: ProviderReports,
+    private readonly settings: PspSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * A notification body: accepted when well-formed (the PSP is answered at once), then each PIX is
+   * read back and applied in the background. False when the body is not a notification.
+   */
+  acknowledge(body: unknown): boolean {
+    const parsed = notificationSchema.safeParse(body);
+    if (!parsed.success) return false;
+    if (this.inFlight.size >= MAX_PENDING_NOTIFICATIONS) {
+      // The poller finds these PIX; the PSP is not made to wait or to retry.
+      this.logger.warn({ pending: this.inFlight.size }, 'PSP notification left to the poller: too many being read back');
+      return true;
+    }
+    const endToEndIds = [...new Set(parsed.data.pix.map((item) => item.endToEndId))];
+    const work = this.readBack(endToEndIds).finally(() => this.inFlight.delete(work));
+    this.inFlight.add(work);
+    return true;
+  }
+
+  /** Waits for the notifications being read back (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  }
+
+  async poll(): Promise<number> {
+    const fim = this.clock.now();
+    const cursor = (await findCursor(this.db, 'pix')) ?? new Date(fim.getTime() - FIRST_POLL_WINDOW_MS);
+    const inicio = new Date(cursor.getTime() - POLL_OVERLAP_MS);
+    let applied = 0;
+    for await (const page of this.pages(pixPageSchema, '/pix', { inicio: inicio.toISOString(), fim: fim.toISOString() })) {
+      for (const pix of page.pix ?? []) applied += await this.apply(pix);
+    }
+    await advanceCursor(this.db, 'pix', fim);
+    const created = { inicio: new Date(fim.getTime() - REMOVED_CHARGE_WINDOW_MS).toISOString(), fim: fim.toISOString(), status: 'REMOVIDA_PELO_PSP' };
+    for await (const page of this.pages(cobPageSchema, '/cob', created)) {
+      for (const cob of page.cobs) {
+        const transactionId = idOfTxid(cob.txid);
+        if (transactionId) await this.reports.chargeRemoved(transactionId);
+      }
+    }
+    return applied;
+  }
+
+  async listen(): Promise<string | null> {
+    if (!this.settings.webhook || this.listener) return this.listener?.url ?? null;
+    this.listener = await startNotificationListener(this.settings.webhook, this);
+    return this.listener.url;
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.close();
+    this.listener = null;
+    await this.settled();
+    await this.client.close();
+  }
+
+  private async readBack(endToEndIds: string[]): Promise<void> {
+    for (const endToEndId of endToEndIds) {
+      try {
+        const pix = pixSchema.parse(await this.client.call({ method: 'GET', path: `/pix/${endToEndId}`, idempotent: true }));
+        await this.apply(pix);
+      } catch (error) {
+        // Unknown to the PSP (a forged or mistaken notification) or unreadable now: the poller looks again.
+        const known = error instanceof PspRefusal || error instanceof PspUnavailable;
+        this.logger[known ? 'warn' : 'error']({ err: error, endToEndId }, 'PSP notification not applied');
+      }
+    }
+  }
+
+  /** A PIX as the PSP reports it: the payment, then its devoluções. Answers how many reports it applied. */
+  private async apply(pix: Pix): Promise<number> {
+    const transactionId = idOfTxid(pix.txid);
+    if (!transactionId) return 0; // not one of our charges (a PIX to the key without txid)
+    let applied = 0;
+    const receipt = await this.reports.paymentReceived({ transactionId, endToEndId: pix.endToEndId, amountCents: centsOf(pix.valor), payer: payerOf(pix) });
+    if (receipt === 'unknown_charge') this.logger.warn({ endToEndId: pix.endToEndId }, 'PIX received for no charge of ours: left to the operator');
+    if (receipt === 'credited' || receipt === 'returned') applied++;
+    for (const devolucao of pix.devolucoes ?? []) {
+      if (isMedReturn(devolucao)) {
+        if (devolucao.status !== 'DEVOLVIDO') continue;
+        const chargeback = {
+          paymentEndToEndId: pix.endToEndId,
+          amountCents: centsOf(devolucao.valor),
+          refundEndToEndId: devolucao.rtrId,
+          reason: medReasonOf(devolucao),
+        };
+        if ((await this.reports.chargebackReported(chargeback)) === 'applied') applied++;
+        continue;
+      }
+      const refundId = idOfTxid(devolucao.id);
+      const outcome = refundOutcomeOf(devolucao);
+      if (refundId && outcome.status !== 'unknown') await this.reports.refundSettled(refundId, outcome);
+    }
+    return applied;
+  }
+
+  /** The pages of an API Pix list, read one after the other. */
+  private async *pages<T extends { parametros: { paginacao: { quantidadeDePaginas: number } } }>(
+    schema: { parse(value: unknown): T },
+    path: string,
+    query: Record<string, string>,
+  ): AsyncGenerator<T> {
+    for (let page = 0; ; page++) {
+      const answer = schema.parse(
+        await this.client.call({
+          method: 'GET',
+          path,
+          query: { ...query, 'paginacao.paginaAtual': String(page), 'paginacao.itensPorPagina': String(PAGE_SIZE) },
+          idempotent: true,
+        }),
+      );
+      yield answer;
+      if (page + 1 >= answer.parametros.paginacao.quantidadeDePaginas) return;
+    }
+  }
+}

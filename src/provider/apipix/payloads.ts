@@ -1,0 +1,162 @@
+import { z } from 'zod';
+import { parseBrCodeFields } from '../../pix/brcode.js';
+import { crc16CcittFalse } from '../../pix/crc16.js';
+import type { Holder, Party } from '../../platform/schema.js';
+import type { RefundOutcome } from '../provider.js';
+
+/**
+ * What the adapter reads of the PSP's answers (API Pix 2.9.0 and Efí's cash-out), checked before
+ * use: a PSP's answer is input like any other. Fields the gateway does not use are not listed.
+ */
+
+const money = z.string().regex(/^\d{1,10}\.\d{2}$/);
+const endToEndId = z.string().regex(/^[a-zA-Z0-9]{32}$/);
+
+export const createdCobSchema = z.object({
+  txid: z.string(),
+  status: z.string(),
+  location: z.string().min(1).max(77),
+  pixCopiaECola: z.string().min(1).max(512),
+  valor: z.object({ original: money }),
+});
+
+export const cobSchema = z.object({ txid: z.string(), status: z.string() });
+
+export const devolucaoSchema = z.object({
+  id: z.string(),
+  rtrId: endToEndId,
+  valor: money,
+  natureza: z.string().optional(),
+  status: z.enum(['EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO']),
+  motivo: z.string().optional(),
+});
+export type Devolucao = z.infer<typeof devolucaoSchema>;
+
+/** Efí's extension on a received PIX: who paid (name, document, the payer bank's ISPB). */
+const payerExtension = z
+  .object({
+    pagador: z
+      .object({
+        nome: z.string().min(1),
+        cpf: z
+          .string()
+          .regex(/^\d{11}$/)
+          .optional(),
+        cnpj: z
+          .string()
+          .regex(/^\d{14}$/)
+          .optional(),
+        codigoBanco: z.string().optional(),
+      })
+      .optional(),
+  })
+  .optional();
+
+export const pixSchema = z.object({
+  endToEndId,
+  txid: z.string().optional(),
+  valor: money,
+  horario: z.string(),
+  devolucoes: z.array(devolucaoSchema).optional(),
+  gnExtras: payerExtension.catch(undefined),
+});
+export type Pix = z.infer<typeof pixSchema>;
+
+const paginationSchema = z.object({ paginaAtual: z.number().int(), quantidadeDePaginas: z.number().int() });
+export const pixPageSchema = z.object({ parametros: z.object({ paginacao: paginationSchema }), pix: z.array(pixSchema).optional() });
+export const cobPageSchema = z.object({ parametros: z.object({ paginacao: paginationSchema }), cobs: z.array(cobSchema) });
+
+/** The PSP's notification body: only the end-to-end ids are used (each PIX is read back). */
+export const notificationSchema = z.object({ pix: z.array(z.object({ endToEndId })).max(1000) });
+
+/** Efí `PUT /v2/gn/pix/:idEnvio` and `GET /v2/gn/pix/enviados/id-envio/:idEnvio`. */
+export const sentPixSchema = z.object({
+  idEnvio: z.string(),
+  endToEndId: z.string().optional(),
+  e2eId: z.string().optional(),
+  status: z.enum(['EM_PROCESSAMENTO', 'REALIZADO', 'NAO_REALIZADO']),
+  favorecido: z
+    .object({
+      identificacao: z.object({ nome: z.string().optional() }).optional(),
+      contaBanco: z
+        .object({ nome: z.string().optional(), codigoBanco: z.string().optional(), agencia: z.string().optional(), conta: z.string().optional() })
+        .optional(),
+    })
+    .optional(),
+});
+export type SentPix = z.infer<typeof sentPixSchema>;
+
+/** API Pix txid (and Efí's idEnvio, and our devolução ids): the UUID's 32 hex digits. */
+export const txidOf = (id: string): string => id.replaceAll('-', '');
+
+/** Our id back from a txid of ours; null for anything the gateway did not make. */
+export function idOfTxid(txid: string | undefined): string | null {
+  if (!txid || !/^[0-9a-f]{32}$/.test(txid)) return null;
+  return `${txid.slice(0, 8)}-${txid.slice(8, 12)}-${txid.slice(12, 16)}-${txid.slice(16, 20)}-${txid.slice(20)}`;
+}
+
+/** Cents as API Pix writes money: "1234.56" (integer arithmetic: no binary fractions). */
+export const valorOf = (cents: number): string => `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+
+export function centsOf(valor: string): number {
+  const [units = '', fraction = ''] = valor.split('.');
+  return Number(units) * 100 + Number(fraction);
+}
+
+/**
+ * The PSP's BR Code is what the payer's app reads: its CRC must hold, its location must be the
+ * charge's, and an amount, when the code carries one, must be the charge's. Answers what is wrong.
+ */
+export function brCodeProblem(pixCopiaECola: string, expected: { location: string; amountCents: number }): string | null {
+  if (!/^[\x20-\x7E]+$/.test(pixCopiaECola)) return 'not printable ASCII';
+  const crcAt = pixCopiaECola.length - 4;
+  if (pixCopiaECola.slice(crcAt - 4, crcAt) !== '6304') return 'no CRC field at the end';
+  if (crc16CcittFalse(pixCopiaECola.slice(0, crcAt)) !== pixCopiaECola.slice(crcAt)) return 'CRC does not match';
+  let fields;
+  try {
+    fields = parseBrCodeFields(pixCopiaECola);
+  } catch (error) {
+    return error instanceof Error ? error.message : 'malformed';
+  }
+  const account = fields.get('26');
+  const location = account ? parseBrCodeFields(account).get('25') : undefined;
+  if (location !== expected.location) return 'location is not the charge’s';
+  const amount = fields.get('54');
+  if (amount !== undefined && (!/^\d+\.\d{2}$/.test(amount) || centsOf(amount) !== expected.amountCents)) return 'amount is not the charge’s';
+  return null;
+}
+
+/** Who paid, from the PSP's extension when it gives one (API Pix itself names no payer since 2.6.3). */
+export function payerOf(pix: Pix): Party | null {
+  const payer = pix.gnExtras?.pagador;
+  const document = payer?.cpf ?? payer?.cnpj;
+  if (!payer || !document) return null;
+  // The PSP tells the payer's bank (ISPB), not the branch and account.
+  return { name: payer.nome, document, documentType: payer.cpf ? 'cpf' : 'cnpj', bankAccount: { ispb: payer.codigoBanco ?? '', branch: '', account: '' } };
+}
+
+/** A devolução's state as the gateway's refund outcome. */
+export function refundOutcomeOf(devolucao: Devolucao): RefundOutcome {
+  if (devolucao.status === 'DEVOLVIDO') return { status: 'refunded', refundEndToEndId: devolucao.rtrId };
+  if (devolucao.status === 'NAO_REALIZADO') return { status: 'failed', reason: devolucao.motivo ?? 'nao_realizado' };
+  return { status: 'unknown' };
+}
+
+/** MED returns are the PSP's own (API Pix lets a receiver ask only for ORIGINAL or RETIRADA). */
+export const isMedReturn = (devolucao: Devolucao): boolean => devolucao.natureza?.startsWith('MED_') ?? false;
+
+export const medReasonOf = (devolucao: Devolucao): 'fraud' | 'operational_flaw' => (devolucao.natureza === 'MED_FRAUDE' ? 'fraud' : 'operational_flaw');
+
+/**
+ * Who received a paid withdrawal. Efí masks the document it shows; it checked the key's holder
+ * against the document we sent (the expected holder's), so that is the beneficiary's.
+ */
+export function beneficiaryOf(sent: SentPix, expectedHolder: Holder): Party {
+  const account = sent.favorecido?.contaBanco;
+  return {
+    name: sent.favorecido?.identificacao?.nome ?? account?.nome ?? expectedHolder.name,
+    document: expectedHolder.document,
+    documentType: expectedHolder.documentType,
+    bankAccount: { ispb: account?.codigoBanco ?? '', branch: account?.agencia ?? '', account: account?.conta ?? '' },
+  };
+}

@@ -1,0 +1,183 @@
+import type { z } from 'zod';
+import type { Holder } from '../../platform/schema.js';
+import {
+  ProviderError,
+  ProviderOutcomeUnknownError,
+  type ChargeRequest,
+  type CreatedCharge,
+  type PixProvider,
+  type RefundOutcome,
+  type RefundRequest,
+  type WithdrawalOutcome,
+  type WithdrawalRequest,
+  type WithdrawalSubmission,
+} from '../provider.js';
+import { PspRefusal, PspUnavailable, type PspCall, type PspClient } from './client.js';
+import {
+  beneficiaryOf,
+  brCodeProblem,
+  centsOf,
+  cobSchema,
+  createdCobSchema,
+  devolucaoSchema,
+  isMedReturn,
+  pixSchema,
+  refundOutcomeOf,
+  sentPixSchema,
+  txidOf,
+  valorOf,
+} from './payloads.js';
+
+type Logger = { warn(details: object, message: string): void };
+
+/** Efí's refusals that mean the key cannot receive from us: the withdrawal fails (nothing left). */
+const KEY_REFUSALS: Record<string, string> = {
+  chave_nao_pertence_ao_documento: 'holder_mismatch',
+  chave_favorecido_nao_encontrada: 'key_not_found',
+};
+
+/**
+ * Banco Central's API Pix (DESIGN.md §12) for charges, received PIX and refunds, and Efí's
+ * published cash-out (`/gn/pix`) for withdrawals. Our ids become the PSP's: a charge's txid, a
+ * withdrawal's idEnvio and a refund's devolução id are the UUID's 32 hex digits, so every PUT can
+ * be sent again without doing anything twice.
+ */
+export class ApiPixProvider implements PixProvider {
+  readonly name = 'apipix';
+
+  constructor(
+    private readonly client: PspClient,
+    private readonly pixKey: string,
+    private readonly logger: Logger,
+  ) {}
+
+  async createCharge(request: ChargeRequest): Promise<CreatedCharge> {
+    const expiracao = Math.max(1, Math.round((request.expiresAt.getTime() - Date.now()) / 1000));
+    const cob = await this.read(createdCobSchema, {
+      method: 'PUT',
+      path: `/cob/${txidOf(request.transactionId)}`,
+      body: { calendario: { expiracao }, valor: { original: valorOf(request.amountCents) }, chave: this.pixKey },
+      idempotent: true,
+    }).catch(refusedOrUnanswered);
+    if (centsOf(cob.valor.original) !== request.amountCents) throw new ProviderError('PSP registered another amount');
+    const problem = brCodeProblem(cob.pixCopiaECola, { location: cob.location, amountCents: request.amountCents });
+    if (problem) {
+      this.logger.warn({ transactionId: request.transactionId, problem }, 'PSP answered a BR Code that does not check');
+      throw new ProviderError(`PSP BR Code refused: ${problem}`);
+    }
+    return { location: cob.location, pixPayload: cob.pixCopiaECola };
+  }
+
+  async cancelCharge(transactionId: string): Promise<void> {
+    const path = `/cob/${txidOf(transactionId)}`;
+    try {
+      await this.client.call({ method: 'PATCH', path, body: { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' }, idempotent: true });
+    } catch (error) {
+      // A repeat of a PATCH that got through is refused: the charge is removed all the same.
+      if (!(error instanceof PspRefusal)) refusedOrUnanswered(error);
+      const cob = await this.read(cobSchema, { method: 'GET', path, idempotent: true }).catch(refusedOrUnanswered);
+      if (!cob.status.startsWith('REMOVIDA_')) throw new ProviderError(`PSP refused the removal (status ${cob.status})`);
+    }
+  }
+
+  async createWithdrawal(request: WithdrawalRequest): Promise<WithdrawalSubmission> {
+    const { document, documentType } = request.expectedHolder;
+    try {
+      await this.read(sentPixSchema, {
+        method: 'PUT',
+        path: `/gn/pix/${txidOf(request.transactionId)}`,
+        // The PSP checks that the key's holder has this document before anything leaves.
+        body: { valor: valorOf(request.amountCents), pagador: { chave: this.pixKey }, favorecido: { chave: request.pixKey, [documentType]: document } },
+        idempotent: true,
+      });
+      return { status: 'accepted' };
+    } catch (error) {
+      if (error instanceof PspRefusal) {
+        // A repeat of a send that got through: accepted the first time.
+        if (error.problem.nome === 'id_envio_duplicado') return { status: 'accepted' };
+        const reason = KEY_REFUSALS[error.problem.nome ?? ''];
+        if (reason) return { status: 'rejected', reason };
+        throw new ProviderError(`PSP refused the withdrawal (${error.status} ${error.problem.nome ?? error.problem.type ?? ''})`);
+      }
+      refusedOrUnanswered(error);
+    }
+  }
+
+  async withdrawalOutcome(withdrawal: { transactionId: string; expectedHolder: Holder }): Promise<WithdrawalOutcome> {
+    let sent;
+    try {
+      sent = await this.read(sentPixSchema, { method: 'GET', path: `/gn/pix/enviados/id-envio/${txidOf(withdrawal.transactionId)}`, idempotent: true });
+    } catch (error) {
+      // Asked only once the PUT's attempts ended: a send the PSP does not know never left.
+      if (error instanceof PspRefusal && error.status === 404) return { status: 'failed', reason: 'not_received' };
+      if (error instanceof PspRefusal || error instanceof PspUnavailable) return { status: 'unknown' };
+      throw error;
+    }
+    if (sent.status === 'NAO_REALIZADO') return { status: 'failed', reason: 'nao_realizado' };
+    const endToEndId = sent.endToEndId ?? sent.e2eId;
+    if (sent.status !== 'REALIZADO' || !endToEndId) return { status: 'unknown' };
+    return { status: 'paid', endToEndId, beneficiary: beneficiaryOf(sent, withdrawal.expectedHolder) };
+  }
+
+  async requestRefund(request: RefundRequest): Promise<RefundOutcome> {
+    if (request.nature === 'med') return this.medReturnOf(request);
+    const devolucao = await this.read(devolucaoSchema, {
+      method: 'PUT',
+      path: devolucaoPath(request),
+      body: { valor: valorOf(request.amountCents), natureza: 'ORIGINAL' },
+      idempotent: true,
+    }).catch(refusedOrUnanswered);
+    return refundOutcomeOf(devolucao);
+  }
+
+  async refundOutcome(request: RefundRequest): Promise<RefundOutcome> {
+    if (request.nature === 'med') return this.medReturnOf(request);
+    try {
+      return refundOutcomeOf(await this.read(devolucaoSchema, { method: 'GET', path: devolucaoPath(request), idempotent: true }));
+    } catch (error) {
+      if (error instanceof PspRefusal && error.status === 404) return { status: 'not_received' };
+      if (error instanceof PspRefusal || error instanceof PspUnavailable) return { status: 'unknown' };
+      throw error;
+    }
+  }
+
+  /**
+   * A MED chargeback is executed by the PSP itself (API Pix offers no MED devolução to ask for):
+   * settled once the PIX shows a MED return of the amount, unknown until then.
+   */
+  private async medReturnOf(request: RefundRequest): Promise<RefundOutcome> {
+    let pix;
+    try {
+      pix = await this.read(pixSchema, { method: 'GET', path: `/pix/${request.paymentEndToEndId}`, idempotent: true });
+    } catch (error) {
+      if (error instanceof PspRefusal || error instanceof PspUnavailable) return { status: 'unknown' };
+      throw error;
+    }
+    const done = pix.devolucoes?.find(
+      (devolucao) => isMedReturn(devolucao) && devolucao.status === 'DEVOLVIDO' && centsOf(devolucao.valor) === request.amountCents,
+    );
+    return done ? refundOutcomeOf(done) : { status: 'unknown' };
+  }
+
+  /** One call whose 2xx answer must have `schema`'s shape (a PSP answer is input like any other). */
+  private async read<T extends z.ZodType>(schema: T, call: PspCall): Promise<z.infer<T>> {
+    const parsed = schema.safeParse(await this.client.call(call));
+    if (!parsed.success) {
+      this.logger.warn({ path: call.path.replace(/\/[0-9a-zA-Z]{26,}/g, '/…'), issues: parsed.error.issues.slice(0, 3) }, 'PSP answer of an unexpected shape');
+      throw new PspUnavailable(true, 'answer of an unexpected shape');
+    }
+    return parsed.data;
+  }
+}
+
+const devolucaoPath = (request: RefundRequest) => `/pix/${request.paymentEndToEndId}/devolucao/${txidOf(request.refundId)}`;
+
+/**
+ * The services' reading of a failed call that moves money: refused or surely not received →
+ * ProviderError (nothing happened: safe to undo); may have been applied → ProviderOutcomeUnknownError.
+ */
+function refusedOrUnanswered(error: unknown): never {
+  if (error instanceof PspRefusal) throw new ProviderError(error.message);
+  if (error instanceof PspUnavailable) throw error.delivered ? new ProviderOutcomeUnknownError(error.message) : new ProviderError(error.message);
+  throw error;
+}

@@ -1,0 +1,357 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { messages } from '../../src/messages.js';
+import { balanceOf, createCharge, eventNames, fund, readTransaction, registerRecipient, reviewRecipient } from '../helpers/api.js';
+import { backend, NO_CHARGE_FEES, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { makePspCertificates, type PspCertificates } from '../psp/certificates.js';
+import { CLIENT_ID, CLIENT_SECRET, DEFAULT_PAYER, startPspDouble, type PspDouble } from '../psp/double.js';
+
+/**
+ * The API Pix adapter (DESIGN.md §12) through the gateway's own HTTP API, against the PSP double:
+ * every request the adapter makes and every answer and notification it gets is judged by Banco
+ * Central's OpenAPI (the double's `violations`), and the ledger holds after each scenario.
+ */
+const PIX_KEY = 'recebimentos@gateway.example';
+const RECIPIENT_CPF = '39053344705';
+const hex = (id: string) => id.replaceAll('-', '');
+
+let certificates: PspCertificates;
+let double: PspDouble;
+let gateway: Gateway;
+let merchant: Merchant;
+let certificateDir: string;
+
+/** Waits until `check` passes (notifications are applied after the PSP is answered). */
+async function eventually(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+beforeAll(async () => {
+  certificateDir = mkdtempSync(join(tmpdir(), 'psp-'));
+  certificates = makePspCertificates(certificateDir);
+  double = await startPspDouble(certificates, { pixKey: PIX_KEY });
+  gateway = await startGateway({
+    PIX_PROVIDER: 'apipix',
+    PSP_BASE_URL: double.baseUrl,
+    PSP_TOKEN_URL: double.tokenUrl,
+    PSP_CLIENT_ID: CLIENT_ID,
+    PSP_CLIENT_SECRET: CLIENT_SECRET,
+    PSP_CERT_FILE: certificates.gatewayClientCert,
+    PSP_KEY_FILE: certificates.gatewayClientKey,
+    PSP_CA_FILE: certificates.caCert,
+    PSP_PIX_KEY: PIX_KEY,
+    PSP_TIMEOUT_MS: '1000',
+    PSP_WEBHOOK_PORT: '0',
+    PSP_WEBHOOK_CERT_FILE: certificates.gatewayServerCert,
+    PSP_WEBHOOK_KEY_FILE: certificates.gatewayServerKey,
+    PSP_WEBHOOK_CLIENT_CA_FILE: certificates.caCert,
+  });
+  const listening = await gateway.services.providerInbound?.listen();
+  if (!listening) throw new Error('no notification listener');
+  double.setWebhook(listening);
+  merchant = await gateway.createMerchant({ ...NO_CHARGE_FEES, limits: { withdrawPerSecond: 100, withdrawPerMinute: 100, withdrawPerHour: 100 } });
+}, 30_000);
+
+afterEach(async () => {
+  expect(double.violations.splice(0)).toEqual([]);
+  expect(await gateway.ledgerProblems()).toEqual([]);
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await double?.close();
+  rmSync(certificateDir, { recursive: true, force: true });
+});
+
+const poll = () => gateway.services.providerInbound?.poll() ?? Promise.resolve(0);
+const refundsOf = async (transactionId: string) =>
+  (await gateway.call('GET', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey })).body.refunds as Record<string, unknown>[];
+
+/** A charge paid at the PSP and applied from its notification; answers the charge's id and the PIX's end-to-end id. */
+async function paidAtPsp(): Promise<{ transactionId: string; endToEndId: string }> {
+  const transactionId = await createCharge(gateway, merchant);
+  const endToEndId = await double.pay(hex(transactionId));
+  await eventually(async () => expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('paid'));
+  return { transactionId, endToEndId };
+}
+
+describe(`API Pix adapter: charges (${backend})`, () => {
+  it('registers the charge at the PSP under the transactionId as txid and answers its checked BR Code, with one cached token', async () => {
+    const tokensBefore = double.tokensIssued();
+    const created = await gateway.call('POST', '/v1/pix', {
+      key: merchant.apiKey,
+      body: { amountCents: 2590, customer: { name: 'Ana', email: 'ana@example.com', phone: '11987654321', document: { number: '52998224725', type: 'cpf' } } },
+    });
+    expect(created.status).toBe(201);
+    const cob = double.cob(hex(created.body.transactionId));
+    expect(cob).toMatchObject({ status: 'ATIVA', valor: '25.90', chave: PIX_KEY });
+    expect(cob?.expiracao).toBeGreaterThan(2 * 86400 - 60);
+    expect(created.body.pixPayload).toContain(cob?.location);
+    expect(created.body.pixPayload).toMatch(/^000201.*6304[0-9A-F]{4}$/);
+    await createCharge(gateway, merchant);
+    // One token for both calls (tokens last an hour at the double).
+    expect(double.tokensIssued() - tokensBefore).toBeLessThanOrEqual(1);
+  });
+
+  it('answers 502 with nothing recorded when the PSP stays unavailable, and succeeds on a retry within the call', async () => {
+    double.failNext(3);
+    const refused = await gateway.call('POST', '/v1/pix', {
+      key: merchant.apiKey,
+      body: { amountCents: 1000, customer: { name: 'Ana', email: 'ana@example.com', phone: '11987654321', document: { number: '52998224725', type: 'cpf' } } },
+    });
+    expect(refused).toMatchObject({ status: 502, body: { error: messages.providerChargeFailed } });
+    double.failNext(1);
+    const transactionId = await createCharge(gateway, merchant);
+    expect(double.cob(hex(transactionId))?.status).toBe('ATIVA');
+  });
+
+  it('cancels at the PSP (REMOVIDA_PELO_USUARIO_RECEBEDOR) before the charge shows cancelled', async () => {
+    const transactionId = await createCharge(gateway, merchant);
+    const cancelled = await gateway.call('POST', `/v1/pix/${transactionId}/cancel`, { key: merchant.apiKey });
+    expect(cancelled).toMatchObject({ status: 200, body: { status: 'cancelled' } });
+    expect(double.cob(hex(transactionId))?.status).toBe('REMOVIDA_PELO_USUARIO_RECEBEDOR');
+  });
+
+  it('keeps the charge pending and answers 502 when the PSP cannot remove it', async () => {
+    const transactionId = await createCharge(gateway, merchant);
+    double.failNext(3);
+    const refused = await gateway.call('POST', `/v1/pix/${transactionId}/cancel`, { key: merchant.apiKey });
+    expect(refused).toMatchObject({ status: 502, body: { error: messages.providerCancelFailed } });
+    expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('pending');
+    expect(double.cob(hex(transactionId))?.status).toBe('ATIVA');
+  });
+
+  it('fails a charge the PSP removed (REMOVIDA_PELO_PSP), found by the poller', async () => {
+    const transactionId = await createCharge(gateway, merchant);
+    double.removeCharge(hex(transactionId));
+    await poll();
+    expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('failed');
+    expect(await eventNames(gateway, transactionId)).toEqual(['transaction.failed']);
+  });
+
+  it('has no sandbox with a real provider', async () => {
+    const transactionId = await createCharge(gateway, merchant);
+    const sandbox = await gateway.call('POST', `/sandbox/v1/pix/${transactionId}/pay`, { key: merchant.apiKey });
+    expect(sandbox.status).toBe(404);
+  });
+});
+
+describe(`API Pix adapter: received PIX (${backend})`, () => {
+  it('credits a PIX read back from the PSP after its notification, with the payer of the PSP extension', async () => {
+    const before = await balanceOf(gateway, merchant);
+    const { transactionId, endToEndId } = await paidAtPsp();
+    const charge = await readTransaction(gateway, merchant, transactionId);
+    expect(charge).toMatchObject({
+      status: 'paid',
+      endToEndId,
+      payer: { name: DEFAULT_PAYER.nome, document: DEFAULT_PAYER.cpf, documentType: 'cpf', bankAccount: { ispb: DEFAULT_PAYER.codigoBanco } },
+    });
+    expect(await balanceOf(gateway, merchant)).toBe(before + 1000);
+    expect(double.calls).toContain(`GET /api/v2/pix/${endToEndId}`);
+  });
+
+  it('applies a PIX once whatever is repeated: a duplicate notification and the poller reading it again', async () => {
+    const before = await balanceOf(gateway, merchant);
+    const transactionId = await createCharge(gateway, merchant);
+    await double.pay(hex(transactionId), { notify: 'twice' });
+    await eventually(async () => expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('paid'));
+    await poll();
+    await poll();
+    expect(await balanceOf(gateway, merchant)).toBe(before + 1000);
+    expect(await eventNames(gateway, transactionId)).toEqual(['transaction.paid']);
+  });
+
+  it('applies a batch of PIX sent in one late notification, in any order', async () => {
+    const first = await createCharge(gateway, merchant);
+    const second = await createCharge(gateway, merchant);
+    await double.pay(hex(second), { notify: 'batched' });
+    await double.pay(hex(first), { notify: 'late' });
+    expect((await readTransaction(gateway, merchant, first)).status).toBe('pending');
+    await double.flush();
+    await eventually(async () => {
+      expect((await readTransaction(gateway, merchant, first)).status).toBe('paid');
+      expect((await readTransaction(gateway, merchant, second)).status).toBe('paid');
+    });
+  });
+
+  it('finds a PIX whose notification never came with the poller', async () => {
+    const transactionId = await createCharge(gateway, merchant);
+    await double.pay(hex(transactionId), { notify: 'none' });
+    expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('pending');
+    expect(await poll()).toBeGreaterThanOrEqual(1);
+    expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('paid');
+  });
+
+  it('never believes a notification: a PIX the PSP does not know changes nothing', async () => {
+    const transactionId = await createCharge(gateway, merchant);
+    const forged = { pix: [{ endToEndId: 'E12345678202611240000forgedpix01', txid: hex(transactionId), valor: '10.00', horario: new Date().toISOString() }] };
+    expect(await double.notifyRaw(forged)).toBe(200);
+    await eventually(async () => expect(double.calls).toContain('GET /api/v2/pix/E12345678202611240000forgedpix01'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('pending');
+  });
+
+  it('refuses a notification without a certificate of the PSP, and a body that is not one', async () => {
+    await expect(double.notifyRaw({ pix: [] }, { stranger: true })).rejects.toThrow();
+    expect(await double.notifyRaw({ notPix: true })).toBe(400);
+  });
+
+  it('returns a PIX that arrives for a charge no longer pending, never crediting it', async () => {
+    const before = await balanceOf(gateway, merchant);
+    const transactionId = await createCharge(gateway, merchant);
+    expect((await gateway.call('POST', `/v1/pix/${transactionId}/cancel`, { key: merchant.apiKey })).status).toBe(200);
+    const endToEndId = await double.pay(hex(transactionId)); // the payer's app raced the removal
+    await eventually(async () => expect(await refundsOf(transactionId)).toHaveLength(1));
+    const [returned] = await refundsOf(transactionId);
+    expect(returned).toMatchObject({ amountCents: 1000, status: 'processing' });
+    expect(double.pix(endToEndId)?.devolucoes).toMatchObject([{ id: hex(String(returned?.refundId)), natureza: 'ORIGINAL', valor: '10.00' }]);
+    await double.settleRefund(endToEndId, hex(String(returned?.refundId)), 'DEVOLVIDO');
+    await eventually(async () => expect((await refundsOf(transactionId))[0]).toMatchObject({ status: 'refunded' }));
+    expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('cancelled');
+    expect(await balanceOf(gateway, merchant)).toBe(before);
+    // Reported again: still one return.
+    await poll();
+    expect(await refundsOf(transactionId)).toHaveLength(1);
+  });
+});
+
+describe(`API Pix adapter: refunds and MED (${backend})`, () => {
+  it('sends a refund as a devolução ORIGINAL and settles it from the notification', async () => {
+    const { transactionId, endToEndId } = await paidAtPsp();
+    const before = await balanceOf(gateway, merchant);
+    const created = await gateway.call('POST', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey, body: { amountCents: 400 } });
+    expect(created).toMatchObject({ status: 201, body: { status: 'processing', amountCents: 400 } });
+    const id = hex(created.body.refundId);
+    expect(double.pix(endToEndId)?.devolucoes).toMatchObject([{ id, natureza: 'ORIGINAL', valor: '4.00', status: 'EM_PROCESSAMENTO' }]);
+    await double.settleRefund(endToEndId, id, 'DEVOLVIDO');
+    const rtrId = double.pix(endToEndId)?.devolucoes[0]?.rtrId;
+    await eventually(async () => expect((await refundsOf(transactionId))[0]).toMatchObject({ status: 'refunded', refundEndToEndId: rtrId }));
+    expect(await readTransaction(gateway, merchant, transactionId)).toMatchObject({ status: 'partially_refunded', refundedCents: 400 });
+    expect(await balanceOf(gateway, merchant)).toBe(before - 400);
+  });
+
+  it('gives the money back when the PSP could not return it (NAO_REALIZADO)', async () => {
+    const { transactionId, endToEndId } = await paidAtPsp();
+    const before = await balanceOf(gateway, merchant);
+    const created = await gateway.call('POST', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey, body: {} });
+    expect(created.status).toBe(201);
+    await double.settleRefund(endToEndId, hex(created.body.refundId), 'NAO_REALIZADO');
+    await eventually(async () => expect((await refundsOf(transactionId))[0]).toMatchObject({ status: 'failed' }));
+    expect(await balanceOf(gateway, merchant)).toBe(before);
+    expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('paid');
+  });
+
+  it('answers 502 with nothing debited when the PSP refuses the devolução', async () => {
+    const { transactionId } = await paidAtPsp();
+    const before = await balanceOf(gateway, merchant);
+    double.failNext(3);
+    const refused = await gateway.call('POST', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey, body: { amountCents: 100 } });
+    expect(refused).toMatchObject({ status: 502, body: { error: messages.refundProviderFailed } });
+    expect(await balanceOf(gateway, merchant)).toBe(before);
+  });
+
+  it('takes a MED devolução the PSP made on its own as the chargeback of a case, once', async () => {
+    const { transactionId, endToEndId } = await paidAtPsp();
+    const before = await balanceOf(gateway, merchant);
+    const rtrId = await double.injectMed(endToEndId, 600, 'MED_FRAUDE', 'twice');
+    await eventually(async () => expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('partially_refunded'));
+    await poll();
+    const infractions = (await gateway.call('GET', '/v1/infractions', { key: merchant.apiKey })).body.infractions as Record<string, unknown>[];
+    expect(infractions.filter((infraction) => infraction.transactionId === transactionId)).toMatchObject([
+      { status: 'accepted', reason: 'fraud', amountCents: 600 },
+    ]);
+    expect(await refundsOf(transactionId)).toMatchObject([{ amountCents: 600, status: 'refunded', refundEndToEndId: rtrId }]);
+    expect(await balanceOf(gateway, merchant)).toBe(before - 600);
+    expect(await eventNames(gateway, transactionId)).toEqual([
+      'transaction.paid',
+      'transaction.infraction',
+      'transaction.blocked',
+      'transaction.chargeback',
+      'transaction.partially_refunded',
+    ]);
+  });
+});
+
+describe(`API Pix adapter: withdrawals through Efí's cash-out (${backend})`, () => {
+  const settleAndReconcile = async (transactionId: string, outcome: 'REALIZADO' | 'NAO_REALIZADO') => {
+    double.settleSend(hex(transactionId), outcome);
+    gateway.clock.advance(61_000);
+    await gateway.services.withdrawals.reconcileUnknown();
+  };
+
+  it('sends to the key with the holder document and applies the PSP outcome: paid with its end-to-end id', async () => {
+    await fund(gateway, merchant, 10_000);
+    const created = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
+    expect(created).toMatchObject({ status: 201, body: { status: 'processing' } });
+    const sent = double.send(hex(created.body.transactionId));
+    expect(sent).toMatchObject({ valor: '10.00', status: 'EM_PROCESSAMENTO' });
+    await settleAndReconcile(created.body.transactionId, 'REALIZADO');
+    expect(await readTransaction(gateway, merchant, created.body.transactionId)).toMatchObject({
+      status: 'paid',
+      endToEndId: sent?.e2eId,
+      beneficiary: { name: 'Titular CPF', document: '52998224725', documentType: 'cpf' },
+    });
+  });
+
+  it('fails a withdrawal the PSP did not make (NAO_REALIZADO): the debit comes back', async () => {
+    await fund(gateway, merchant, 10_000);
+    const before = await balanceOf(gateway, merchant);
+    const created = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
+    expect(created.status).toBe(201);
+    await settleAndReconcile(created.body.transactionId, 'NAO_REALIZADO');
+    expect((await readTransaction(gateway, merchant, created.body.transactionId)).status).toBe('failed');
+    expect(await balanceOf(gateway, merchant)).toBe(before);
+  });
+
+  it('fails at once when the key belongs to someone else (chave_nao_pertence_ao_documento)', async () => {
+    await fund(gateway, merchant, 10_000);
+    const before = await balanceOf(gateway, merchant);
+    const recipient = await registerRecipient(gateway, merchant, {
+      legalName: 'Fornecedor',
+      document: RECIPIENT_CPF,
+      documentType: 'cpf',
+      pixKey: RECIPIENT_CPF,
+      pixKeyType: 'cpf',
+    });
+    expect((await reviewRecipient(gateway, merchant, recipient.body.recipientId, 'approve', { label: 'Fornecedor' })).status).toBe(200);
+    // The phone key is someone else's: the PSP refuses to send to it under the recipient's document.
+    double.registerKey('+5511912345678', { nome: 'Outra Pessoa', cpf: '11144477735' });
+    const created = await gateway.call('POST', '/v1/withdraw', {
+      key: merchant.apiKey,
+      body: { amountCents: 1000, pixKey: '+5511912345678', pixKeyType: 'phone', recipientId: recipient.body.recipientId },
+    });
+    expect(created).toMatchObject({ status: 201, body: { status: 'failed' } });
+    expect(await eventNames(gateway, created.body.transactionId)).toEqual(['transfer.created', 'transfer.processing', 'transfer.failed']);
+    expect(await balanceOf(gateway, merchant)).toBe(before);
+  });
+
+  it('answers 502 with the debit rolled back when the PSP is unavailable on every attempt', async () => {
+    await fund(gateway, merchant, 10_000);
+    const before = await balanceOf(gateway, merchant);
+    double.failNext(3);
+    const refused = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
+    expect(refused).toMatchObject({ status: 502, body: { error: messages.withdrawalProviderFailed } });
+    expect(await balanceOf(gateway, merchant)).toBe(before);
+  });
+
+  it('answers 202 failed_unknown when the PSP does not answer in time, and reconciles it from the PSP', async () => {
+    await fund(gateway, merchant, 10_000);
+    double.slowNext(3, 1500);
+    const created = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
+    expect(created).toMatchObject({ status: 202, body: { status: 'failed_unknown' } });
+    await eventually(async () => expect(double.send(hex(created.body.transactionId))).toBeDefined());
+    await settleAndReconcile(created.body.transactionId, 'REALIZADO');
+    expect((await readTransaction(gateway, merchant, created.body.transactionId)).status).toBe('paid');
+  }, 20_000);
+});

@@ -1,0 +1,526 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { Agent, request as send } from 'undici';
+import { generateEndToEndId } from '../../src/pix/endToEndId.js';
+import { buildDynamicBrCode } from '../../src/pix/brcode.js';
+import type { PspCertificates } from './certificates.js';
+import { ApiPixContract, type Operation } from './openapi.js';
+
+/**
+ * A stateful API Pix PSP for the tests (DESIGN.md §12): HTTPS that requires a client certificate,
+ * OAuth2 client credentials, charges (cob), received PIX, devoluções and Efí's cash-out. Every
+ * API Pix request it receives and every answer it sends is checked against Banco Central's
+ * OpenAPI (`violations` collects what fails: a scenario ends by asserting it is empty); Efí's
+ * endpoints, which are not API Pix, are checked against Efí's published fields.
+ */
+
+const DOUBLE_ISPB = '12345678';
+export const CLIENT_ID = 'gateway-client';
+export const CLIENT_SECRET = 'gateway-secret-0123456789';
+const BASE_PATH = '/api/v2';
+const PROBLEM_BASE = 'https://pix.bcb.gov.br/api/v2/error/';
+
+type Json = Record<string, unknown>;
+type Devolucao = {
+  id: string;
+  rtrId: string;
+  valor: string;
+  natureza: string;
+  status: 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
+  horario: { solicitacao: string; liquidacao?: string };
+  motivo?: string;
+};
+type Cob = { txid: string; status: string; valor: string; chave: string; expiracao: number; criacao: string; revisao: number; locId: number; location: string };
+type ReceivedPix = { endToEndId: string; txid: string; valor: string; chave: string; horario: string; devolucoes: Devolucao[]; payer: Payer };
+type Payer = { nome: string; cpf?: string; cnpj?: string; codigoBanco: string };
+type Send = {
+  idEnvio: string;
+  e2eId: string;
+  valor: string;
+  status: 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
+  favorecido: { chave: string; nome: string };
+  solicitacao: string;
+  liquidacao?: string;
+};
+
+/** How the double tells the gateway of a PIX or a devolução. */
+export type Notify = 'once' | 'twice' | 'none' | 'batched' | 'late';
+
+export const DEFAULT_PAYER: Payer = { nome: 'Pagador Real', cpf: '12345678909', codigoBanco: '87654321' };
+
+export type PspDouble = {
+  /** PSP_BASE_URL for the gateway. */
+  baseUrl: string;
+  tokenUrl: string;
+  /** Contract violations seen so far (requests received, answers sent, notifications sent). */
+  violations: string[];
+  /** Requests received, as `METHOD path` (the OAuth token requests included). */
+  calls: string[];
+  tokensIssued(): number;
+  cob(txid: string): Cob | undefined;
+  pix(endToEndId: string): ReceivedPix | undefined;
+  /** The PIX that paid a charge, if any. */
+  pixOfCharge(txid: string): ReceivedPix | undefined;
+  send(idEnvio: string): Send | undefined;
+  /** Where notifications go (the gateway's listener); none until set. */
+  setWebhook(url: string): void;
+  /** A payer pays a charge; answers the PIX's end-to-end id. `amount` in cents (the charge's by default). */
+  pay(txid: string, options?: { amountCents?: number; payer?: Payer; notify?: Notify }): Promise<string>;
+  /** The PSP removes a charge (REMOVIDA_PELO_PSP). */
+  removeCharge(txid: string): void;
+  settleRefund(endToEndId: string, id: string, outcome: 'DEVOLVIDO' | 'NAO_REALIZADO', notify?: Notify): Promise<void>;
+  /** The PSP returns money of a PIX through MED; answers the return's rtrId. */
+  injectMed(endToEndId: string, amountCents: number, natureza: 'MED_FRAUDE' | 'MED_OPERACIONAL', notify?: Notify): Promise<string>;
+  settleSend(idEnvio: string, outcome: 'REALIZADO' | 'NAO_REALIZADO'): void;
+  /** Who holds an email/phone/evp key (cpf/cnpj keys are their own document's). */
+  registerKey(key: string, holder: { nome: string; cpf?: string; cnpj?: string }): void;
+  /** The next `count` API calls answer 503 (the token endpoint excepted). */
+  failNext(count: number): void;
+  /** The next `count` API calls take `ms` before answering. */
+  slowNext(count: number, ms: number): void;
+  /** Sends the notifications held by `batched` and `late` in one call. */
+  flush(): Promise<void>;
+  /** Posts a notification body of one's choosing (with the PSP's client certificate, or a stranger's). */
+  notifyRaw(body: unknown, options?: { stranger?: boolean }): Promise<number>;
+  close(): Promise<void>;
+};
+
+const money = (cents: number) => `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+const cents = (valor: string) => Math.round(Number(valor) * 100);
+const nowIso = () => new Date().toISOString();
+
+function problem(status: number, name: string, title: string, detail?: string): Json {
+  return { type: `${PROBLEM_BASE}${name}`, title, status, ...(detail ? { detail } : {}) };
+}
+
+export async function startPspDouble(
+  certificates: PspCertificates,
+  options: { pixKey?: string; port?: number; host?: string; autoSettleMs?: number } = {},
+): Promise<PspDouble> {
+  const contract = new ApiPixContract();
+  const violations: string[] = [];
+  const calls: string[] = [];
+  const tokens = new Set<string>();
+  const cobs = new Map<string, Cob>();
+  const received = new Map<string, ReceivedPix>();
+  const sends = new Map<string, Send>();
+  const keys = new Map<string, { nome: string; cpf?: string; cnpj?: string }>();
+  const held: string[] = [];
+  let webhookUrl: string | null = null;
+  let failures = 0;
+  let slow = { count: 0, ms: 0 };
+  let nextLocId = 1;
+  const pixKey = options.pixKey ?? 'recebimentos@gateway.example';
+
+  const app = Fastify({
+    https: {
+      cert: readFileSync(certificates.pspServerCert),
+      key: readFileSync(certificates.pspServerKey),
+      ca: readFileSync(certificates.caCert),
+      requestCert: true,
+      rejectUnauthorized: true,
+    },
+    logger: false,
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
+
+  app.post('/oauth/token', async (request, reply) => {
+    calls.push('POST /oauth/token');
+    const expected = `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`;
+    const body = request.body as Json | undefined;
+    if (request.headers.authorization !== expected || body?.grant_type !== 'client_credentials') {
+      return reply.code(401).send({ error: 'invalid_client' });
+    }
+    const token = randomBytes(24).toString('hex');
+    tokens.add(token);
+    return { access_token: token, token_type: 'Bearer', expires_in: 3600, scope: 'cob.write cob.read pix.write pix.read pix.send gn.pix.send.read' };
+  });
+
+  /** An API route: token, injected faults, and the contract on both sides when `operation` is API Pix's. */
+  function route(
+    method: 'GET' | 'PUT' | 'PATCH',
+    path: string,
+    operation: Operation | null,
+    handler: (request: FastifyRequest) => { status: number; body: unknown },
+  ) {
+    app.route({
+      method,
+      url: BASE_PATH + path,
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        calls.push(`${method} ${request.url.split('?')[0]}`);
+        const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+        if (!token || !tokens.has(token)) return reply.code(401).send({ error: 'invalid_token' });
+        if (slow.count > 0) {
+          slow.count--;
+          await new Promise((resolve) => setTimeout(resolve, slow.ms));
+        }
+        const params = request.params as Record<string, string>;
+        const query = request.query as Record<string, string>;
+        if (operation) {
+          const problems = contract.checkRequest(operation, { params, query, body: request.body ?? undefined });
+          if (problems.length > 0) {
+            violations.push(...problems.map((text) => `${method} ${path}: ${text}`));
+            return answer(reply, operation, 400, problem(400, 'RequisicaoInvalida', 'Requisição inválida.', problems.join('; ')));
+          }
+        }
+        if (failures > 0) {
+          failures--;
+          const unavailable = problem(503, 'ServicoIndisponivel', 'Serviço indisponível.');
+          return operation
+            ? answer(reply, operation, 503, unavailable)
+            : reply.code(503).send({ nome: 'servico_indisponivel', mensagem: 'Serviço indisponível.' });
+        }
+        const result = handler(request);
+        return operation ? answer(reply, operation, result.status, result.body) : reply.code(result.status).send(result.body);
+      },
+    });
+  }
+
+  function answer(reply: FastifyReply, operation: Operation, status: number, body: unknown) {
+    for (const text of contract.checkResponse(operation, status, body)) violations.push(`${operation.method.toUpperCase()} ${operation.path} answer: ${text}`);
+    return reply
+      .code(status)
+      .type(status >= 400 ? 'application/problem+json' : 'application/json')
+      .send(body);
+  }
+
+  const cobView = (cob: Cob): Json => ({
+    txid: cob.txid,
+    calendario: { criacao: cob.criacao, expiracao: cob.expiracao },
+    revisao: cob.revisao,
+    loc: { id: cob.locId, txid: cob.txid, location: cob.location, tipoCob: 'cob', criacao: cob.criacao },
+    location: cob.location,
+    status: cob.status,
+    valor: { original: cob.valor },
+    chave: cob.chave,
+    pixCopiaECola: buildDynamicBrCode({ locationUrl: cob.location, merchantName: 'GATEWAY RECEBEDOR', merchantCity: 'SAO PAULO' }),
+  });
+  // API Pix's Pix object, with Efí's extension naming the payer.
+  const pixView = (pix: ReceivedPix): Json => ({
+    endToEndId: pix.endToEndId,
+    txid: pix.txid,
+    valor: pix.valor,
+    chave: pix.chave,
+    horario: pix.horario,
+    ...(pix.devolucoes.length > 0 ? { devolucoes: pix.devolucoes } : {}),
+    gnExtras: { pagador: pix.payer },
+  });
+
+  route('PUT', '/cob/:txid', { path: '/cob/{txid}', method: 'put' }, (request) => {
+    const { txid } = request.params as { txid: string };
+    const body = request.body as { calendario?: { expiracao?: number }; valor: { original: string }; chave: string };
+    const existing = cobs.get(txid);
+    if (existing) return { status: 201, body: cobView(existing) }; // the same PUT again: the same charge
+    if (body.chave !== pixKey)
+      return { status: 400, body: problem(400, 'CobOperacaoInvalida', 'Cobrança inválida.', 'A chave não pertence ao usuário recebedor.') };
+    const locId = nextLocId++;
+    const cob: Cob = {
+      txid,
+      status: 'ATIVA',
+      valor: body.valor.original,
+      chave: body.chave,
+      expiracao: body.calendario?.expiracao ?? 86400,
+      criacao: nowIso(),
+      revisao: 0,
+      locId,
+      location: `psp.example.com/qr/v2/${randomBytes(16).toString('hex')}`,
+    };
+    cobs.set(txid, cob);
+    return { status: 201, body: cobView(cob) };
+  });
+
+  route('PATCH', '/cob/:txid', { path: '/cob/{txid}', method: 'patch' }, (request) => {
+    const cob = cobs.get((request.params as { txid: string }).txid);
+    if (!cob) return { status: 404, body: problem(404, 'NaoEncontrado', 'Não Encontrado') };
+    if (cob.status !== 'ATIVA') return { status: 400, body: problem(400, 'CobOperacaoInvalida', 'Cobrança não está ATIVA.') };
+    cob.status = 'REMOVIDA_PELO_USUARIO_RECEBEDOR';
+    cob.revisao++;
+    return { status: 200, body: cobView(cob) };
+  });
+
+  route('GET', '/cob/:txid', { path: '/cob/{txid}', method: 'get' }, (request) => {
+    const cob = cobs.get((request.params as { txid: string }).txid);
+    return cob ? { status: 200, body: cobView(cob) } : { status: 404, body: problem(404, 'NaoEncontrado', 'Não Encontrado') };
+  });
+
+  route('GET', '/cob', { path: '/cob', method: 'get' }, (request) => {
+    const query = request.query as Record<string, string>;
+    const list = [...cobs.values()].filter(
+      (cob) => (!query.status || cob.status === query.status) && cob.criacao >= String(query.inicio) && cob.criacao <= String(query.fim),
+    );
+    const page = paginate(list, query);
+    return {
+      status: 200,
+      body: {
+        parametros: { inicio: query.inicio, fim: query.fim, ...(query.status ? { status: query.status } : {}), paginacao: page.paginacao },
+        cobs: page.items.map((cob) => ({ ...cobView(cob), idCob: `c${cob.locId}` })),
+      },
+    };
+  });
+
+  route('GET', '/pix/:e2eid', { path: '/pix/{e2eid}', method: 'get' }, (request) => {
+    const pix = received.get((request.params as { e2eid: string }).e2eid);
+    return pix ? { status: 200, body: pixView(pix) } : { status: 404, body: problem(404, 'NaoEncontrado', 'Não Encontrado') };
+  });
+
+  route('GET', '/pix', { path: '/pix', method: 'get' }, (request) => {
+    const query = request.query as Record<string, string>;
+    const inicio = new Date(query.inicio ?? 0).getTime();
+    const fim = new Date(query.fim ?? 0).getTime();
+    const list = [...received.values()].filter((pix) => new Date(pix.horario).getTime() >= inicio && new Date(pix.horario).getTime() <= fim);
+    const page = paginate(list, query);
+    return { status: 200, body: { parametros: { inicio: query.inicio, fim: query.fim, paginacao: page.paginacao }, pix: page.items.map(pixView) } };
+  });
+
+  route('PUT', '/pix/:e2eid/devolucao/:id', { path: '/pix/{e2eid}/devolucao/{id}', method: 'put' }, (request) => {
+    const { e2eid, id } = request.params as { e2eid: string; id: string };
+    const body = request.body as { valor: string; natureza?: string };
+    const pix = received.get(e2eid);
+    if (!pix) return { status: 404, body: problem(404, 'NaoEncontrado', 'Não Encontrado') };
+    const existing = pix.devolucoes.find((devolucao) => devolucao.id === id);
+    if (existing) return { status: 201, body: existing };
+    const returned = pix.devolucoes.filter((devolucao) => devolucao.status !== 'NAO_REALIZADO').reduce((sum, devolucao) => sum + cents(devolucao.valor), 0);
+    if (returned + cents(body.valor) > cents(pix.valor)) {
+      return { status: 400, body: problem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', 'O valor excede o valor devolvível do Pix.') };
+    }
+    const devolucao: Devolucao = {
+      id,
+      rtrId: generateEndToEndId(DOUBLE_ISPB, new Date(), 'D'),
+      valor: body.valor,
+      natureza: body.natureza ?? 'ORIGINAL',
+      status: 'EM_PROCESSAMENTO',
+      horario: { solicitacao: nowIso() },
+    };
+    pix.devolucoes.push(devolucao);
+    afterAWhile(() => {
+      devolucao.status = 'DEVOLVIDO';
+      devolucao.horario.liquidacao = nowIso();
+      return notify([e2eid], 'once');
+    });
+    return { status: 201, body: devolucao };
+  });
+
+  route('GET', '/pix/:e2eid/devolucao/:id', { path: '/pix/{e2eid}/devolucao/{id}', method: 'get' }, (request) => {
+    const { e2eid, id } = request.params as { e2eid: string; id: string };
+    const devolucao = received.get(e2eid)?.devolucoes.find((item) => item.id === id);
+    return devolucao ? { status: 200, body: devolucao } : { status: 404, body: problem(404, 'NaoEncontrado', 'Não Encontrado') };
+  });
+
+  // Efí's cash-out (not API Pix): PUT /v2/gn/pix/:idEnvio and GET /v2/gn/pix/enviados/id-envio/:idEnvio.
+  route('PUT', '/gn/pix/:idEnvio', null, (request) => {
+    const { idEnvio } = request.params as { idEnvio: string };
+    const body = request.body as Json;
+    const problems = checkEfiSend(idEnvio, body);
+    if (problems.length > 0) {
+      violations.push(...problems.map((text) => `PUT /gn/pix: ${text}`));
+      return { status: 400, body: { nome: 'json_invalido', mensagem: problems.join('; ') } };
+    }
+    if (sends.has(idEnvio)) return { status: 409, body: { nome: 'id_envio_duplicado', mensagem: 'O idEnvio informado já foi utilizado.' } };
+    const favorecido = body.favorecido as { chave: string; cpf?: string; cnpj?: string };
+    const holder = holderOf(favorecido.chave);
+    if (!holder) return { status: 404, body: { nome: 'chave_favorecido_nao_encontrada', mensagem: 'A chave informada não foi encontrada.' } };
+    const document = favorecido.cpf ?? favorecido.cnpj;
+    if (document && document !== (holder.cpf ?? holder.cnpj)) {
+      return { status: 400, body: { nome: 'chave_nao_pertence_ao_documento', mensagem: 'O cpf do favorecido é diferente do documento em posse da chave' } };
+    }
+    const sent: Send = {
+      idEnvio,
+      e2eId: generateEndToEndId(DOUBLE_ISPB, new Date()),
+      valor: String(body.valor),
+      status: 'EM_PROCESSAMENTO',
+      favorecido: { chave: favorecido.chave, nome: holder.nome },
+      solicitacao: nowIso(),
+    };
+    sends.set(idEnvio, sent);
+    afterAWhile(async () => {
+      sent.status = 'REALIZADO';
+      sent.liquidacao = nowIso();
+    });
+    return { status: 201, body: { idEnvio, e2eId: sent.e2eId, valor: sent.valor, horario: { solicitacao: sent.solicitacao }, status: sent.status } };
+  });
+
+  route('GET', '/gn/pix/enviados/id-envio/:idEnvio', null, (request) => {
+    const sent = sends.get((request.params as { idEnvio: string }).idEnvio);
+    if (!sent) return { status: 404, body: problem(404, 'PixEnviadoNaoEncontrado', 'Pix enviado não encontrado.') };
+    return {
+      status: 200,
+      body: {
+        endToEndId: sent.e2eId,
+        idEnvio: sent.idEnvio,
+        valor: sent.valor,
+        chave: pixKey,
+        status: sent.status,
+        horario: { solicitacao: sent.solicitacao, ...(sent.liquidacao ? { liquidacao: sent.liquidacao } : {}) },
+        favorecido: { chave: sent.favorecido.chave, identificacao: { nome: sent.favorecido.nome, cpf: '***.456.789-**' } },
+      },
+    };
+  });
+
+  /** The try-out's automatic settlement (none in the tests: they decide each outcome). */
+  function afterAWhile(settle: () => Promise<void>): void {
+    if (options.autoSettleMs === undefined) return;
+    setTimeout(() => void settle().catch(() => undefined), options.autoSettleMs).unref();
+  }
+
+  function holderOf(key: string): { nome: string; cpf?: string; cnpj?: string } | undefined {
+    if (/^\d{11}$/.test(key)) return keys.get(key) ?? { nome: 'Titular CPF', cpf: key };
+    if (/^\d{14}$/.test(key)) return keys.get(key) ?? { nome: 'Titular CNPJ', cnpj: key };
+    return keys.get(key);
+  }
+
+  await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  const origin = `https://127.0.0.1:${address.port}`;
+
+  const callbackAgent = new Agent({
+    connect: { cert: readFileSync(certificates.pspClientCert), key: readFileSync(certificates.pspClientKey), ca: readFileSync(certificates.caCert) },
+  });
+  const strangerAgent = new Agent({
+    connect: { cert: readFileSync(certificates.strangerClientCert), key: readFileSync(certificates.strangerClientKey), ca: readFileSync(certificates.caCert) },
+  });
+
+  async function post(body: unknown, agent: Agent): Promise<number> {
+    if (!webhookUrl) return 0;
+    const response = await send(`${webhookUrl}/pix`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    await response.body.dump();
+    return response.statusCode;
+  }
+
+  async function notify(endToEndIds: string[], how: Notify): Promise<void> {
+    if (how === 'none') return;
+    if (how === 'batched' || how === 'late') {
+      held.push(...endToEndIds);
+      return;
+    }
+    const body = { pix: endToEndIds.map((id) => pixView(received.get(id) as ReceivedPix)) };
+    for (const text of contract.checkNotification(body)) violations.push(`notification: ${text}`);
+    const status = await post(body, callbackAgent);
+    if (status !== 200) violations.push(`notification answered ${status}`);
+    if (how === 'twice') await post(body, callbackAgent);
+  }
+
+  return {
+    baseUrl: origin + BASE_PATH,
+    tokenUrl: `${origin}/oauth/token`,
+    violations,
+    calls,
+    tokensIssued: () => tokens.size,
+    cob: (txid) => cobs.get(txid),
+    pix: (endToEndId) => received.get(endToEndId),
+    pixOfCharge: (txid) => [...received.values()].find((pix) => pix.txid === txid),
+    send: (idEnvio) => sends.get(idEnvio),
+    setWebhook(url) {
+      webhookUrl = url;
+    },
+    async pay(txid, payOptions = {}) {
+      const cob = cobs.get(txid);
+      if (!cob) throw new Error(`no charge ${txid} at the PSP`);
+      const pix: ReceivedPix = {
+        endToEndId: generateEndToEndId(DOUBLE_ISPB, new Date()),
+        txid,
+        valor: payOptions.amountCents === undefined ? cob.valor : money(payOptions.amountCents),
+        chave: cob.chave,
+        horario: nowIso(),
+        devolucoes: [],
+        payer: payOptions.payer ?? DEFAULT_PAYER,
+      };
+      received.set(pix.endToEndId, pix);
+      if (cob.status === 'ATIVA') cob.status = 'CONCLUIDA';
+      await notify([pix.endToEndId], payOptions.notify ?? 'once');
+      return pix.endToEndId;
+    },
+    removeCharge(txid) {
+      const cob = cobs.get(txid);
+      if (!cob) throw new Error(`no charge ${txid} at the PSP`);
+      cob.status = 'REMOVIDA_PELO_PSP';
+    },
+    async settleRefund(endToEndId, id, outcome, how = 'once') {
+      const devolucao = received.get(endToEndId)?.devolucoes.find((item) => item.id === id);
+      if (!devolucao) throw new Error(`no devolução ${id} of ${endToEndId}`);
+      devolucao.status = outcome;
+      if (outcome === 'DEVOLVIDO') devolucao.horario.liquidacao = nowIso();
+      else devolucao.motivo = 'Conta do pagador encerrada.';
+      await notify([endToEndId], how);
+    },
+    async injectMed(endToEndId, amountCents, natureza, how = 'once') {
+      const pix = received.get(endToEndId);
+      if (!pix) throw new Error(`no PIX ${endToEndId}`);
+      const devolucao: Devolucao = {
+        id: `MED${randomBytes(8).toString('hex')}`,
+        rtrId: generateEndToEndId(DOUBLE_ISPB, new Date(), 'D'),
+        valor: money(amountCents),
+        natureza,
+        status: 'DEVOLVIDO',
+        horario: { solicitacao: nowIso(), liquidacao: nowIso() },
+      };
+      pix.devolucoes.push(devolucao);
+      await notify([endToEndId], how);
+      return devolucao.rtrId;
+    },
+    settleSend(idEnvio, outcome) {
+      const sent = sends.get(idEnvio);
+      if (!sent) throw new Error(`no send ${idEnvio}`);
+      sent.status = outcome;
+      if (outcome === 'REALIZADO') sent.liquidacao = nowIso();
+    },
+    registerKey(key, holder) {
+      keys.set(key, holder);
+    },
+    failNext(count) {
+      failures = count;
+    },
+    slowNext(count, ms) {
+      slow = { count, ms };
+    },
+    async flush() {
+      const ids = held.splice(0);
+      if (ids.length > 0) await notify([...new Set(ids)], 'once');
+    },
+    notifyRaw: (body, rawOptions = {}) => post(body, rawOptions.stranger ? strangerAgent : callbackAgent),
+    async close() {
+      await Promise.all([callbackAgent.close(), strangerAgent.close()]);
+      await app.close();
+    },
+  };
+}
+
+function paginate<T>(list: T[], query: Record<string, string>) {
+  const size = Number(query['paginacao.itensPorPagina'] ?? 100);
+  const current = Number(query['paginacao.paginaAtual'] ?? 0);
+  return {
+    items: list.slice(current * size, (current + 1) * size),
+    paginacao: {
+      paginaAtual: current,
+      itensPorPagina: size,
+      quantidadeDePaginas: Math.max(1, Math.ceil(list.length / size)),
+      quantidadeTotalDeItens: list.length,
+    },
+  };
+}
+
+/** Efí's published send body: valor "0.00", pagador.chave, favorecido.chave (+ cpf or cnpj), idEnvio [a-zA-Z0-9]{1,35}. */
+function checkEfiSend(idEnvio: string, body: Json): string[] {
+  const problems: string[] = [];
+  if (!/^[a-zA-Z0-9]{1,35}$/.test(idEnvio)) problems.push('idEnvio must match [a-zA-Z0-9]{1,35}');
+  if (typeof body.valor !== 'string' || !/^\d{1,10}\.\d{2}$/.test(body.valor)) problems.push('valor must be "0.00"');
+  const pagador = body.pagador as Json | undefined;
+  if (typeof pagador?.chave !== 'string') problems.push('pagador.chave required');
+  const favorecido = body.favorecido as Json | undefined;
+  if (typeof favorecido?.chave !== 'string') problems.push('favorecido.chave required');
+  if (favorecido?.cpf !== undefined && !(typeof favorecido.cpf === 'string' && /^\d{11}$/.test(favorecido.cpf)))
+    problems.push('favorecido.cpf must be 11 digits');
+  if (favorecido?.cnpj !== undefined && !(typeof favorecido.cnpj === 'string' && /^\d{14}$/.test(favorecido.cnpj)))
+    problems.push('favorecido.cnpj must be 14 digits');
+  const extra = Object.keys(body).filter((key) => !['valor', 'pagador', 'favorecido'].includes(key));
+  if (extra.length > 0) problems.push(`unknown fields ${extra.join(', ')}`);
+  return problems;
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { balanceOf, createCharge, eventNames, fund, readTransaction, registerRecipient, reviewRecipient } from '../helpers/api.js';
-import { backend, NO_CHARGE_FEES, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { backend, chargeBody, NO_CHARGE_FEES, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { makePspCertificates, type PspCertificates } from '../psp/certificates.js';
 import { CLIENT_ID, CLIENT_SECRET, DEFAULT_PAYER, startPspDouble, type PspDouble } from '../psp/double.js';
 
@@ -99,9 +99,30 @@ describe(`API Pix adapter: charges (${backend})`, () => {
     expect(cob?.expiracao).toBeGreaterThan(2 * 86400 - 60);
     expect(created.body.pixPayload).toContain(cob?.location);
     expect(created.body.pixPayload).toMatch(/^000201.*6304[0-9A-F]{4}$/);
+    const tokensAfterFirst = double.tokensIssued();
+    expect(tokensAfterFirst - tokensBefore).toBeLessThanOrEqual(1);
     await createCharge(gateway, merchant);
-    // One token for both calls (tokens last an hour at the double).
-    expect(double.tokensIssued() - tokensBefore).toBeLessThanOrEqual(1);
+    await createCharge(gateway, merchant);
+    // The token lasts an hour at the double: kept, not asked for again.
+    expect(double.tokensIssued()).toBe(tokensAfterFirst);
+  });
+
+  it('asks for a new token once when the PSP no longer accepts the one it gave', async () => {
+    await createCharge(gateway, merchant);
+    const before = double.tokensIssued();
+    double.revokeTokens();
+    await createCharge(gateway, merchant);
+    expect(double.tokensIssued()).toBe(before + 1);
+  });
+
+  it('refuses a BR Code of the PSP that does not check (CRC, location), with nothing recorded', async () => {
+    for (const how of ['crc', 'location'] as const) {
+      const listed = (await gateway.call('GET', '/v1/transactions?type=pix_in&limit=100', { key: merchant.apiKey })).body.count;
+      double.tamperNextBrCode(how);
+      const refused = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });
+      expect(refused).toMatchObject({ status: 502, body: { error: messages.providerChargeFailed } });
+      expect((await gateway.call('GET', '/v1/transactions?type=pix_in&limit=100', { key: merchant.apiKey })).body.count).toBe(listed);
+    }
   });
 
   it('answers 502 with nothing recorded when the PSP stays unavailable, and succeeds on a retry within the call', async () => {
@@ -183,6 +204,27 @@ describe(`API Pix adapter: received PIX (${backend})`, () => {
       expect((await readTransaction(gateway, merchant, first)).status).toBe('paid');
       expect((await readTransaction(gateway, merchant, second)).status).toBe('paid');
     });
+  });
+
+  it('applies a PIX once when the PSP notifies it many times at once', async () => {
+    const before = await balanceOf(gateway, merchant);
+    const transactionId = await createCharge(gateway, merchant);
+    const endToEndId = await double.pay(hex(transactionId), { notify: 'none' });
+    const statuses = await Promise.all(Array.from({ length: 8 }, () => double.notifyRaw({ pix: [{ endToEndId }] })));
+    expect(statuses).toEqual(Array.from({ length: 8 }, () => 200));
+    await eventually(async () => expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('paid'));
+    await gateway.services.providerInbound?.poll();
+    expect(await balanceOf(gateway, merchant)).toBe(before + 1000);
+    expect(await eventNames(gateway, transactionId)).toEqual(['transaction.paid']);
+  });
+
+  it('returns a PIX of another amount than the charge, which stays pending', async () => {
+    const transactionId = await createCharge(gateway, merchant);
+    const before = await balanceOf(gateway, merchant);
+    await double.pay(hex(transactionId), { amountCents: 700 });
+    await eventually(async () => expect(await refundsOf(transactionId)).toMatchObject([{ amountCents: 700, status: 'processing' }]));
+    expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('pending');
+    expect(await balanceOf(gateway, merchant)).toBe(before);
   });
 
   it('finds a PIX whose notification never came with the poller', async () => {

@@ -77,6 +77,10 @@ export type PspDouble = {
   registerKey(key: string, holder: { nome: string; cpf?: string; cnpj?: string }): void;
   /** The next `count` API calls answer 503 (the token endpoint excepted). */
   failNext(count: number): void;
+  /** The next charge's BR Code comes back broken this way (the gateway must refuse it). */
+  tamperNextBrCode(how: 'crc' | 'location'): void;
+  /** Every token issued so far stops working (the PSP revoked them): the next call answers 401. */
+  revokeTokens(): void;
   /** The next `count` API calls take `ms` before answering. */
   slowNext(count: number, ms: number): void;
   /** Sends the notifications held by `batched` and `late` in one call. */
@@ -111,6 +115,7 @@ export async function startPspDouble(
   let failures = 0;
   let slow = { count: 0, ms: 0 };
   let nextLocId = 1;
+  let tamper: 'crc' | 'location' | null = null;
   const pixKey = options.pixKey ?? 'recebimentos@gateway.example';
 
   const app = Fastify({
@@ -229,7 +234,11 @@ export async function startPspDouble(
       location: `psp.example.com/qr/v2/${randomBytes(16).toString('hex')}`,
     };
     cobs.set(txid, cob);
-    return { status: 201, body: cobView(cob) };
+    const view = cobView(cob);
+    if (tamper === 'crc') view.pixCopiaECola = `${String(view.pixCopiaECola).slice(0, -4)}0000`;
+    if (tamper === 'location') view.location = 'psp.example.com/qr/v2/another';
+    tamper = null;
+    return { status: 201, body: view };
   });
 
   route('PATCH', '/cob/:txid', { path: '/cob/{txid}', method: 'patch' }, (request) => {
@@ -413,7 +422,7 @@ export async function startPspDouble(
     tokenUrl: `${origin}/oauth/token`,
     violations,
     calls,
-    tokensIssued: () => tokens.size,
+    tokensIssued: () => calls.filter((call) => call === 'POST /oauth/token').length,
     cob: (txid) => cobs.get(txid),
     pix: (endToEndId) => received.get(endToEndId),
     pixOfCharge: (txid) => [...received.values()].find((pix) => pix.txid === txid),
@@ -474,6 +483,12 @@ export async function startPspDouble(
     },
     registerKey(key, holder) {
       keys.set(key, holder);
+    },
+    tamperNextBrCode(how) {
+      tamper = how;
+    },
+    revokeTokens() {
+      tokens.clear();
     },
     failNext(count) {
       failures = count;

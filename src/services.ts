@@ -15,7 +15,7 @@ import type { Db } from './platform/database.js';
 import { createMailer } from './platform/mailer.js';
 import { InboundService } from './inbound/service.js';
 import { createProvider } from './provider/index.js';
-import type { ProviderInbound } from './provider/provider.js';
+import type { ProviderInbound, ProviderLogger } from './provider/provider.js';
 import { RecipientService } from './recipients/service.js';
 import { SandboxService } from './sandbox/service.js';
 import { TransactionService } from './transactions/service.js';
@@ -53,9 +53,7 @@ export type Services = {
 };
 
 /** What only the process knows of its database (the pool's counts), for the metrics. */
-export type ProcessProbes = { poolStats?: () => { total: number; idle: number; waiting: number }; logger?: Logger };
-
-type Logger = { warn(details: object, message: string): void; error(details: object, message: string): void };
+export type ProcessProbes = { poolStats?: () => { total: number; idle: number; waiting: number }; logger?: ProviderLogger };
 
 export function createServices(config: Config, db: Db, clock: Clock, probes: ProcessProbes = {}): Services {
   const { provider, network, inbound } = createProvider(config, db, clock, probes.logger ?? pino({ level: config.logLevel }));

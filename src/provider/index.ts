@@ -4,13 +4,11 @@ import type { Db } from '../platform/database.js';
 import { PspClient } from './apipix/client.js';
 import { ApiPixInbound } from './apipix/inbound.js';
 import { ApiPixProvider } from './apipix/provider.js';
-import type { PixProvider, ProviderInbound, ProviderReports, SimulatedNetwork } from './provider.js';
+import type { PixProvider, ProviderInbound, ProviderLogger, ProviderReports, SimulatedNetwork } from './provider.js';
 import { SimulatedPixProvider } from './simulated/simulator.js';
 
 /** BR Code field 26.25 holds at most 77 characters: host + `/pix/v2/` + 32 hex. */
 const MAX_LOCATION_HOST_LENGTH = 77 - '/pix/v2/'.length - 32;
-
-type Logger = { warn(details: object, message: string): void; error(details: object, message: string): void };
 
 export type ProviderSelection = {
   provider: PixProvider;
@@ -25,7 +23,7 @@ export function createProvider(
   config: Pick<Config, 'pixProvider' | 'publicBaseUrl' | 'sandboxSettleMs' | 'psp'>,
   db: Db,
   clock: Clock,
-  logger: Logger,
+  logger: ProviderLogger,
 ): ProviderSelection {
   switch (config.pixProvider) {
     case 'simulated': {

@@ -170,6 +170,13 @@ export interface SimulatedNetwork {
   dueRefunds(limit: number): Promise<{ refundId: string; accountId: string }[]>;
 }
 
+/** Where a provider writes what an operator should know (the process's pino logger). */
+export type ProviderLogger = {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+};
+
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';
 }

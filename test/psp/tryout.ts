@@ -19,18 +19,20 @@ double.setWebhook(`https://localhost:${WEBHOOK_PORT}/apipix`);
 
 const hex = (id: string) => id.replaceAll('-', '');
 const control = Fastify({ logger: false });
-control.post('/pay/:transactionId', async (request) => {
+const txidOf = (request: { params: unknown }) => hex((request.params as { transactionId: string }).transactionId);
+control.post('/pay/:transactionId', async (request, reply) => {
   const body = (request.body ?? {}) as { amountCents?: number };
-  const endToEndId = await double.pay(hex((request.params as { transactionId: string }).transactionId), body);
-  return { endToEndId };
+  if (!double.cob(txidOf(request))) return reply.code(404).send({ error: 'no such charge at the PSP' });
+  return { endToEndId: await double.pay(txidOf(request), body) };
 });
-control.post('/remove/:transactionId', async (request) => {
-  double.removeCharge(hex((request.params as { transactionId: string }).transactionId));
+control.post('/remove/:transactionId', async (request, reply) => {
+  if (!double.cob(txidOf(request))) return reply.code(404).send({ error: 'no such charge at the PSP' });
+  double.removeCharge(txidOf(request));
   return { removed: true };
 });
 control.post('/med/:transactionId', async (request, reply) => {
   const body = (request.body ?? {}) as { amountCents?: number; natureza?: 'MED_FRAUDE' | 'MED_OPERACIONAL' };
-  const pix = double.pixOfCharge(hex((request.params as { transactionId: string }).transactionId));
+  const pix = double.pixOfCharge(txidOf(request));
   if (!pix) return reply.code(404).send({ error: 'no PIX paid this charge' });
   const rtrId = await double.injectMed(pix.endToEndId, body.amountCents ?? Math.round(Number(pix.valor) * 100), body.natureza ?? 'MED_FRAUDE');
   return { rtrId };

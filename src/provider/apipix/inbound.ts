@@ -1,7 +1,7 @@
 import type { PspSettings } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/database.js';
-import type { ProviderInbound, ProviderReports } from '../provider.js';
+import type { ProviderInbound, ProviderLogger, ProviderReports } from '../provider.js';
 import { PspRefusal, PspUnavailable, type PspClient } from './client.js';
 import { startNotificationListener } from './notificationRoutes.js';
 import {
@@ -18,8 +18,6 @@ import {
   type Pix,
 } from './payloads.js';
 import { advanceCursor, findCursor } from './repository.js';
-
-type Logger = { warn(details: object, message: string): void; error(details: object, message: string): void };
 
 const MINUTE_MS = 60_000;
 /** Each poll reads again the last minutes before its cursor: a PIX the PSP lists late is still found. */
@@ -48,7 +46,7 @@ export class ApiPixInbound implements ProviderInbound {
     private readonly clock: Clock,
     private readonly reports: ProviderReports,
     private readonly settings: PspSettings,
-    private readonly logger: Logger,
+    private readonly logger: ProviderLogger,
   ) {}
 
   /**
@@ -126,7 +124,10 @@ export class ApiPixInbound implements ProviderInbound {
     let applied = 0;
     const receipt = await this.reports.paymentReceived({ transactionId, endToEndId: pix.endToEndId, amountCents: centsOf(pix.valor), payer: payerOf(pix) });
     if (receipt === 'unknown_charge') this.logger.warn({ endToEndId: pix.endToEndId }, 'PIX received for no charge of ours: left to the operator');
-    if (receipt === 'credited' || receipt === 'returned') applied++;
+    if (receipt === 'credited' || receipt === 'returned') {
+      applied++;
+      this.logger.info({ transactionId, endToEndId: pix.endToEndId, receipt }, 'PIX from the PSP applied');
+    }
     for (const devolucao of pix.devolucoes ?? []) {
       if (isMedReturn(devolucao)) {
         if (devolucao.status !== 'DEVOLVIDO') continue;
@@ -136,7 +137,10 @@ export class ApiPixInbound implements ProviderInbound {
           refundEndToEndId: devolucao.rtrId,
           reason: medReasonOf(devolucao),
         };
-        if ((await this.reports.chargebackReported(chargeback)) === 'applied') applied++;
+        if ((await this.reports.chargebackReported(chargeback)) === 'applied') {
+          applied++;
+          this.logger.info({ transactionId, refundEndToEndId: devolucao.rtrId }, 'MED return from the PSP applied as a chargeback');
+        }
         continue;
       }
       const refundId = idOfTxid(devolucao.id);

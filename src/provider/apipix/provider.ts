@@ -6,6 +6,7 @@ import {
   type ChargeRequest,
   type CreatedCharge,
   type PixProvider,
+  type ProviderLogger,
   type RefundOutcome,
   type RefundRequest,
   type WithdrawalOutcome,
@@ -28,8 +29,6 @@ import {
   valorOf,
 } from './payloads.js';
 
-type Logger = { warn(details: object, message: string): void };
-
 /** Efí's refusals that mean the key cannot receive from us: the withdrawal fails (nothing left). */
 const KEY_REFUSALS: Record<string, string> = {
   chave_nao_pertence_ao_documento: 'holder_mismatch',
@@ -48,7 +47,7 @@ export class ApiPixProvider implements PixProvider {
   constructor(
     private readonly client: PspClient,
     private readonly pixKey: string,
-    private readonly logger: Logger,
+    private readonly logger: Pick<ProviderLogger, 'warn'>,
   ) {}
 
   async createCharge(request: ChargeRequest): Promise<CreatedCharge> {

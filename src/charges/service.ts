@@ -180,7 +180,7 @@ export class ChargeService {
     return this.movePending(transactionId, CHARGE.cancel, { accountId, refusal });
   }
 
-  /** The provider removed a pending charge (API Pix `REMOVIDA_PELO_PSP`; the sandbox's `fail`), of the account when given. */
+  /** The provider removed a pending charge (a PSP withdrew it; the sandbox's `fail`), of the account when given. */
   failCharge(transactionId: string, accountId?: string): Promise<TransactionRow> {
     return this.movePending(transactionId, CHARGE.fail, { accountId });
   }

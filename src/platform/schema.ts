@@ -309,7 +309,7 @@ export interface SandboxRefundsTable {
   createdAt: Date;
 }
 
-/** Where a PSP poller stopped reading (migration 011), written only by src/provider/apipix/. */
+/** Where a PSP poller stopped reading (migration 011), written only under src/provider/. */
 export interface PspCursorsTable {
   name: string;
   position: Date;

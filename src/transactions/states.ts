@@ -49,7 +49,7 @@ export const CHARGE = frozen({
   expire: { type: 'pix_in', from: ['pending'], to: 'expired', events: ['transaction.expired'] },
   /** The merchant or the operator withdraws the charge before it is paid. */
   cancel: { type: 'pix_in', from: ['pending'], to: 'cancelled', events: ['transaction.cancelled'] },
-  /** The provider removed the charge (API Pix `REMOVIDA_PELO_PSP`). */
+  /** The provider removed the charge (a PSP withdrew it). */
   fail: { type: 'pix_in', from: ['pending'], to: 'failed', events: ['transaction.failed'] },
   /** A refund (merchant's or MED chargeback) settled and the settled refunds are below the amount... */
   refundInPart: { type: 'pix_in', from: ['paid', 'partially_refunded'], to: 'partially_refunded', events: ['transaction.partially_refunded'] },

@@ -72,6 +72,10 @@ const offenders = (found: string[]) => `offending files: ${found.length ? found.
 
 const importsSimulated = (file: SourceFile) =>
   file.imports.some((entry) => entry.specifier.includes('provider/simulated') || entry.resolved.startsWith('src/provider/simulated/'));
+const importsApiPix = (file: SourceFile) =>
+  file.imports.some((entry) => entry.specifier.includes('provider/apipix') || entry.resolved.startsWith('src/provider/apipix/'));
+/** Where the name of a real provider may appear outside src/provider/: its configuration. */
+const mentionsApiPix = (file: SourceFile) => /apipix|API Pix|\/cob\b|devolucao|idEnvio/i.test(file.text);
 const importsProviderIndex = (file: SourceFile) =>
   file.imports.some((entry) => entry.resolved === 'src/provider/index.ts' || entry.specifier.endsWith('provider/index.js'));
 const importsEndToEndIdGenerator = (file: SourceFile) =>
@@ -92,6 +96,15 @@ describe('the provider boundary in src/', () => {
     expect(sources.filter(importsEndToEndIdGenerator).map((file) => file.path)).toContain('src/provider/simulated/simulator.ts');
     expect(sources.filter(importsSimulated).map((file) => file.path)).toContain('src/provider/index.ts');
     expect(sources.filter(mentionsSimulatedIspb).map((file) => file.path)).toContain('src/provider/simulated/simulator.ts');
+    expect(sources.filter(importsApiPix).map((file) => file.path)).toContain('src/provider/index.ts');
+    expect(sources.filter(mentionsApiPix).map((file) => file.path)).toContain('src/provider/apipix/provider.ts');
+  });
+
+  it('no file outside src/provider/ imports the API Pix adapter, and only the configuration names it', () => {
+    const importing = sources.filter((file) => !inProvider(file.path) && importsApiPix(file)).map((file) => file.path);
+    expect(importing, offenders(importing)).toEqual([]);
+    const naming = sources.filter((file) => !inProvider(file.path) && file.path !== 'src/config.ts' && mentionsApiPix(file)).map((file) => file.path);
+    expect(naming, offenders(naming)).toEqual([]);
   });
 
   it('no file outside src/provider/ imports the simulator', () => {

@@ -378,6 +378,17 @@ describe(`API Pix adapter: withdrawals through Efí's cash-out (${backend})`, ()
     expect(await balanceOf(gateway, merchant)).toBe(before);
   });
 
+  it('answers 502 with the debit rolled back when the PSP refuses the renewed token too (401 twice): refused, not unknown', async () => {
+    await fund(gateway, merchant, 10_000);
+    const before = await balanceOf(gateway, merchant);
+    const tokens = double.tokensIssued();
+    double.unauthorizedNext(2);
+    const refused = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
+    expect(refused).toMatchObject({ status: 502, body: { error: messages.withdrawalProviderFailed } });
+    expect(await balanceOf(gateway, merchant)).toBe(before);
+    expect(double.tokensIssued()).toBe(tokens + 1);
+  });
+
   it('answers 502 with the debit rolled back when the PSP is unavailable on every attempt', async () => {
     await fund(gateway, merchant, 10_000);
     const before = await balanceOf(gateway, merchant);

@@ -81,6 +81,8 @@ export type PspDouble = {
   tamperNextBrCode(how: 'crc' | 'location'): void;
   /** Every token issued so far stops working (the PSP revoked them): the next call answers 401. */
   revokeTokens(): void;
+  /** The next `count` API calls answer 401 whatever the token (credentials the PSP no longer takes). */
+  unauthorizedNext(count: number): void;
   /** The next `count` API calls take `ms` before answering. */
   slowNext(count: number, ms: number): void;
   /** Sends the notifications held by `batched` and `late` in one call. */
@@ -113,6 +115,7 @@ export async function startPspDouble(
   const held: string[] = [];
   let webhookUrl: string | null = null;
   let failures = 0;
+  let unauthorized = 0;
   let slow = { count: 0, ms: 0 };
   let nextLocId = 1;
   let tamper: 'crc' | 'location' | null = null;
@@ -157,7 +160,10 @@ export async function startPspDouble(
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         calls.push(`${method} ${request.url.split('?')[0]}`);
         const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
-        if (!token || !tokens.has(token)) return reply.code(401).send({ error: 'invalid_token' });
+        if (!token || !tokens.has(token) || unauthorized > 0) {
+          unauthorized = Math.max(0, unauthorized - 1);
+          return reply.code(401).send({ error: 'invalid_token' });
+        }
         if (slow.count > 0) {
           slow.count--;
           await new Promise((resolve) => setTimeout(resolve, slow.ms));
@@ -489,6 +495,9 @@ export async function startPspDouble(
     },
     revokeTokens() {
       tokens.clear();
+    },
+    unauthorizedNext(count) {
+      unauthorized = count;
     },
     failNext(count) {
       failures = count;

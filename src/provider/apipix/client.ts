@@ -40,7 +40,13 @@ const NOT_SENT_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
+  // The TLS handshake failed: no request was written.
   'ERR_TLS_CERT_ALTNAME_INVALID',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
 ]);
 /** Waits between attempts of an idempotent call. */
 const RETRY_DELAYS_MS = [200, 1000];
@@ -117,8 +123,9 @@ export class PspClient {
       headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(call.body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
     });
-    if (answer.status === 401 && renewTokenOn401) {
-      // Revoked or expired early: one new token, one more try.
+    if (answer.status === 401) {
+      // Revoked or expired early: one new token, one more try; refused again, the credentials are wrong.
+      if (!renewTokenOn401) throw new PspRefusal(401, problemOf(answer.body));
       this.token = null;
       return this.attempt(call, false);
     }

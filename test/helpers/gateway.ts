@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { findLedgerProblems } from '../../src/ledger/repository.js';
+import { errorCode } from '../../src/platform/errors.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { migrate, openDatabase, type Database } from '../../src/platform/database.js';
 import { createServices, type Services } from '../../src/services.js';
@@ -190,12 +191,30 @@ export async function startGateway(environment: Record<string, string> = {}, opt
         services.providerInbound?.close(),
       ]);
       await app.close();
-      if (serverUrl) await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(database.db);
+      if (serverUrl) await dropSchema(database, schema);
       await database.close();
     },
   };
   return gateway;
 }
+
+/**
+ * Drops a test's schema. A child process killed just before (serve, worker) may still hold a
+ * transaction on the server until PostgreSQL notices; the DROP then deadlocks with it: try again.
+ */
+async function dropSchema(database: Database, schema: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(database.db);
+      return;
+    } catch (error) {
+      if (errorCode(error) !== DEADLOCK_DETECTED || attempt === 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
+
+const DEADLOCK_DETECTED = '40P01';
 
 /** A merchant API call against another server (e.g. a peer). */
 export const callAt = (

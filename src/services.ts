@@ -52,7 +52,7 @@ export type Services = {
   webhookDispatcher: WebhookDispatcher;
 };
 
-/** What only the process knows of its database (the pool's counts), for the metrics. */
+/** What only the process has: its database pool's counts (for the metrics) and its logger (for the provider; one of its own otherwise). */
 export type ProcessProbes = { poolStats?: () => { total: number; idle: number; waiting: number }; logger?: ProviderLogger };
 
 export function createServices(config: Config, db: Db, clock: Clock, probes: ProcessProbes = {}): Services {

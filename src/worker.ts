@@ -12,7 +12,7 @@ type Logger = Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'>;
 export function startWorkers(
   services: Services,
   logger: Logger,
-  options: { expiryIntervalMs?: number; settlementIntervalMs?: number; reconciliationIntervalMs?: number; pollIntervalMs?: number } = {},
+  options: { expiryIntervalMs?: number; settlementIntervalMs?: number; reconciliationIntervalMs?: number } = {},
 ): () => Promise<void> {
   let stopped = false;
   const running = new Set<Promise<unknown>>();
@@ -45,7 +45,7 @@ export function startWorkers(
   }
   const { providerInbound, config } = services;
   if (providerInbound && config.psp) {
-    every(options.pollIntervalMs ?? config.psp.pollIntervalMs, 'psp-poll', () => providerInbound.poll());
+    every(config.psp.pollIntervalMs, 'psp-poll', () => providerInbound.poll());
   }
   every(options.reconciliationIntervalMs ?? 5000, 'withdrawal-reconciliation', () => services.withdrawals.reconcileUnknown());
   every(options.reconciliationIntervalMs ?? 5000, 'refund-reconciliation', () => services.refunds.reconcileProcessing());

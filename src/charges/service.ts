@@ -167,9 +167,8 @@ export class ChargeService {
    */
   async cancelCharge(transactionId: string, accountId?: string): Promise<TransactionRow> {
     const refusal = messages.chargeNotCancellable;
-    const charge = await findTransaction(this.db, accountId, transactionId);
-    if (charge?.type !== 'pix_in') throw new NotFoundError(messages.transactionNotFound);
-    if (chargeStatusAt(charge, this.clock.now()) !== charge.status) throw new InvalidStateError(refusal('expired'));
+    // Checked before the provider is asked (and again under the lock): only a pending charge is withdrawn.
+    const charge = movableCharge(await findTransaction(this.db, accountId, transactionId), this.clock.now(), refusal);
     assertAllowed(charge, CHARGE.cancel, refusal);
     try {
       await this.provider.cancelCharge(transactionId);
@@ -244,10 +243,14 @@ export class ChargeService {
     now: Date,
     refusal: (status: string) => string = messages.chargeNotPending,
   ): Promise<TransactionRow> {
-    const charge = await lockTransaction(tx, 'pix_in', transactionId, accountId);
-    if (!charge) throw new NotFoundError(messages.transactionNotFound);
-    // Validity elapsed but the worker has not run yet: the charge is expired to everyone.
-    if (chargeStatusAt(charge, now) !== charge.status) throw new InvalidStateError(refusal('expired'));
-    return charge;
+    return movableCharge(await lockTransaction(tx, 'pix_in', transactionId, accountId), now, refusal);
   }
+}
+
+/** The charge found for a move out of `pending`: NotFoundError when there is none; one whose validity elapsed counts as expired. */
+function movableCharge(charge: TransactionRow | undefined, now: Date, refusal: (status: string) => string): TransactionRow {
+  if (charge?.type !== 'pix_in') throw new NotFoundError(messages.transactionNotFound);
+  // Validity elapsed but the worker has not run yet: the charge is expired to everyone.
+  if (chargeStatusAt(charge, now) !== charge.status) throw new InvalidStateError(refusal('expired'));
+  return charge;
 }

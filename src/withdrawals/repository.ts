@@ -63,8 +63,7 @@ export async function countAwaitingApproval(db: Executor): Promise<number> {
   ).count;
 }
 
-/** Withdrawals whose provider outcome is unknown, oldest first (reconciliation). */
-/** Withdrawals whose outcome the provider is asked for: `failed_unknown` ones, and `processing` ones not heard of since `quietSince`. */
+/** Withdrawals whose outcome the provider is asked for, oldest first: `failed_unknown` ones, and `processing` ones not heard of since `quietSince`. */
 export function findWithdrawalsToReconcile(db: Executor, quietSince: Date, limit: number) {
   return db
     .selectFrom('transactions')

@@ -103,15 +103,10 @@ export class ApiPixProvider implements PixProvider {
   }
 
   async withdrawalOutcome(withdrawal: { transactionId: string; expectedHolder: Holder }): Promise<WithdrawalOutcome> {
-    let sent;
-    try {
-      sent = await this.read(sentPixSchema, { method: 'GET', path: `/gn/pix/enviados/id-envio/${txidOf(withdrawal.transactionId)}`, idempotent: true });
-    } catch (error) {
-      // Asked only once the PUT's attempts ended: a send the PSP does not know never left.
-      if (error instanceof PspRefusal && error.status === 404) return { status: 'failed', reason: 'not_received' };
-      if (error instanceof PspRefusal || error instanceof PspUnavailable) return { status: 'unknown' };
-      throw error;
-    }
+    const sent = await this.query(sentPixSchema, `/gn/pix/enviados/id-envio/${txidOf(withdrawal.transactionId)}`);
+    // Asked only once the PUT's attempts ended: a send the PSP does not know never left.
+    if (sent === 'not_found') return { status: 'failed', reason: 'not_received' };
+    if (!sent) return { status: 'unknown' };
     if (sent.status === 'NAO_REALIZADO') return { status: 'failed', reason: 'nao_realizado' };
     const endToEndId = sent.endToEndId ?? sent.e2eId;
     if (sent.status !== 'REALIZADO' || !endToEndId) return { status: 'unknown' };
@@ -131,13 +126,9 @@ export class ApiPixProvider implements PixProvider {
 
   async refundOutcome(request: RefundRequest): Promise<RefundOutcome> {
     if (request.nature === 'med') return this.medReturnOf(request);
-    try {
-      return refundOutcomeOf(await this.read(devolucaoSchema, { method: 'GET', path: devolucaoPath(request), idempotent: true }));
-    } catch (error) {
-      if (error instanceof PspRefusal && error.status === 404) return { status: 'not_received' };
-      if (error instanceof PspRefusal || error instanceof PspUnavailable) return { status: 'unknown' };
-      throw error;
-    }
+    const devolucao = await this.query(devolucaoSchema, devolucaoPath(request));
+    if (devolucao === 'not_found') return { status: 'not_received' };
+    return devolucao ? refundOutcomeOf(devolucao) : { status: 'unknown' };
   }
 
   /**
@@ -145,17 +136,26 @@ export class ApiPixProvider implements PixProvider {
    * settled once the PIX shows a MED return of the amount, unknown until then.
    */
   private async medReturnOf(request: RefundRequest): Promise<RefundOutcome> {
-    let pix;
+    const pix = await this.query(pixSchema, `/pix/${request.paymentEndToEndId}`);
+    const done =
+      pix && pix !== 'not_found'
+        ? pix.devolucoes?.find((devolucao) => isMedReturn(devolucao) && devolucao.status === 'DEVOLVIDO' && centsOf(devolucao.valor) === request.amountCents)
+        : undefined;
+    return done ? refundOutcomeOf(done) : { status: 'unknown' };
+  }
+
+  /**
+   * A question to the PSP (a GET) whose failure is an answer too: `not_found` when the PSP has no
+   * such thing (404), null when it cannot tell now (refused or unanswered: asked again later).
+   */
+  private async query<T extends z.ZodType>(schema: T, path: string): Promise<z.infer<T> | 'not_found' | null> {
     try {
-      pix = await this.read(pixSchema, { method: 'GET', path: `/pix/${request.paymentEndToEndId}`, idempotent: true });
+      return await this.read(schema, { method: 'GET', path, idempotent: true });
     } catch (error) {
-      if (error instanceof PspRefusal || error instanceof PspUnavailable) return { status: 'unknown' };
+      if (error instanceof PspRefusal && error.status === 404) return 'not_found';
+      if (error instanceof PspRefusal || error instanceof PspUnavailable) return null;
       throw error;
     }
-    const done = pix.devolucoes?.find(
-      (devolucao) => isMedReturn(devolucao) && devolucao.status === 'DEVOLVIDO' && centsOf(devolucao.valor) === request.amountCents,
-    );
-    return done ? refundOutcomeOf(done) : { status: 'unknown' };
   }
 
   /** One call whose 2xx answer must have `schema`'s shape (a PSP answer is input like any other). */

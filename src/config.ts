@@ -90,6 +90,7 @@ const environmentSchema = z.object({
   PSP_PIX_KEY: z.string().min(1).max(77).optional(),
   PSP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   PSP_POLL_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
+  PSP_SETTLING_WINDOW_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
   PSP_WEBHOOK_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   PSP_WEBHOOK_CERT_FILE: readableFile.optional(),
   PSP_WEBHOOK_KEY_FILE: readableFile.optional(),
@@ -133,6 +134,11 @@ export type PspSettings = {
   pixKey: string;
   timeoutMs: number;
   pollIntervalMs: number;
+  /**
+   * After the latest attempt of a send that may have reached the PSP, how long before its "not
+   * found" proves nothing was received (raised to twice a send's budget when shorter).
+   */
+  settlingWindowMs: number;
   /** The HTTPS listener of the PSP's notifications, which requires the PSP's client certificate. */
   webhook: { port: number; certFile: string; keyFile: string; clientCaFile: string } | null;
 };
@@ -231,6 +237,7 @@ function pspSettingsOf(env: z.infer<typeof environmentSchema>): PspSettings {
     pixKey: env.PSP_PIX_KEY ?? '',
     timeoutMs: env.PSP_TIMEOUT_MS,
     pollIntervalMs: env.PSP_POLL_INTERVAL_MS,
+    settlingWindowMs: env.PSP_SETTLING_WINDOW_MS,
     webhook:
       env.PSP_WEBHOOK_CERT_FILE && env.PSP_WEBHOOK_KEY_FILE && env.PSP_WEBHOOK_CLIENT_CA_FILE
         ? {

@@ -4,8 +4,8 @@ import type { Services } from './services.js';
 type Logger = Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'>;
 
 /**
- * Background jobs: webhook delivery, charge expiry and MED defense deadlines (every second), the simulator's
- * automatic settlement or a PSP's poller, the reconciliation of withdrawals and refunds with an unknown outcome, and housekeeping
+ * Background jobs: webhook delivery, charge expiry, MED defense deadlines and sends left without a result (every second), the simulator's
+ * automatic settlement or a PSP's poller, the checks of withdrawals and refunds at the PSP, and housekeeping
  * (every minute). Safe to run in
  * any number of processes: each step claims its rows with SKIP LOCKED or is idempotent.
  */
@@ -47,8 +47,12 @@ export function startWorkers(
   if (providerInbound && config.psp) {
     every(config.psp.pollIntervalMs, 'psp-poll', () => providerInbound.poll());
   }
-  every(options.reconciliationIntervalMs ?? 5000, 'withdrawal-reconciliation', () => services.withdrawals.reconcileUnknown());
-  every(options.reconciliationIntervalMs ?? 5000, 'refund-reconciliation', () => services.refunds.reconcileProcessing());
+  // Sends whose request lost its result are sent again once their lease lapses; the others are asked about on their schedule.
+  every(options.expiryIntervalMs ?? 1000, 'provider-sends', async () => {
+    while (!stopped && (await services.withdrawals.sendUnsent()) + (await services.refunds.sendUnsent()) > 0);
+  });
+  every(options.reconciliationIntervalMs ?? 5000, 'withdrawal-reconciliation', () => services.withdrawals.reconcile());
+  every(options.reconciliationIntervalMs ?? 5000, 'refund-reconciliation', () => services.refunds.reconcile());
   every(options.expiryIntervalMs ?? 1000, 'med-defense-deadlines', async () => {
     while (!stopped && (await services.infractions.analyzeOverdue()) > 0);
   });

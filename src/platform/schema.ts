@@ -279,7 +279,36 @@ export interface AlertsTable {
   kind: string;
   transactionId: string | null;
   details: ColumnType<Record<string, unknown>, string, never>;
+  severity: ColumnType<AlertSeverity, AlertSeverity | undefined, never>;
   createdAt: Date;
+}
+
+export type AlertSeverity = 'normal' | 'high';
+
+export type ProviderSendKind = 'withdrawal' | 'refund';
+export type ProviderSendState = 'unsent' | 'sent' | 'watching' | 'owed' | 'closed';
+/** One line of a send's history: an attempt, a question to the PSP, or what the gateway decided. */
+export type ProviderSendNote = { at: string; step: 'send' | 'check' | 'decision'; answer: string; detail?: string };
+
+/** A send to a PSP that moves money (migration 012; docs/providers.md "Unknown outcomes"). */
+export interface ProviderSendsTable {
+  id: string;
+  kind: ProviderSendKind;
+  accountId: string;
+  state: ProviderSendState;
+  acknowledged: Generated<boolean>;
+  attempts: number;
+  attemptStartedAt: Date | null;
+  reachedMaybeAt: Date | null;
+  leaseUntil: Date | null;
+  nextCheckAt: Date | null;
+  checks: Generated<number>;
+  deadlineAt: Date;
+  escalatedAt: Date | null;
+  blockId: string | null;
+  history: ColumnType<ProviderSendNote[], string | undefined, string>;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 export interface SandboxDictKeysTable {
@@ -438,6 +467,7 @@ export interface DB {
   operatorSessions: OperatorSessionsTable;
   schemaMigrations: SchemaMigrationsTable;
   auditLog: AuditLogTable;
+  providerSends: ProviderSendsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -446,6 +476,7 @@ export type NewTransaction = Insertable<TransactionsTable>;
 export type RecipientRow = Selectable<RecipientsTable>;
 export type InfractionRow = Selectable<InfractionsTable>;
 export type RefundRow = Selectable<RefundsTable>;
+export type ProviderSendRow = Selectable<ProviderSendsTable>;
 export type UserRow = Selectable<UsersTable>;
 export type OperatorRow = Selectable<OperatorsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;

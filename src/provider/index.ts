@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
-import { PspClient } from './apipix/client.js';
+import { callBudgetMs, PspClient } from './apipix/client.js';
 import { ApiPixInbound } from './apipix/inbound.js';
 import { ApiPixProvider } from './apipix/provider.js';
 import type { PixProvider, ProviderInbound, ProviderLogger, ProviderReports, SimulatedNetwork } from './provider.js';
@@ -38,8 +38,11 @@ export function createProvider(
       const { psp } = config;
       if (!psp) throw new Error('PIX_PROVIDER=apipix without its PSP settings');
       const client = new PspClient(psp);
+      const sendBudgetMs = callBudgetMs(psp.timeoutMs);
+      // Never shorter than twice a send's budget: one for an attempt that starts as its lease ends, one for its own calls.
+      const sendTiming = { sendBudgetMs, settlingWindowMs: Math.max(psp.settlingWindowMs, 2 * sendBudgetMs) };
       return {
-        provider: new ApiPixProvider(client, psp.pixKey, logger),
+        provider: new ApiPixProvider(client, sendTiming, psp.pixKey, logger),
         network: null,
         inbound: (reports) => new ApiPixInbound(client, db, clock, reports, psp, logger),
       };

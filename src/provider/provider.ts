@@ -42,8 +42,26 @@ export type WithdrawalSubmission =
 /** A withdrawal the network paid: who received it, under which end-to-end id. */
 export type WithdrawalPaid = { status: 'paid'; endToEndId: string; beneficiary: Party };
 
-/** Final outcome of a withdrawal as the provider knows it. */
-export type WithdrawalOutcome = WithdrawalPaid | { status: 'failed'; reason: string } | { status: 'unknown' };
+/**
+ * A withdrawal's outcome as the provider knows it; `not_received`: it has no such withdrawal (which
+ * proves nothing was sent only after the provider's settling window, docs/providers.md).
+ */
+export type WithdrawalOutcome = WithdrawalPaid | { status: 'failed'; reason: string } | { status: 'unknown' } | { status: 'not_received' };
+
+/**
+ * How long a provider's sends take, for the services' reading of unknown outcomes
+ * (docs/providers.md "Unknown outcomes").
+ */
+export type SendTiming = {
+  /** The longest one send can take, all its attempts and retries included: the lease an attempt holds. */
+  sendBudgetMs: number;
+  /**
+   * How long after the start of the latest attempt that may have reached the provider its "not
+   * found" proves that nothing was received: a request in flight, or queued at the provider, is
+   * not found yet.
+   */
+  settlingWindowMs: number;
+};
 
 /** A PIX received for one of our charges, as the provider reports it. */
 export type ReceivedPayment = {
@@ -114,6 +132,7 @@ export type RefundOutcome =
 
 export interface PixProvider {
   readonly name: string;
+  readonly sendTiming: SendTiming;
   /** Registers a dynamic charge; throws ProviderError when the provider refuses or cannot answer. */
   createCharge(request: ChargeRequest): Promise<CreatedCharge>;
   /** Withdraws a pending charge so that it cannot be paid any more; ProviderError when refused or unanswered. */
@@ -123,7 +142,10 @@ export interface PixProvider {
    * ProviderOutcomeUnknownError when it cannot tell whether it was sent.
    */
   createWithdrawal(request: WithdrawalRequest): Promise<WithdrawalSubmission>;
-  /** Asks for the outcome of a withdrawal (reconciliation, notifications); the PSP checked its holder against `expectedHolder`. */
+  /**
+   * Asks for the outcome of a withdrawal (reconciliation, notifications); the PSP checked its holder
+   * against `expectedHolder`. `not_received` when the provider has no such withdrawal.
+   */
   withdrawalOutcome(withdrawal: { transactionId: string; expectedHolder: Holder }): Promise<WithdrawalOutcome>;
   /**
    * Sends a refund. Answers its outcome when the provider settled it at once, `unknown` when the

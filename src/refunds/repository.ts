@@ -94,14 +94,13 @@ export function settleRefund(
     .executeTakeFirst();
 }
 
-/** Refunds still processing that were sent before `sentBefore` (reconciliation), oldest first. */
-export function findStaleProcessingRefunds(db: Executor, sentBefore: Date, limit: number): Promise<RefundRow[]> {
-  return db
-    .selectFrom('refunds')
-    .selectAll()
-    .where('status', '=', 'processing')
-    .where('createdAt', '<', sentBefore)
-    .orderBy('createdAt')
-    .limit(limit)
-    .execute();
+/** A failed refund that the PSP completed after all: refunded, under the PSP's end-to-end id. */
+export function resettleRefund(tx: Tx, refundId: string, refundEndToEndId: string, at: Date): Promise<RefundRow> {
+  return tx
+    .updateTable('refunds')
+    .set({ status: 'refunded', refundEndToEndId, settledAt: at, updatedAt: at })
+    .where('id', '=', refundId)
+    .where('status', '=', 'failed')
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

@@ -4,7 +4,7 @@ import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
-import type { InfractionRow, RefundRow, TransactionRow } from '../platform/schema.js';
+import type { InfractionRow, ProviderSendNote, ProviderSendRow, RefundRow, TransactionRow } from '../platform/schema.js';
 import {
   ProviderError,
   ProviderOutcomeUnknownError,
@@ -17,14 +17,18 @@ import { claimIdempotencyKey, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '.
 import { findTransaction, lockTransaction } from '../transactions/repository.js';
 import { CHARGE, chargeStatusAt } from '../transactions/states.js';
 import { applyTransition, assertAllowed } from '../transactions/transition.js';
+import { followUp } from '../sends/checks.js';
+import { collectOwed, postOrBlock, type LateDebit } from '../sends/lateDebit.js';
+import { leaseUntil, nextCheckAt, notFoundIsProof, OUTCOME_DEADLINE_MS, WATCH_AFTER_FAILURE_MS, OWED_RETRY_MS } from '../sends/policy.js';
+import * as sends from '../sends/repository.js';
+import type { SendChange } from '../sends/repository.js';
+import { insertAlert } from '../withdrawals/repository.js';
 import { presentRefund } from './presenter.js';
 import * as repository from './repository.js';
 
 const DAY_MS = 86_400_000;
 /** A charge may be refunded within 90 days of its payment (DESIGN.md §9). */
 const REFUND_WINDOW_MS = 90 * DAY_MS;
-/** A refund still processing after this long is asked about (reconciliation). */
-const RECONCILE_AFTER_MS = 60_000;
 
 export type CreateRefundInput = { amountCents?: number | undefined; externalRef?: string | undefined; reason?: string | undefined };
 
@@ -88,7 +92,7 @@ export class RefundService {
       const balance = await findBalance(tx, accountId, { lock: true });
       if (balance.availableCents - balance.blockedCents < amountCents) throw new InsufficientBalanceError(messages.refundInsufficientBalance);
 
-      const refund = await repository.insertRefund(tx, {
+      const refund = await this.insertRefund(tx, {
         id: refundId,
         accountId,
         transactionId,
@@ -133,7 +137,7 @@ export class RefundService {
    * that closes the case. Sent by `sendChargeback` once committed.
    */
   async createChargeback(tx: Tx, charge: TransactionRow, infraction: InfractionRow, amountCents: number, at: Date): Promise<RefundRow> {
-    const refund = await repository.insertRefund(tx, {
+    const refund = await this.insertRefund(tx, {
       id: newId(),
       accountId: charge.accountId,
       transactionId: charge.id,
@@ -153,24 +157,90 @@ export class RefundService {
     return refund;
   }
 
+  /** A refund and its durable intent to send it (docs/providers.md "Unknown outcomes"), in the caller's transaction. */
+  private async insertRefund(tx: Tx, refund: repository.NewRefund): Promise<RefundRow> {
+    const inserted = await repository.insertRefund(tx, refund);
+    await sends.insertSend(tx, {
+      id: inserted.id,
+      kind: 'refund',
+      accountId: inserted.accountId,
+      at: inserted.createdAt,
+      leaseUntil: null,
+      deadlineAt: new Date(inserted.createdAt.getTime() + OUTCOME_DEADLINE_MS),
+    });
+    return inserted;
+  }
+
   /**
-   * Sends a committed refund to the provider (again, when reconciliation finds the provider never
-   * received it) and applies its immediate answer. `refused`: the provider refused it before
-   * anything moved; the refund is then failed, its money back and its externalRef free.
+   * Sends a committed refund to the provider, unless another process is sending it, and applies
+   * its immediate answer. `refused`: the provider surely never received it (on any attempt) and
+   * refused it; the refund is then failed, its money back and its externalRef free.
    */
   async send(refund: RefundRow): Promise<{ refund: RefundRow; refused: boolean }> {
+    const now = this.clock.now();
+    const [send] = await sends.claimUnsent(this.db, { id: refund.id }, now, leaseUntil(now, this.provider.sendTiming));
+    if (!send) return { refund, refused: false };
+    return this.attempt(refund, send);
+  }
+
+  /** One attempt under the send's lease; see `send`. A refund that may have reached the PSP stays processing and is asked about. */
+  private async attempt(refund: RefundRow, send: ProviderSendRow): Promise<{ refund: RefundRow; refused: boolean }> {
+    const started = send.attemptStartedAt ?? this.clock.now();
+    const note = (answer: string, detail?: string): ProviderSendNote => ({ at: started.toISOString(), step: 'send', answer, ...(detail ? { detail } : {}) });
+    const timing = this.provider.sendTiming;
     let outcome: RefundOutcome;
     try {
       outcome = await this.provider.requestRefund(refundRequestOf(refund));
     } catch (error) {
-      if (error instanceof ProviderError) {
-        const failed = await this.applyOutcome(refund.id, { status: 'failed', reason: 'provider_refused' }, { releaseExternalRef: true });
+      if (error instanceof ProviderError && send.reachedMaybeAt === null) {
+        const failed = await this.applyOutcome(
+          refund.id,
+          { status: 'failed', reason: 'provider_refused' },
+          { releaseExternalRef: true, send: { state: 'closed', note: note('not_sent', error.message), attemptEnded: { reached: false } } },
+        );
         return { refund: failed ?? refund, refused: true };
       }
-      if (error instanceof ProviderOutcomeUnknownError) return { refund, refused: false }; // processing; reconciliation asks later
+      if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError) {
+        // This attempt or an earlier one may have reached the PSP: only its answer to a query can tell.
+        const reached = error instanceof ProviderOutcomeUnknownError;
+        const at = this.clock.now();
+        const reachedMaybeAt = reached ? started : send.reachedMaybeAt;
+        await sends.changeSend(
+          this.db,
+          refund.id,
+          {
+            state: 'sent',
+            note: note(reached ? 'unknown' : 'not_sent', error.message),
+            attemptEnded: { reached },
+            nextCheckAt: nextCheckAt({ ...send, reachedMaybeAt, attemptStartedAt: null }, at, timing),
+            onlyFrom: ['unsent'],
+          },
+          at,
+        );
+        return { refund, refused: false };
+      }
       throw error;
     }
-    return { refund: (await this.applyOutcome(refund.id, outcome)) ?? refund, refused: false };
+    if (outcome.status === 'refunded' || outcome.status === 'failed') {
+      const settled = await this.applyOutcome(refund.id, outcome, { send: { state: 'closed', note: note(outcome.status), attemptEnded: { reached: true } } });
+      return { refund: settled ?? refund, refused: false };
+    }
+    // Taken by the PSP: the outcome comes later (a notification, or the checks).
+    const at = this.clock.now();
+    await sends.changeSend(
+      this.db,
+      refund.id,
+      {
+        state: 'sent',
+        note: note('accepted'),
+        attemptEnded: { reached: true },
+        acknowledged: true,
+        nextCheckAt: nextCheckAt({ ...send, acknowledged: true }, at, timing),
+        onlyFrom: ['unsent'],
+      },
+      at,
+    );
+    return { refund, refused: false };
   }
 
   /**
@@ -184,7 +254,7 @@ export class RefundService {
 
   /** The refund that returns `payment`, written in the caller's transaction; `send` it once committed. */
   recordReturnedPayment(tx: Tx, charge: TransactionRow, payment: ReceivedPayment, at: Date): Promise<RefundRow> {
-    return repository.insertRefund(tx, {
+    return this.insertRefund(tx, {
       id: newId(),
       accountId: charge.accountId,
       transactionId: charge.id,
@@ -218,7 +288,11 @@ export class RefundService {
    * money comes back to the merchant). Null while the outcome is unknown; InvalidStateError when
    * the refund is not processing any more.
    */
-  async applyOutcome(refundId: string, outcome: RefundOutcome, options: { accountId?: string; releaseExternalRef?: boolean } = {}): Promise<RefundRow | null> {
+  async applyOutcome(
+    refundId: string,
+    outcome: RefundOutcome,
+    options: { accountId?: string; releaseExternalRef?: boolean; send?: SendChange } = {},
+  ): Promise<RefundRow | null> {
     if (outcome.status === 'unknown' || outcome.status === 'not_received') return null;
     return this.db.transaction().execute(async (tx) => {
       const refund = await repository.lockRefund(tx, refundId, options.accountId);
@@ -235,6 +309,7 @@ export class RefundService {
         at,
       );
       if (!settled) throw new Error(`refund ${refund.id} left processing while locked`);
+      await sends.changeSend(tx, refund.id, options.send ?? { state: 'closed', note: { at: at.toISOString(), step: 'decision', answer: outcome.status } }, at);
       if (outcome.status === 'failed') {
         if (refund.kind !== 'returned_payment') await moveRefundMoney(tx, refund, at, -1, refund.kind === 'med' ? 'chargeback_reversal' : 'refund_reversal');
         if (options.releaseExternalRef && refund.externalRef) {
@@ -257,19 +332,37 @@ export class RefundService {
     return this.applyOutcome(refundId, await this.provider.refundOutcome(refundRequestOf(refund)));
   }
 
+  /** Worker step: refunds whose send has no result and whose lease lapsed are sent again under the same id. */
+  async sendUnsent(batch = 100): Promise<number> {
+    const now = this.clock.now();
+    const claimed = await sends.claimUnsent(this.db, { kind: 'refund', limit: batch }, now, leaseUntil(now, this.provider.sendTiming));
+    for (const send of claimed) {
+      const refund = await repository.findRefund(this.db, send.id);
+      if (refund?.status !== 'processing') {
+        await sends.changeSend(
+          this.db,
+          send.id,
+          { state: 'closed', note: { at: now.toISOString(), step: 'decision', answer: refund?.status ?? 'missing' }, attemptEnded: { reached: false } },
+          now,
+        );
+        continue;
+      }
+      await this.attempt(refund, send);
+    }
+    return claimed.length;
+  }
+
   /**
-   * Worker step: refunds processing for over a minute are asked about; the known outcomes are
-   * applied, and a refund the provider never received (the process stopped between the commit and
-   * the call) is sent again — the provider keys refunds by their id, so a resend cannot pay twice.
+   * Worker step: asks the provider about each refund whose check is due and applies what it proves
+   * (docs/providers.md "Unknown outcomes"); returns how many reached an outcome.
    */
-  async reconcileProcessing(batch = 100): Promise<number> {
+  async reconcile(batch = 100): Promise<number> {
+    const now = this.clock.now();
+    const due = await sends.claimDueChecks(this.db, 'refund', now, leaseUntil(now, this.provider.sendTiming), batch);
     let resolved = 0;
-    const sentBefore = new Date(this.clock.now().getTime() - RECONCILE_AFTER_MS);
-    for (const refund of await repository.findStaleProcessingRefunds(this.db, sentBefore, batch)) {
+    for (const send of due) {
       try {
-        const outcome = await this.provider.refundOutcome(refundRequestOf(refund));
-        const settled = outcome.status === 'not_received' ? (await this.send(refund)).refund : await this.applyOutcome(refund.id, outcome);
-        if (settled && settled.status !== 'processing') resolved++;
+        if (await this.check(send)) resolved++;
       } catch (error) {
         if (!(error instanceof InvalidStateError)) throw error; // settled meanwhile
       }
@@ -277,11 +370,118 @@ export class RefundService {
     return resolved;
   }
 
+  private async check(send: ProviderSendRow): Promise<boolean> {
+    const refund = await repository.findRefund(this.db, send.id);
+    if (!refund) throw new Error(`send ${send.id} without its refund`);
+    if (send.state === 'owed') return collectOwed(this.db, send, lateDebitOf(refund), this.clock.now());
+    const outcome = await this.provider.refundOutcome(refundRequestOf(refund));
+    const now = this.clock.now();
+    const timing = this.provider.sendTiming;
+    const note: ProviderSendNote = { at: now.toISOString(), step: 'check', answer: outcome.status };
+    const open = refund.status === 'processing';
+    if (open && (outcome.status === 'refunded' || outcome.status === 'failed')) {
+      return Boolean(await this.applyOutcome(refund.id, outcome, { send: { state: 'closed', note, checks: 'counted' } }));
+    }
+    if (!open && refund.status === 'failed' && outcome.status === 'refunded') return this.settleAfterReversal(refund, send, outcome.refundEndToEndId, note);
+    if (open && outcome.status === 'not_received' && notFoundIsProof(send, now, timing)) {
+      const watch: SendChange = {
+        state: 'watching',
+        note: { ...note, detail: 'not found after the settling window' },
+        checks: 'reset',
+        nextCheckAt: nextCheckAt({ ...send, checks: 0 }, now, timing),
+        deadlineAt: new Date(now.getTime() + WATCH_AFTER_FAILURE_MS),
+      };
+      return Boolean(await this.applyOutcome(refund.id, { status: 'failed', reason: 'not_received' }, { send: watch }));
+    }
+    await followUp(this.db, send, {
+      note,
+      settled: !open,
+      now,
+      timing,
+      escalate: () =>
+        insertAlert(this.db, {
+          accountId: refund.accountId,
+          kind: 'refund_outcome_unknown_24h',
+          transactionId: refund.transactionId,
+          details: { refundId: refund.id, attempts: send.attempts, checks: send.checks + 1, lastAnswer: outcome.status },
+          at: now,
+          severity: 'high',
+        }),
+    });
+    return false;
+  }
+
+  /**
+   * The PSP completed a refund after the gateway failed it and gave its money back: it is refunded
+   * after all, the charge's refunded amount grows (when it still can: otherwise the payer was paid
+   * back twice, a high alert) and the money is debited again — never below zero: a block and an
+   * owed debit, with a high alert, when the balance cannot cover it.
+   */
+  private async settleAfterReversal(refund: RefundRow, send: ProviderSendRow, refundEndToEndId: string, note: ProviderSendNote): Promise<boolean> {
+    await this.db.transaction().execute(async (tx) => {
+      const locked = await repository.lockRefund(tx, refund.id);
+      if (locked?.status !== 'failed') throw new InvalidStateError(messages.refundNotProcessing(locked?.status ?? 'missing'));
+      const charge = await lockTransaction(tx, 'pix_in', refund.transactionId);
+      if (!charge) throw new Error(`refund ${refund.id} without its charge`);
+      const at = this.clock.now();
+      const settled = await repository.resettleRefund(tx, refund.id, refundEndToEndId, at);
+      let overRefunded = false;
+      if (refund.kind !== 'returned_payment') {
+        const refundedCents = charge.refundedCents + refund.amountCents;
+        overRefunded = refundedCents > charge.amountCents;
+        if (!overRefunded) {
+          const transition = refundedCents === charge.amountCents ? CHARGE.refundInFull : CHARGE.refundInPart;
+          await applyTransition(tx, charge, transition, at, { refundedCents }, { refund: presentRefund(settled) });
+        }
+      }
+      // A returned payment was never credited to the merchant: its failure moved nothing, nor does this.
+      const { debited, blockId } = refund.kind === 'returned_payment' ? { debited: true, blockId: null } : await postOrBlock(tx, lateDebitOf(refund), at);
+      await insertAlert(tx, {
+        accountId: refund.accountId,
+        kind: 'refund_completed_after_reversal',
+        transactionId: refund.transactionId,
+        details: { refundId: refund.id, amountCents: refund.amountCents, debited, blockId, overRefunded },
+        at,
+        severity: debited && !overRefunded ? 'normal' : 'high',
+      });
+      await sends.changeSend(
+        tx,
+        send.id,
+        debited
+          ? { state: 'closed', note: { ...note, detail: 'completed after the reversal: debited again' }, checks: 'counted' }
+          : {
+              state: 'owed',
+              note: { ...note, detail: 'completed after the reversal: debit owed, amount blocked' },
+              checks: 'counted',
+              blockId,
+              nextCheckAt: new Date(at.getTime() + OWED_RETRY_MS),
+            },
+        at,
+      );
+    });
+    return true;
+  }
+
   /** A charge's amount not yet given back nor held by an open MED case (call under the charge's lock). */
   async refundableRemainder(tx: Tx, charge: TransactionRow): Promise<number> {
     const { refundsCents, openCaseCents } = await repository.committedAmount(tx, charge.id);
     return charge.amountCents - refundsCents - openCaseCents;
   }
+}
+
+/** The debit of a refund completed after its reversal: its first debit again. */
+function lateDebitOf(refund: RefundRow): LateDebit {
+  return {
+    accountId: refund.accountId,
+    kind: refund.kind === 'med' ? 'chargeback_late_debit' : 'refund_late_debit',
+    transactionId: refund.transactionId,
+    memo: refund.id,
+    blockReason: `Devolução ${refund.id} concluída após o estorno`,
+    entries: [
+      { book: 'merchant', amountCents: -refund.amountCents },
+      { book: 'settlement', amountCents: refund.amountCents },
+    ],
+  };
 }
 
 /** What the provider is told of a refund (to send it, or to ask about it). */

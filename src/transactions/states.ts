@@ -68,6 +68,11 @@ export const WITHDRAWAL = frozen({
   loseTrack: { type: 'withdrawal', from: ['processing'], to: 'failed_unknown', events: [] },
   fail: { type: 'withdrawal', from: ['processing', 'failed_unknown'], to: 'failed', events: ['transfer.failed'] },
   settle: { type: 'withdrawal', from: ['processing', 'failed_unknown'], to: 'paid', events: ['transfer.paid'] },
+  /**
+   * The PSP completed a withdrawal after it was failed and its debit returned (docs/providers.md
+   * "Unknown outcomes"): it is paid after all, and debited again.
+   */
+  settleAfterReversal: { type: 'withdrawal', from: ['failed'], to: 'paid', events: ['transfer.paid'] },
   returnInFull: { type: 'withdrawal', from: ['paid'], to: 'refunded', events: ['transfer.refunded'] },
   returnInPart: { type: 'withdrawal', from: ['paid'], to: 'partially_refunded', events: ['transfer.partially_refunded'] },
 } as const satisfies Record<string, Transition<WithdrawalStatus>>);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
-import type { TransactionRow } from '../platform/schema.js';
+import type { AlertSeverity, TransactionRow } from '../platform/schema.js';
 import { precompiled } from '../platform/precompiled.js';
 import { WITHDRAWAL } from '../transactions/states.js';
 
@@ -28,11 +28,15 @@ export async function sumWithdrawalsForCaps(
   return sums ?? { today: 0, thisMonth: 0 };
 }
 
-export async function insertAlert(tx: Tx, alert: { accountId: string; kind: string; transactionId: string; details: Record<string, unknown>; at: Date }) {
+export async function insertAlert(
+  tx: Executor,
+  alert: { accountId: string; kind: string; transactionId: string; details: Record<string, unknown>; at: Date; severity?: AlertSeverity },
+) {
   await tx
     .insertInto('alerts')
     .values({
       id: newId(),
+      severity: alert.severity,
       accountId: alert.accountId,
       kind: alert.kind,
       transactionId: alert.transactionId,
@@ -61,18 +65,4 @@ export async function countAwaitingApproval(db: Executor): Promise<number> {
       .select(sql<number>`count(*)::int8`.as('count'))
       .executeTakeFirstOrThrow()
   ).count;
-}
-
-/** Withdrawals whose outcome the provider is asked for, oldest first: `failed_unknown` ones, and `processing` ones not heard of since `quietSince`. */
-export function findWithdrawalsToReconcile(db: Executor, quietSince: Date, limit: number) {
-  return db
-    .selectFrom('transactions')
-    .select(['id', 'accountId', 'expectedHolder'])
-    .where('type', '=', WITHDRAWAL.loseTrack.type)
-    .where((where) =>
-      where.or([where('status', '=', WITHDRAWAL.loseTrack.to), where.and([where('status', '=', WITHDRAWAL.submit.to), where('updatedAt', '<', quietSince)])]),
-    )
-    .orderBy('updatedAt')
-    .limit(limit)
-    .execute();
 }

@@ -16,7 +16,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import { consumeRateLimits } from '../platform/rateLimitRepository.js';
-import type { Holder, TransactionRow } from '../platform/schema.js';
+import type { Holder, ProviderSendNote, ProviderSendRow, TransactionRow } from '../platform/schema.js';
 import {
   ProviderError,
   ProviderOutcomeUnknownError,
@@ -30,6 +30,11 @@ import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE, r
 import { findTransaction, lockTransaction, type StatusChanges } from '../transactions/repository.js';
 import { WITHDRAWAL, type Transition } from '../transactions/states.js';
 import { applyTransition, assertAllowed, createTransaction } from '../transactions/transition.js';
+import { followUp } from '../sends/checks.js';
+import { collectOwed, postOrBlock, type LateDebit } from '../sends/lateDebit.js';
+import { leaseUntil, nextCheckAt, notFoundIsProof, OUTCOME_DEADLINE_MS, OWED_RETRY_MS, WATCH_AFTER_FAILURE_MS } from '../sends/policy.js';
+import * as sends from '../sends/repository.js';
+import type { SendChange } from '../sends/repository.js';
 import { resolveDestination } from './destination.js';
 import * as repository from './repository.js';
 import type { CreateWithdrawalBody } from './schemas.js';
@@ -51,8 +56,11 @@ function expectedHolderOf(row: TransactionRow): Holder {
   return row.expectedHolder;
 }
 
-/** A withdrawal processing this long without news is asked about. */
-const RECONCILE_PROCESSING_AFTER_MS = 10_000;
+/** Statuses after which a withdrawal's send has nothing left to do. */
+const FINAL: ReadonlySet<string> = new Set(['paid', 'failed', 'cancelled', 'refunded', 'partially_refunded']);
+
+/** The history's note of what the gateway decided. */
+const decision = (at: Date, answer: string): ProviderSendNote => ({ at: at.toISOString(), step: 'decision', answer });
 
 /** Automatic mode debits and sends at creation; manual mode waits for the operator's approval. */
 const debitNowFor = (creation: Transition): boolean => creation === WITHDRAWAL.submit;
@@ -76,11 +84,12 @@ export class WithdrawalService {
         { accountId: account.id, scope: IDEMPOTENCY_SCOPE.withdrawal, externalRef },
         this.clock.now(),
       );
-      if (existing) return { outcome: 'replayed', withdrawal: existing };
+      if (existing) return this.replay(existing);
     }
     const feeCents = computeFee(account.fees.withdrawal, input.amountCents, { capAtAmount: false });
     const creation = account.withdrawalMode === 'manual' ? WITHDRAWAL.hold : WITHDRAWAL.submit;
 
+    let send: ProviderSendRow | undefined;
     const outcome = await this.db.transaction().execute(async (tx): Promise<WithdrawalResult> => {
       const now = this.clock.now();
       const transactionId = newId();
@@ -129,7 +138,10 @@ export class WithdrawalService {
         },
         now,
       );
-      if (debitNow) await this.moveWithdrawalMoney(tx, row, now, 1);
+      if (debitNow) {
+        await this.moveWithdrawalMoney(tx, row, now, 1);
+        send = await this.recordIntent(tx, row, now);
+      }
       if (destination.thirdParty) {
         await repository.insertAlert(tx, {
           accountId: account.id,
@@ -142,12 +154,48 @@ export class WithdrawalService {
       return { outcome: 'created', withdrawal: row };
     });
 
-    if (outcome.outcome === 'replayed' || !debitNowFor(creation)) return outcome;
-    return this.submit(outcome.withdrawal, destination.holder);
+    if (outcome.outcome === 'replayed') return this.replay(outcome.withdrawal);
+    if (!send) return outcome;
+    return this.attempt(outcome.withdrawal, send, 'created');
   }
 
-  /** Sends a processing withdrawal to the provider and applies its immediate answer. */
-  private async submit(row: TransactionRow, expectedHolder: Holder): Promise<WithdrawalResult> {
+  /** The durable intent to send a debited withdrawal, written with its debit (docs/providers.md "Unknown outcomes"). */
+  private recordIntent(tx: Tx, row: TransactionRow, at: Date): Promise<ProviderSendRow> {
+    const timing = this.provider.sendTiming;
+    return sends.insertSend(tx, {
+      id: row.id,
+      kind: 'withdrawal',
+      accountId: row.accountId,
+      at,
+      leaseUntil: leaseUntil(at, timing),
+      deadlineAt: new Date(at.getTime() + OUTCOME_DEADLINE_MS),
+    });
+  }
+
+  /**
+   * A retry with a known externalRef answers the stored withdrawal; one whose send has no result
+   * (the first request lost its database or its process) is sent now, unless another process is
+   * sending it: a replay never hides a withdrawal that was never sent.
+   */
+  private async replay(row: TransactionRow): Promise<WithdrawalResult> {
+    if (row.status !== WITHDRAWAL.submit.to) return { outcome: 'replayed', withdrawal: row };
+    const now = this.clock.now();
+    const [send] = await sends.claimUnsent(this.db, { id: row.id }, now, leaseUntil(now, this.provider.sendTiming));
+    if (!send) return { outcome: 'replayed', withdrawal: row };
+    return this.attempt(row, send, 'replayed');
+  }
+
+  /**
+   * One attempt to send a processing withdrawal under its lease, and what its answer proves: the
+   * PSP took it (outcome later), refused it for its key (failed), surely did not receive it (failed
+   * with the debit back when no earlier attempt may have reached it; 502 to the request), or may
+   * have received it (failed_unknown, asked about until known).
+   */
+  private async attempt(row: TransactionRow, send: ProviderSendRow, answered: 'created' | 'replayed'): Promise<WithdrawalResult> {
+    const started = send.attemptStartedAt ?? this.clock.now();
+    // No attempt starts after its lease: the settling window counts from a start that was recorded.
+    if (!send.leaseUntil || this.clock.now() >= send.leaseUntil) return { outcome: answered, withdrawal: row };
+    const note = (answer: string, detail?: string): ProviderSendNote => ({ at: started.toISOString(), step: 'send', answer, ...(detail ? { detail } : {}) });
     let submission;
     try {
       submission = await this.provider.createWithdrawal({
@@ -156,22 +204,62 @@ export class WithdrawalService {
         amountCents: row.amountCents,
         pixKey: row.pixKey ?? '',
         pixKeyType: row.pixKeyType ?? 'cpf',
-        expectedHolder,
+        expectedHolder: expectedHolderOf(row),
       });
     } catch (error) {
-      if (error instanceof ProviderError) {
-        // Nothing was sent: undo the debit and free the externalRef so a retry can succeed.
-        await this.fail(row.id, { releaseExternalRef: true });
+      if (error instanceof ProviderError && send.reachedMaybeAt === null) {
+        // Nothing reached the PSP, on this attempt or any before: undo the debit and free the externalRef so a retry can succeed.
+        await this.fail(row.id, {
+          releaseExternalRef: true,
+          send: { state: 'closed', note: note('not_sent', error.message), attemptEnded: { reached: false } },
+        });
         throw new ProviderFailedError(messages.withdrawalProviderFailed);
       }
-      if (error instanceof ProviderOutcomeUnknownError) {
-        return { outcome: 'indeterminate', withdrawal: await this.move(row.id, WITHDRAWAL.loseTrack) };
+      if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError) {
+        // This attempt or an earlier one may have reached the PSP: only its answer to a query can tell.
+        const reached = error instanceof ProviderOutcomeUnknownError;
+        const lost = await this.move(row.id, WITHDRAWAL.loseTrack, {
+          send: (at) => this.inDoubt(send, at, { note: note(reached ? 'unknown' : 'not_sent', error.message), reached, started }),
+        });
+        return { outcome: 'indeterminate', withdrawal: lost };
       }
       throw error;
     }
-    if (submission.status === 'rejected') return { outcome: 'created', withdrawal: await this.fail(row.id, { releaseExternalRef: false }) };
+    if (submission.status === 'rejected') {
+      const failed = await this.fail(row.id, {
+        releaseExternalRef: false,
+        send: { state: 'closed', note: note('rejected', submission.reason), attemptEnded: { reached: true } },
+      });
+      return { outcome: answered, withdrawal: failed };
+    }
+    const at = this.clock.now();
+    await sends.changeSend(
+      this.db,
+      row.id,
+      {
+        state: 'sent',
+        note: note('accepted'),
+        attemptEnded: { reached: true },
+        acknowledged: true,
+        nextCheckAt: nextCheckAt({ ...send, acknowledged: true }, at, this.provider.sendTiming),
+        onlyFrom: ['unsent'],
+      },
+      at,
+    );
     if (submission.confirmationInterrupted) throw new ProviderFailedError(messages.withdrawalConfirmationInterrupted(row.id));
-    return { outcome: 'created', withdrawal: row };
+    return { outcome: answered, withdrawal: row };
+  }
+
+  /** A send that may have reached the PSP without an answer: asked about from now on. */
+  private inDoubt(send: ProviderSendRow, at: Date, attempt: { note: ProviderSendNote; reached: boolean; started: Date }): SendChange {
+    const reachedMaybeAt = attempt.reached ? attempt.started : send.reachedMaybeAt;
+    return {
+      state: 'sent',
+      note: attempt.note,
+      attemptEnded: { reached: attempt.reached },
+      nextCheckAt: nextCheckAt({ ...send, reachedMaybeAt, attemptStartedAt: null }, at, this.provider.sendTiming),
+      onlyFrom: ['unsent'],
+    };
   }
 
   /** 1/s, 2/min, 10/UTC hour by default, per account: the spec's three messages, in that order. */
@@ -218,7 +306,13 @@ export class WithdrawalService {
   private move(
     transactionId: string,
     transition: Transition,
-    options: { accountId?: string | undefined; money?: (tx: Tx, row: TransactionRow, at: Date) => Promise<void>; changes?: (at: Date) => StatusChanges } = {},
+    options: {
+      accountId?: string | undefined;
+      money?: (tx: Tx, row: TransactionRow, at: Date) => Promise<void>;
+      changes?: (at: Date) => StatusChanges;
+      /** How the withdrawal's send changes with it (closed when the outcome is final, by default). */
+      send?: (at: Date) => SendChange;
+    } = {},
   ): Promise<TransactionRow> {
     return this.db.transaction().execute(async (tx) => {
       const row = await lockTransaction(tx, 'withdrawal', transactionId, options.accountId);
@@ -226,14 +320,19 @@ export class WithdrawalService {
       assertAllowed(row, transition);
       const at = this.clock.now();
       await options.money?.(tx, row, at);
-      return applyTransition(tx, row, transition, at, options.changes?.(at));
+      const moved = await applyTransition(tx, row, transition, at, options.changes?.(at));
+      const send = options.send?.(at) ?? (FINAL.has(moved.status) ? { state: 'closed' as const, note: decision(at, moved.status) } : null);
+      if (send) await sends.changeSend(tx, transactionId, send, at);
+      return moved;
     });
   }
 
   /** processing / failed_unknown → failed: the debit comes back. */
-  fail(transactionId: string, options: { releaseExternalRef: boolean }, accountId?: string): Promise<TransactionRow> {
+  fail(transactionId: string, options: { releaseExternalRef: boolean; send?: SendChange }, accountId?: string): Promise<TransactionRow> {
+    const { send } = options;
     return this.move(transactionId, WITHDRAWAL.fail, {
       accountId,
+      ...(send ? { send: () => send } : {}),
       money: async (tx, row, at) => {
         await this.moveWithdrawalMoney(tx, row, at, -1);
         if (options.releaseExternalRef && row.externalRef) {
@@ -244,9 +343,10 @@ export class WithdrawalService {
   }
 
   /** processing / failed_unknown → paid: the money left through PIX; the provider's endToEndId and beneficiary appear. */
-  markPaid(transactionId: string, paid: WithdrawalPaid, accountId?: string): Promise<TransactionRow> {
+  markPaid(transactionId: string, paid: WithdrawalPaid, accountId?: string, send?: SendChange): Promise<TransactionRow> {
     return this.move(transactionId, WITHDRAWAL.settle, {
       accountId,
+      ...(send ? { send: () => send } : {}),
       changes: (at) => ({ paidAt: at, endToEndId: paid.endToEndId, beneficiary: JSON.stringify(paid.beneficiary) }),
     });
   }
@@ -277,15 +377,17 @@ export class WithdrawalService {
 
   /** Operator approves a manual-mode withdrawal: debit now (balance checked), then send it. */
   async approve(transactionId: string): Promise<TransactionRow> {
+    let send: ProviderSendRow | undefined;
     const approved = await this.move(transactionId, WITHDRAWAL.approve, {
       money: async (tx, row, at) => {
         expectedHolderOf(row); // checked before anything moves
         const balance = await findBalance(tx, row.accountId, { lock: true });
         if (balance.availableCents - balance.blockedCents < row.amountCents + row.feeCents) throw new InsufficientBalanceError(messages.insufficientBalance);
         await this.moveWithdrawalMoney(tx, row, at, 1);
+        send = await this.recordIntent(tx, row, at);
       },
     });
-    await this.submit(approved, expectedHolderOf(approved));
+    if (send) await this.attempt(approved, send, 'created');
     return (await findTransaction(this.db, approved.accountId, approved.id)) ?? approved;
   }
 
@@ -311,37 +413,163 @@ export class WithdrawalService {
   }
 
   /**
-   * Asks the provider for a withdrawal's outcome and applies it when known: paid or failed.
-   * Returns the withdrawal as it is afterwards, or null while the outcome is unknown.
+   * Applies an outcome the provider reported (a notification, the sandbox): paid or failed; null
+   * (nothing done) while unknown. `not_received` proves nothing here: only reconciliation, which
+   * knows the send's attempts, reads it.
    */
-  async applyProviderOutcome(withdrawal: { id: string; expectedHolder: Holder | null }, accountId?: string): Promise<TransactionRow | null> {
-    if (!withdrawal.expectedHolder) throw new Error(`withdrawal ${withdrawal.id} has no expected holder`);
-    const outcome = await this.provider.withdrawalOutcome({ transactionId: withdrawal.id, expectedHolder: withdrawal.expectedHolder });
-    return this.applyOutcome(withdrawal.id, outcome, accountId);
-  }
-
-  /** Applies an outcome the provider reported: paid or failed; null (nothing done) while unknown. */
   async applyOutcome(transactionId: string, outcome: WithdrawalOutcome, accountId?: string): Promise<TransactionRow | null> {
-    if (outcome.status === 'unknown') return null;
+    if (outcome.status === 'unknown' || outcome.status === 'not_received') return null;
     if (outcome.status === 'paid') return this.markPaid(transactionId, outcome, accountId);
     return this.fail(transactionId, { releaseExternalRef: false }, accountId);
   }
 
   /**
-   * Worker step: asks the provider about unknown outcomes, and about withdrawals processing for
-   * over 10 seconds (a PSP's notification may be lost, or never sent), and applies the known ones.
+   * Worker step: withdrawals whose send has no result and whose lease lapsed (the request lost its
+   * database or its process) are sent again under the same id, which the PSP deduplicates.
    */
-  async reconcileUnknown(batch = 100): Promise<number> {
-    let resolved = 0;
-    const quietSince = new Date(this.clock.now().getTime() - RECONCILE_PROCESSING_AFTER_MS);
-    for (const withdrawal of await repository.findWithdrawalsToReconcile(this.db, quietSince, batch)) {
+  async sendUnsent(batch = 100): Promise<number> {
+    const now = this.clock.now();
+    const claimed = await sends.claimUnsent(this.db, { kind: 'withdrawal', limit: batch }, now, leaseUntil(now, this.provider.sendTiming));
+    for (const send of claimed) {
+      const row = await findTransaction(this.db, send.accountId, send.id);
+      if (row?.status !== WITHDRAWAL.submit.to) {
+        // Failed or settled with this send's result lost: nothing to send.
+        await sends.changeSend(this.db, send.id, { state: 'closed', note: decision(now, row?.status ?? 'missing'), attemptEnded: { reached: false } }, now);
+        continue;
+      }
       try {
-        if (await this.applyProviderOutcome(withdrawal)) resolved++;
+        await this.attempt(row, send, 'created');
       } catch (error) {
-        if (!(error instanceof InvalidStateError)) throw error; // another worker resolved it first
+        if (!(error instanceof ProviderFailedError)) throw error; // refused and failed, or acknowledged with an interrupted confirmation
+      }
+    }
+    return claimed.length;
+  }
+
+  /**
+   * Worker step: asks the PSP about each withdrawal whose check is due (docs/providers.md "Unknown
+   * outcomes") and applies what it proves; returns how many reached an outcome.
+   */
+  async reconcile(batch = 100): Promise<number> {
+    const now = this.clock.now();
+    const due = await sends.claimDueChecks(this.db, 'withdrawal', now, leaseUntil(now, this.provider.sendTiming), batch);
+    let resolved = 0;
+    for (const send of due) {
+      try {
+        if (await this.check(send)) resolved++;
+      } catch (error) {
+        if (!(error instanceof InvalidStateError)) throw error; // another worker or a notification resolved it first
       }
     }
     return resolved;
+  }
+
+  /** One check of a send; true when the withdrawal reached an outcome (or its owed debit was collected). */
+  private async check(send: ProviderSendRow): Promise<boolean> {
+    const row = await findTransaction(this.db, send.accountId, send.id);
+    if (!row) throw new Error(`send ${send.id} without its withdrawal`);
+    if (send.state === 'owed') return collectOwed(this.db, send, this.lateDebitOf(row), this.clock.now());
+    const outcome = await this.provider.withdrawalOutcome({ transactionId: row.id, expectedHolder: expectedHolderOf(row) });
+    const now = this.clock.now();
+    const note: ProviderSendNote = { at: now.toISOString(), step: 'check', answer: outcome.status };
+    const open = row.status === WITHDRAWAL.submit.to || row.status === WITHDRAWAL.loseTrack.to;
+    if (outcome.status === 'paid') {
+      if (open) return Boolean(await this.markPaid(row.id, outcome, row.accountId, { state: 'closed', note, checks: 'counted' }));
+      if (row.status === WITHDRAWAL.settleAfterReversal.from[0]) return this.settleAfterReversal(row, send, outcome, note);
+    } else if (outcome.status === 'failed') {
+      if (open) return Boolean(await this.fail(row.id, { releaseExternalRef: false, send: { state: 'closed', note, checks: 'counted' } }, row.accountId));
+    } else if (outcome.status === 'not_received' && open && notFoundIsProof(send, now, this.provider.sendTiming)) {
+      // The settling window has passed since the latest attempt that may have reached the PSP: it never received it.
+      await this.fail(
+        row.id,
+        {
+          releaseExternalRef: false,
+          send: {
+            state: 'watching',
+            note: { ...note, detail: 'not found after the settling window' },
+            checks: 'reset',
+            nextCheckAt: nextCheckAt({ ...send, checks: 0 }, now, this.provider.sendTiming),
+            deadlineAt: new Date(now.getTime() + WATCH_AFTER_FAILURE_MS),
+          },
+        },
+        row.accountId,
+      );
+      return true;
+    }
+    await followUp(this.db, send, {
+      note,
+      settled: !open,
+      now,
+      timing: this.provider.sendTiming,
+      escalate: () =>
+        repository.insertAlert(this.db, {
+          accountId: row.accountId,
+          kind: 'withdrawal_outcome_unknown_24h',
+          transactionId: row.id,
+          details: { status: row.status, attempts: send.attempts, checks: send.checks + 1, lastAnswer: outcome.status },
+          at: now,
+          severity: 'high',
+        }),
+    });
+    return false;
+  }
+
+  /**
+   * The PSP completed a withdrawal after the gateway failed it and returned its debit: it is paid
+   * after all (transfer.paid) and debited again. When the balance cannot cover the debit, it never
+   * goes below zero: a block holds the amount, the debit is owed until the balance covers it, and a
+   * high alert asks the operator to look.
+   */
+  private async settleAfterReversal(row: TransactionRow, send: ProviderSendRow, paid: WithdrawalPaid, note: ProviderSendNote): Promise<boolean> {
+    await this.db.transaction().execute(async (tx) => {
+      const locked = await lockTransaction(tx, 'withdrawal', row.id, row.accountId);
+      if (!locked) throw new NotFoundError(messages.transactionNotFound);
+      const at = this.clock.now();
+      await applyTransition(tx, locked, WITHDRAWAL.settleAfterReversal, at, {
+        paidAt: at,
+        endToEndId: paid.endToEndId,
+        beneficiary: JSON.stringify(paid.beneficiary),
+      });
+      const { debited, blockId } = await postOrBlock(tx, this.lateDebitOf(locked), at);
+      await repository.insertAlert(tx, {
+        accountId: row.accountId,
+        kind: 'withdrawal_paid_after_reversal',
+        transactionId: row.id,
+        details: { amountCents: row.amountCents, feeCents: row.feeCents, debited, blockId },
+        at,
+        severity: debited ? 'normal' : 'high',
+      });
+      await sends.changeSend(
+        tx,
+        send.id,
+        debited
+          ? { state: 'closed', note: { ...note, detail: 'completed after the reversal: debited again' }, checks: 'counted' }
+          : {
+              state: 'owed',
+              note: { ...note, detail: 'completed after the reversal: debit owed, amount blocked' },
+              checks: 'counted',
+              blockId,
+              nextCheckAt: new Date(at.getTime() + OWED_RETRY_MS),
+            },
+        at,
+      );
+    });
+    return true;
+  }
+
+  /** The debit of a withdrawal paid after its reversal: its first debit again. */
+  private lateDebitOf(row: TransactionRow): LateDebit {
+    return {
+      accountId: row.accountId,
+      kind: 'withdrawal_late_debit',
+      transactionId: row.id,
+      blockReason: `Saque ${row.id} pago após o estorno`,
+      entries: [
+        { book: 'merchant', amountCents: -(row.amountCents + row.feeCents) },
+        { book: 'settlement', amountCents: row.amountCents },
+        { book: 'fees', amountCents: row.feeCents },
+      ],
+    };
   }
 
   /** The service team's internal alerts (third-party withdrawals), newest first, as the operator API and the back-office show them. */

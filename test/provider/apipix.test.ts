@@ -329,7 +329,7 @@ describe(`API Pix adapter: withdrawals through Efí's cash-out (${backend})`, ()
   const settleAndReconcile = async (transactionId: string, outcome: 'REALIZADO' | 'NAO_REALIZADO') => {
     double.settleSend(hex(transactionId), outcome);
     gateway.clock.advance(61_000);
-    await gateway.services.withdrawals.reconcileUnknown();
+    await gateway.services.withdrawals.reconcile();
   };
 
   it('sends to the key with the holder document and applies the PSP outcome: paid with its end-to-end id', async () => {

@@ -271,16 +271,21 @@ describe('POST /v1/transactions/{id}/refunds', () => {
 });
 
 describe('reconciliation of refunds still processing', () => {
-  it('a refund the provider never received (the process stopped before the call) is sent again after a minute', async () => {
+  it('a refund whose send left no result (the process stopped during the call) is sent again once its lease lapses', async () => {
     const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, merchant);
     const created = await refund(merchant, id, { amountCents: 250 });
-    // As if the process died between the commit and the provider call.
+    // As if the process died during the provider call, before the network took it: no result recorded.
     await gateway.database.db.deleteFrom('sandboxRefunds').where('refundId', '=', created.body.refundId).execute();
-    await gateway.services.refunds.reconcileProcessing();
+    await gateway.database.db
+      .updateTable('providerSends')
+      .set({ state: 'unsent', acknowledged: false, attemptStartedAt: gateway.clock.now(), leaseUntil: new Date(gateway.clock.now().getTime() + 5_000) })
+      .where('id', '=', created.body.refundId)
+      .execute();
+    expect(await gateway.services.refunds.sendUnsent()).toBe(0); // its lease still holds
     expect(await gateway.database.db.selectFrom('sandboxRefunds').select('refundId').where('refundId', '=', created.body.refundId).execute()).toEqual([]);
-    gateway.clock.advance(61_000);
-    await gateway.services.refunds.reconcileProcessing();
+    gateway.clock.advance(5_000);
+    expect(await gateway.services.refunds.sendUnsent()).toBe(1);
     const resent = await gateway.database.db.selectFrom('sandboxRefunds').select('refundId').where('refundId', '=', created.body.refundId).execute();
     expect(resent).toHaveLength(1);
     expect((await settleRefund(merchant, created.body.refundId, 'refunded')).body.status).toBe('refunded');

@@ -307,18 +307,23 @@ describe('provider outcomes', () => {
       status: 'failed_unknown',
     });
     expect(await balanceOf(gateway, merchant)).toBe(8_900);
-    expect(await gateway.services.withdrawals.reconcileUnknown()).toBe(0); // the provider does not know yet
+    expect(await gateway.services.withdrawals.reconcile()).toBe(0); // not due yet
+    gateway.clock.advance(10_000);
+    expect(await gateway.services.withdrawals.reconcile()).toBe(0); // the provider does not know yet
     expect((await readTransaction(gateway, merchant, unknown.body.transactionId)).status).toBe('failed_unknown');
     await settleWithdrawal(gateway, merchant, unknown.body.transactionId, { outcome: 'paid' });
     expect((await readTransaction(gateway, merchant, unknown.body.transactionId)).status).toBe('failed_unknown'); // until reconciliation
-    expect(await gateway.services.withdrawals.reconcileUnknown()).toBe(1);
+    expect(await gateway.services.withdrawals.reconcile()).toBe(0); // asked again on its schedule only
+    gateway.clock.advance(30_000);
+    expect(await gateway.services.withdrawals.reconcile()).toBe(1);
     expect((await readTransaction(gateway, merchant, unknown.body.transactionId)).status).toBe('paid');
 
     gateway.clock.advance(2_000);
     await arm(merchant, 'unknown');
     const second = await withdraw(gateway, merchant, withdrawalToHolder());
     await settleWithdrawal(gateway, merchant, second.body.transactionId, { outcome: 'failed' });
-    await gateway.services.withdrawals.reconcileUnknown();
+    gateway.clock.advance(10_000);
+    await gateway.services.withdrawals.reconcile();
     expect((await readTransaction(gateway, merchant, second.body.transactionId)).status).toBe('failed');
     expect(await balanceOf(gateway, merchant)).toBe(8_900);
   });

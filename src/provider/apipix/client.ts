@@ -50,6 +50,14 @@ const NOT_SENT_CODES = new Set([
 ]);
 /** Waits between attempts of an idempotent call. */
 const RETRY_DELAYS_MS = [200, 1000];
+
+/**
+ * The longest one call can take: each attempt may fetch a token, send, renew the token on a 401
+ * and send again (four exchanges of at most `timeoutMs`), then the waits between attempts.
+ */
+export function callBudgetMs(timeoutMs: number): number {
+  return (RETRY_DELAYS_MS.length + 1) * 4 * timeoutMs + RETRY_DELAYS_MS.reduce((sum, delay) => sum + delay, 0);
+}
 /** A token is renewed this long before the PSP says it expires. */
 const TOKEN_MARGIN_MS = 60_000;
 /** The most of a PSP answer read: API Pix pages are bounded; anything larger is a fault. */

@@ -9,6 +9,7 @@ import {
   type ProviderLogger,
   type RefundOutcome,
   type RefundRequest,
+  type SendTiming,
   type WithdrawalOutcome,
   type WithdrawalRequest,
   type WithdrawalSubmission,
@@ -46,6 +47,7 @@ export class ApiPixProvider implements PixProvider {
 
   constructor(
     private readonly client: PspClient,
+    readonly sendTiming: SendTiming,
     private readonly pixKey: string,
     private readonly logger: Pick<ProviderLogger, 'warn'>,
   ) {}
@@ -104,8 +106,8 @@ export class ApiPixProvider implements PixProvider {
 
   async withdrawalOutcome(withdrawal: { transactionId: string; expectedHolder: Holder }): Promise<WithdrawalOutcome> {
     const sent = await this.query(sentPixSchema, `/gn/pix/enviados/id-envio/${txidOf(withdrawal.transactionId)}`);
-    // Asked only once the PUT's attempts ended: a send the PSP does not know never left.
-    if (sent === 'not_found') return { status: 'failed', reason: 'not_received' };
+    // Not proof by itself: the services wait for the settling window (docs/providers.md).
+    if (sent === 'not_found') return { status: 'not_received' };
     if (!sent) return { status: 'unknown' };
     if (sent.status === 'NAO_REALIZADO') return { status: 'failed', reason: 'nao_realizado' };
     const endToEndId = sent.endToEndId ?? sent.e2eId;

@@ -62,6 +62,8 @@ export async function insertSubmittedWithdrawal(
   await db
     .insertInto('sandboxWithdrawals')
     .values({ ...withdrawal, beneficiary: JSON.stringify(withdrawal.beneficiary), outcome: null, endToEndId: null })
+    // Two attempts of one send racing: the network keeps the first.
+    .onConflict((conflict) => conflict.column('transactionId').doNothing())
     .execute();
 }
 
@@ -90,7 +92,11 @@ export async function insertSentRefund(
   db: Executor,
   refund: { refundId: string; accountId: string; outcome: 'refunded' | null; refundEndToEndId: string | null; settleAt: Date | null; createdAt: Date },
 ) {
-  await db.insertInto('sandboxRefunds').values(refund).execute();
+  await db
+    .insertInto('sandboxRefunds')
+    .values(refund)
+    .onConflict((conflict) => conflict.column('refundId').doNothing())
+    .execute();
 }
 
 export function findSentRefund(db: Executor, refundId: string) {

@@ -48,6 +48,8 @@ const ISPB_PATTERN = /^[0-9A-Z]{8}$/;
  */
 export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   readonly name = 'simulated';
+  /** A send is a database write or two; a process that dies mid-send has lost its connection within seconds. */
+  readonly sendTiming = { sendBudgetMs: 5_000, settlingWindowMs: 10_000 };
 
   constructor(
     private readonly db: Db,
@@ -69,6 +71,8 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   async cancelCharge(): Promise<void> {}
 
   async createWithdrawal(request: WithdrawalRequest): Promise<WithdrawalSubmission> {
+    // A send received already (the same transaction id, as a PSP's idEnvio) is acknowledged again, never made twice.
+    if (await repository.findSubmittedWithdrawal(this.db, request.transactionId)) return { status: 'accepted' };
     const directive = await repository.takeDirective(this.db, request.accountId, 'withdrawal');
     if (directive === 'provider_error') throw new ProviderError('simulated provider error on withdrawal');
     const now = this.clock.now();
@@ -100,13 +104,17 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
 
   async withdrawalOutcome(withdrawal: { transactionId: string }): Promise<WithdrawalOutcome> {
     const row = await repository.findSubmittedWithdrawal(this.db, withdrawal.transactionId);
-    if (row?.outcome === 'failed') return { status: 'failed', reason: 'provider_failed' };
-    if (row?.outcome !== 'paid') return { status: 'unknown' };
+    // As a PSP answers: a withdrawal it never received is not found.
+    if (!row) return { status: 'not_received' };
+    if (row.outcome === 'failed') return { status: 'failed', reason: 'provider_failed' };
+    if (row.outcome !== 'paid') return { status: 'unknown' };
     // Rows decided before the network kept end-to-end ids get one now.
     return { status: 'paid', endToEndId: row.endToEndId ?? generateEndToEndId(SIMULATED_ISPB, this.clock.now()), beneficiary: row.beneficiary };
   }
 
   async requestRefund(request: RefundRequest): Promise<RefundOutcome> {
+    // A refund received already (its id, as a PSP's devolução id) answers what the network knows of it.
+    if (await repository.findSentRefund(this.db, request.refundId)) return this.refundOutcome(request);
     const directive = await repository.takeDirective(this.db, request.accountId, 'refund');
     if (directive === 'provider_error') throw new ProviderError('simulated provider error on refund');
     const now = this.clock.now();

@@ -1,0 +1,156 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor, Tx } from '../platform/database.js';
+import type { ProviderSendKind, ProviderSendNote, ProviderSendRow, ProviderSendState } from '../platform/schema.js';
+
+/** The history grows by one note (an attempt, a check, a decision), in the statement that changes the send. */
+const appended = (note: ProviderSendNote): RawBuilder<string> => sql<string>`history || ${JSON.stringify([note])}::jsonb`;
+
+/**
+ * A new send, written with its debit. With `leaseUntil`, its first attempt starts now under that
+ * lease (the request that created it sends it); without, it waits to be claimed (`claimUnsent`).
+ * Either way the worker takes it over when no result is recorded by the lease's end.
+ */
+export async function insertSend(
+  tx: Tx,
+  send: { id: string; kind: ProviderSendKind; accountId: string; at: Date; leaseUntil: Date | null; deadlineAt: Date },
+): Promise<ProviderSendRow> {
+  const row: ProviderSendRow = {
+    id: send.id,
+    kind: send.kind,
+    accountId: send.accountId,
+    state: 'unsent',
+    acknowledged: false,
+    attempts: send.leaseUntil ? 1 : 0,
+    attemptStartedAt: send.leaseUntil ? send.at : null,
+    reachedMaybeAt: null,
+    leaseUntil: send.leaseUntil ?? send.at,
+    nextCheckAt: null,
+    checks: 0,
+    deadlineAt: send.deadlineAt,
+    escalatedAt: null,
+    blockId: null,
+    history: [],
+    createdAt: send.at,
+    updatedAt: send.at,
+  };
+  await tx
+    .insertInto('providerSends')
+    .values({ ...row, history: '[]' })
+    .execute();
+  return row;
+}
+
+/**
+ * Takes unsent sends whose lease lapsed (all of `kind`, or the one `id`) for a new attempt: an
+ * earlier attempt with no recorded result counts from now on as one that may have reached the PSP.
+ */
+export async function claimUnsent(
+  db: Executor,
+  which: { kind: ProviderSendKind; limit: number } | { id: string },
+  now: Date,
+  leaseUntil: Date,
+): Promise<ProviderSendRow[]> {
+  const filter = 'id' in which ? sql`id = ${which.id}` : sql`kind = ${which.kind}`;
+  const limit = 'id' in which ? 1 : which.limit;
+  const unrecorded = sql`jsonb_build_array(jsonb_build_object('at', to_json(attempt_started_at), 'step', 'send', 'answer', 'no_result_recorded'))`;
+  const { rows } = await sql<ProviderSendRow>`
+    UPDATE provider_sends SET
+      attempts = attempts + 1,
+      reached_maybe_at = greatest(reached_maybe_at, attempt_started_at),
+      history = CASE WHEN attempt_started_at IS NULL THEN history ELSE history || ${unrecorded} END,
+      attempt_started_at = ${now}, lease_until = ${leaseUntil}, updated_at = ${now}
+    WHERE id IN (
+      SELECT id FROM provider_sends WHERE state = 'unsent' AND ${filter} AND lease_until <= ${now}
+      ORDER BY lease_until LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    )
+    RETURNING *`.execute(db);
+  return rows;
+}
+
+/** Takes sends whose check is due, holding each until `holdUntil` (another worker does not ask at the same time). */
+export async function claimDueChecks(db: Executor, kind: ProviderSendKind, now: Date, holdUntil: Date, limit: number): Promise<ProviderSendRow[]> {
+  const { rows } = await sql<ProviderSendRow>`
+    UPDATE provider_sends SET next_check_at = ${holdUntil}
+    WHERE id IN (
+      SELECT id FROM provider_sends WHERE state IN ('sent', 'watching', 'owed') AND kind = ${kind} AND next_check_at <= ${now}
+      ORDER BY next_check_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    )
+    RETURNING *`.execute(db);
+  return rows;
+}
+
+export type SendChange = {
+  state: ProviderSendState;
+  note: ProviderSendNote;
+  /** The attempt in progress ended with this result: `reached` when it may have reached the PSP. */
+  attemptEnded?: { reached: boolean };
+  acknowledged?: true;
+  /** A check was made (the schedule moves on), or a decision resets it (a new phase starts). */
+  checks?: 'counted' | 'reset';
+  nextCheckAt?: Date | null;
+  deadlineAt?: Date;
+  escalatedAt?: Date;
+  blockId?: string | null;
+  /** Change it only from these states (an attempt's result is recorded only while it is unsent). */
+  onlyFrom?: ProviderSendState[];
+};
+
+/** Changes a send and adds its note to the history; false when `onlyFrom` did not match. */
+export async function changeSend(db: Executor, id: string, change: SendChange, at: Date): Promise<boolean> {
+  let query = db
+    .updateTable('providerSends')
+    .set({ state: change.state, history: appended(change.note), updatedAt: at })
+    .where('id', '=', id);
+  if (change.attemptEnded) {
+    query = query.set({ attemptStartedAt: null, leaseUntil: null });
+    if (change.attemptEnded.reached) query = query.set({ reachedMaybeAt: sql`greatest(reached_maybe_at, attempt_started_at)` });
+  }
+  if (change.acknowledged) query = query.set({ acknowledged: true });
+  if (change.checks === 'counted') query = query.set({ checks: sql`checks + 1` });
+  if (change.checks === 'reset') query = query.set({ checks: 0 });
+  if (change.nextCheckAt !== undefined) query = query.set({ nextCheckAt: change.nextCheckAt });
+  if (change.deadlineAt) query = query.set({ deadlineAt: change.deadlineAt });
+  if (change.escalatedAt) query = query.set({ escalatedAt: change.escalatedAt });
+  if (change.blockId !== undefined) query = query.set({ blockId: change.blockId });
+  if (change.onlyFrom) query = query.where('state', 'in', change.onlyFrom);
+  const result = await query.executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export function findSend(db: Executor, id: string): Promise<ProviderSendRow | undefined> {
+  return db.selectFrom('providerSends').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Open sends by kind, state and age (metrics): under a minute, an hour, 24 hours, or older. */
+export async function countOpenByAge(db: Executor, now: Date): Promise<{ kind: ProviderSendKind; state: ProviderSendState; age: string; count: number }[]> {
+  const { rows } = await sql<{ kind: ProviderSendKind; state: ProviderSendState; age: string; count: number }>`
+    SELECT kind, state,
+      CASE WHEN created_at > ${now}::timestamptz - interval '1 minute' THEN 'under_1m'
+           WHEN created_at > ${now}::timestamptz - interval '1 hour' THEN 'under_1h'
+           WHEN created_at > ${now}::timestamptz - interval '24 hours' THEN 'under_24h'
+           ELSE 'over_24h' END AS age,
+      count(*)::int8 AS count
+    FROM provider_sends WHERE state <> 'closed'
+    GROUP BY 1, 2, 3`.execute(db);
+  return rows;
+}
+
+/** Sends still without an outcome past their deadline, or owing a debit: the operator's queue, oldest first. */
+export function listNeedingOperator(db: Executor, now: Date, limit: number): Promise<ProviderSendRow[]> {
+  return db
+    .selectFrom('providerSends')
+    .selectAll()
+    .where((where) => where.or([where.and([where('state', '=', 'sent'), where('deadlineAt', '<=', now)]), where('state', '=', 'owed')]))
+    .orderBy('createdAt')
+    .limit(limit)
+    .execute();
+}
+
+export async function countNeedingOperator(db: Executor, now: Date): Promise<number> {
+  const row = await db
+    .selectFrom('providerSends')
+    .select(sql<number>`count(*)::int8`.as('count'))
+    .where((where) => where.or([where.and([where('state', '=', 'sent'), where('deadlineAt', '<=', now)]), where('state', '=', 'owed')]))
+    .executeTakeFirstOrThrow();
+  return row.count;
+}

@@ -12,6 +12,8 @@ const alertSchema = z.object({
   alertId: z.string(),
   accountId: z.string(),
   kind: z.string(),
+  /** `high`: the operator must act (money completed after its reversal and not covered, an outcome unknown past 24 hours). */
+  severity: z.enum(['normal', 'high']),
   transactionId: z.string().nullable(),
   details: z.record(z.string(), z.unknown()),
   createdAt: z.int(),

@@ -3,7 +3,6 @@ import type { Executor, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import type { AlertSeverity, TransactionRow } from '../platform/schema.js';
 import { precompiled } from '../platform/precompiled.js';
-import { WITHDRAWAL } from '../transactions/states.js';
 
 const capSums = precompiled((db, accountId: string, dayStart: Date, monthStart: Date) =>
   db

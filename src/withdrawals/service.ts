@@ -579,6 +579,7 @@ export class WithdrawalService {
       alertId: row.id,
       accountId: row.accountId,
       kind: row.kind,
+      severity: row.severity,
       transactionId: row.transactionId,
       details: row.details,
       createdAt: row.createdAt.getTime(),

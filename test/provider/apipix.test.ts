@@ -408,3 +408,147 @@ describe(`API Pix adapter: withdrawals through Efí's cash-out (${backend})`, ()
     expect((await readTransaction(gateway, merchant, created.body.transactionId)).status).toBe('paid');
   }, 20_000);
 });
+
+describe(`API Pix adapter: unknown outcomes of sends (${backend})`, () => {
+  /** The settling window of this gateway: PSP_SETTLING_WINDOW_MS's default (longer than twice a send's budget at PSP_TIMEOUT_MS=1000). */
+  const WINDOW_MS = 300_000;
+  const check = async (advanceMs: number) => {
+    gateway.clock.advance(advanceMs);
+    await gateway.services.withdrawals.reconcile();
+    await gateway.services.refunds.reconcile();
+  };
+  const statusOf = async (id: string) => (await readTransaction(gateway, merchant, id)).status;
+  /** What a withdrawal took from the balance: its amount and fee. */
+  const debitOf = async (id: string) => {
+    const withdrawal = await readTransaction(gateway, merchant, id);
+    return (withdrawal.amountCents as number) + (withdrawal.feeCents as number);
+  };
+  const alertsOf = async (transactionId: string) =>
+    ((await gateway.admin('GET', `/admin/v1/alerts?accountId=${merchant.accountId}`)).body.alerts as Record<string, unknown>[]).filter(
+      (alert) => alert.transactionId === transactionId,
+    );
+
+  it('a withdrawal the PSP took without answering and completed seconds later is paid, never reversed: a 404 inside the settling window proves nothing', async () => {
+    await fund(gateway, merchant, 10_000);
+    const before = await balanceOf(gateway, merchant);
+    double.loseNextSendAnswer({ completes: 'after', ms: 6000 });
+    const created = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
+    expect(created).toMatchObject({ status: 202, body: { status: 'failed_unknown' } });
+    const id = created.body.transactionId as string;
+    expect(double.attemptsOf(hex(id)).puts).toBe(3);
+    await check(10_000);
+    expect(double.attemptsOf(hex(id)).gets).toBe(1); // asked, and not found yet
+    expect(await statusOf(id)).toBe('failed_unknown');
+    const debit = await debitOf(id);
+    expect(await balanceOf(gateway, merchant)).toBe(before - debit);
+    await eventually(async () => expect(double.send(hex(id))?.status).toBe('REALIZADO'));
+    await check(30_000);
+    expect(await readTransaction(gateway, merchant, id)).toMatchObject({ status: 'paid', endToEndId: double.send(hex(id))?.e2eId });
+    expect(await balanceOf(gateway, merchant)).toBe(before - debit);
+    expect(await eventNames(gateway, id)).toEqual(['transfer.created', 'transfer.processing', 'transfer.paid']);
+  }, 30_000);
+
+  it('a withdrawal the PSP never received is failed once the settling window has passed since its last attempt, its debit back — not a second before', async () => {
+    await fund(gateway, merchant, 10_000);
+    const before = await balanceOf(gateway, merchant);
+    double.loseNextSendAnswer({ completes: 'never' });
+    const created = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
+    expect(created.status).toBe(202);
+    const id = created.body.transactionId as string;
+    await check(10_000);
+    // The test's clock also runs with real time (the attempts took seconds): 30 s short of the window, still not proof.
+    await check(WINDOW_MS - 40_000);
+    expect(double.attemptsOf(hex(id)).gets).toBe(2);
+    expect(await statusOf(id)).toBe('failed_unknown');
+    expect(await balanceOf(gateway, merchant)).toBe(before - (await debitOf(id)));
+    await check(30_000);
+    expect(await statusOf(id)).toBe('failed');
+    expect(await balanceOf(gateway, merchant)).toBe(before);
+    expect(await eventNames(gateway, id)).toEqual(['transfer.created', 'transfer.processing', 'transfer.failed']);
+    expect(double.send(hex(id))).toBeUndefined();
+  }, 30_000);
+
+  it('a completion after the reversal is caught: the withdrawal is paid after all and debited again, and the operator is told', async () => {
+    await fund(gateway, merchant, 10_000);
+    const before = await balanceOf(gateway, merchant);
+    // The PSP breaks its own processing limit: the send appears only after the query that proved it absent.
+    double.loseNextSendAnswer({ completes: 'after_first_query' });
+    const created = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
+    const id = created.body.transactionId as string;
+    await check(WINDOW_MS);
+    expect(await statusOf(id)).toBe('failed');
+    expect(await balanceOf(gateway, merchant)).toBe(before);
+    await eventually(async () => expect(double.send(hex(id))?.status).toBe('REALIZADO'));
+    await check(10_000);
+    expect(await readTransaction(gateway, merchant, id)).toMatchObject({ status: 'paid', endToEndId: double.send(hex(id))?.e2eId });
+    expect(await balanceOf(gateway, merchant)).toBe(before - (await debitOf(id)));
+    expect(await eventNames(gateway, id)).toEqual(['transfer.created', 'transfer.processing', 'transfer.failed', 'transfer.paid']);
+    expect(await alertsOf(id)).toMatchObject([{ kind: 'withdrawal_paid_after_reversal', severity: 'normal', details: { debited: true } }]);
+  }, 30_000);
+
+  it('a late completion the balance cannot cover never takes it below zero: the amount is blocked, a high alert, the debit collected once money arrives', async () => {
+    const poor = await gateway.createMerchant({
+      fees: { ...NO_CHARGE_FEES.fees, withdrawal: { fixedCents: 0, bps: 0, minCents: 0, maxCents: 0 } },
+      limits: { withdrawPerSecond: 100, withdrawPerMinute: 100, withdrawPerHour: 100 },
+    });
+    await fund(gateway, poor, 1000);
+    double.loseNextSendAnswer({ completes: 'after_first_query' });
+    const created = await gateway.call('POST', '/v1/withdraw', { key: poor.apiKey, body: withdrawalToHolder({ amountCents: 1000 }) });
+    const id = created.body.transactionId as string;
+    await check(WINDOW_MS);
+    expect((await readTransaction(gateway, poor, id)).status).toBe('failed');
+    // The merchant withdraws the returned money again before the PSP's late completion shows.
+    const again = await gateway.call('POST', '/v1/withdraw', { key: poor.apiKey, body: withdrawalToHolder({ amountCents: 1000 }) });
+    expect(again).toMatchObject({ status: 201, body: { status: 'processing' } });
+    await eventually(async () => expect(double.send(hex(id))?.status).toBe('REALIZADO'));
+    await check(10_000);
+    expect((await readTransaction(gateway, poor, id)).status).toBe('paid');
+    const balance = (await gateway.call('GET', '/v1/balance', { key: poor.apiKey })).body;
+    expect(balance).toMatchObject({ available: 0, blocked: 1000, withdrawable: -1000 });
+    const alerts = ((await gateway.admin('GET', `/admin/v1/alerts?accountId=${poor.accountId}`)).body.alerts as Record<string, unknown>[]).filter(
+      (alert) => alert.transactionId === id,
+    );
+    expect(alerts).toMatchObject([{ kind: 'withdrawal_paid_after_reversal', severity: 'high', details: { debited: false } }]);
+    await check(60_000);
+    expect((await gateway.call('GET', '/v1/balance', { key: poor.apiKey })).body).toMatchObject({ available: 0, blocked: 1000 }); // still uncovered
+    await fund(gateway, poor, 1500);
+    await check(60_000);
+    expect((await gateway.call('GET', '/v1/balance', { key: poor.apiKey })).body).toMatchObject({ available: 500, blocked: 0, withdrawable: 500 });
+  }, 30_000);
+
+  it('a devolução the PSP took without answering stays processing through a 404 and is refunded when the PSP completes it', async () => {
+    const { transactionId } = await paidAtPsp();
+    const before = await balanceOf(gateway, merchant);
+    double.loseNextSendAnswer({ completes: 'after', ms: 6000 });
+    const created = await gateway.call('POST', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey, body: { amountCents: 300 } });
+    expect(created).toMatchObject({ status: 201, body: { status: 'processing' } });
+    const refundId = created.body.refundId as string;
+    await check(10_000);
+    expect(double.attemptsOf(hex(refundId))).toEqual({ puts: 3, gets: 1 });
+    expect((await refundsOf(transactionId))[0]).toMatchObject({ status: 'processing' });
+    await new Promise((resolve) => setTimeout(resolve, 2500)); // the PSP completes 6 s after the first attempt
+    await check(30_000);
+    expect((await refundsOf(transactionId))[0]).toMatchObject({ status: 'refunded' });
+    expect(await readTransaction(gateway, merchant, transactionId)).toMatchObject({ status: 'partially_refunded', refundedCents: 300 });
+    expect(await balanceOf(gateway, merchant)).toBe(before - 300);
+  }, 30_000);
+
+  it('a devolução the PSP never received fails after the settling window, its money back; completed after that, it is refunded and debited again', async () => {
+    const { transactionId } = await paidAtPsp();
+    const before = await balanceOf(gateway, merchant);
+    double.loseNextSendAnswer({ completes: 'after_first_query' });
+    const created = await gateway.call('POST', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey, body: { amountCents: 400 } });
+    const refundId = created.body.refundId as string;
+    // Its first query comes after the window: not found, proof that the PSP never received it.
+    await check(WINDOW_MS);
+    expect((await refundsOf(transactionId))[0]).toMatchObject({ refundId, status: 'failed' });
+    expect(await balanceOf(gateway, merchant)).toBe(before);
+    expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('paid');
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the PSP completes it right after that query
+    await check(10_000);
+    expect((await refundsOf(transactionId))[0]).toMatchObject({ refundId, status: 'refunded' });
+    expect(await readTransaction(gateway, merchant, transactionId)).toMatchObject({ status: 'partially_refunded', refundedCents: 400 });
+    expect(await balanceOf(gateway, merchant)).toBe(before - 400);
+    expect(await alertsOf(transactionId)).toMatchObject([{ kind: 'refund_completed_after_reversal', severity: 'normal' }]);
+  }, 30_000);
+});

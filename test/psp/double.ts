@@ -44,6 +44,13 @@ type Send = {
   liquidacao?: string;
 };
 
+/**
+ * How a send whose answer is lost ends at the PSP: it took the request (a withdrawal's PUT
+ * /gn/pix or a devolução) but never answers it, nor its repeats, and the send appears — completed —
+ * after `ms`, right after the first status query about it (which still answers 404), or never.
+ */
+export type LostAnswer = { completes: 'after'; ms: number } | { completes: 'after_first_query' } | { completes: 'never' };
+
 /** How the double tells the gateway of a PIX or a devolução. */
 export type Notify = 'once' | 'twice' | 'none' | 'batched' | 'late';
 
@@ -85,6 +92,10 @@ export type PspDouble = {
   unauthorizedNext(count: number): void;
   /** The next `count` API calls take `ms` before answering. */
   slowNext(count: number, ms: number): void;
+  /** The next send (withdrawal or devolução) is taken and never answered; it completes as `fault` says. */
+  loseNextSendAnswer(fault: LostAnswer): void;
+  /** How many times the send was asked for (PUT) and asked about (GET), by its id. */
+  attemptsOf(id: string): { puts: number; gets: number };
   /** Sends the notifications held by `batched` and `late` in one call. */
   flush(): Promise<void>;
   /** Posts a notification body of one's choosing (with the PSP's client certificate, or a stranger's). */
@@ -117,6 +128,45 @@ export async function startPspDouble(
   let failures = 0;
   let unauthorized = 0;
   let slow = { count: 0, ms: 0 };
+  let armedLoss: LostAnswer | null = null;
+  /** Sends whose answer is lost, by id: how each ends, and whether it has. */
+  const lostSends = new Map<string, { fault: LostAnswer; complete: () => void; done: boolean }>();
+  const attempts = new Map<string, { puts: number; gets: number }>();
+  const count = (id: string, kind: 'puts' | 'gets') => {
+    const seen = attempts.get(id) ?? { puts: 0, gets: 0 };
+    seen[kind]++;
+    attempts.set(id, seen);
+  };
+  /** Longer than any client timeout of the tests: the caller gives up before an answer comes. */
+  const LOST_ANSWER_HOLD_MS = 3000;
+
+  /** A send whose answer is lost: taken (its completion set up the first time), then held without an answer. */
+  async function loseAnswer(id: string, complete: () => void): Promise<{ status: number; body: unknown } | null> {
+    let lost = lostSends.get(id);
+    if (!lost && armedLoss) {
+      const entry = { fault: armedLoss, complete: () => undefined as void, done: false };
+      entry.complete = () => {
+        if (entry.done) return;
+        entry.done = true;
+        complete();
+      };
+      lost = entry;
+      lostSends.set(id, entry);
+      armedLoss = null;
+      const { fault } = entry;
+      if (fault.completes === 'after') setTimeout(entry.complete, fault.ms).unref();
+    }
+    if (!lost || lost.done) return null;
+    await new Promise((resolve) => setTimeout(resolve, LOST_ANSWER_HOLD_MS));
+    return { status: 503, body: problem(503, 'ServicoIndisponivel', 'Serviço indisponível.') };
+  }
+
+  /** A status query: one about a send lost until its first query completes it (the query itself still finds nothing). */
+  function queried(id: string): void {
+    count(id, 'gets');
+    const lost = lostSends.get(id);
+    if (lost && !lost.done && lost.fault.completes === 'after_first_query') setTimeout(lost.complete, 0);
+  }
   let nextLocId = 1;
   let tamper: 'crc' | 'location' | null = null;
   const pixKey = options.pixKey ?? 'recebimentos@gateway.example';
@@ -152,7 +202,7 @@ export async function startPspDouble(
     method: 'GET' | 'PUT' | 'PATCH',
     path: string,
     operation: Operation | null,
-    handler: (request: FastifyRequest) => { status: number; body: unknown },
+    handler: (request: FastifyRequest) => { status: number; body: unknown } | Promise<{ status: number; body: unknown }>,
   ) {
     app.route({
       method,
@@ -184,7 +234,7 @@ export async function startPspDouble(
             ? answer(reply, operation, 503, unavailable)
             : reply.code(503).send({ nome: 'servico_indisponivel', mensagem: 'Serviço indisponível.' });
         }
-        const result = handler(request);
+        const result = await handler(request);
         return operation ? answer(reply, operation, result.status, result.body) : reply.code(result.status).send(result.body);
       },
     });
@@ -290,13 +340,26 @@ export async function startPspDouble(
     return { status: 200, body: { parametros: { inicio: query.inicio, fim: query.fim, paginacao: page.paginacao }, pix: page.items.map(pixView) } };
   });
 
-  route('PUT', '/pix/:e2eid/devolucao/:id', { path: '/pix/{e2eid}/devolucao/{id}', method: 'put' }, (request) => {
+  route('PUT', '/pix/:e2eid/devolucao/:id', { path: '/pix/{e2eid}/devolucao/{id}', method: 'put' }, async (request) => {
     const { e2eid, id } = request.params as { e2eid: string; id: string };
+    count(id, 'puts');
     const body = request.body as { valor: string; natureza?: string };
     const pix = received.get(e2eid);
     if (!pix) return { status: 404, body: problem(404, 'NaoEncontrado', 'Não Encontrado') };
     const existing = pix.devolucoes.find((devolucao) => devolucao.id === id);
     if (existing) return { status: 201, body: existing };
+    const lost = await loseAnswer(id, () => {
+      const at = nowIso();
+      pix.devolucoes.push({
+        id,
+        rtrId: generateEndToEndId(DOUBLE_ISPB, new Date(), 'D'),
+        valor: body.valor,
+        natureza: body.natureza ?? 'ORIGINAL',
+        status: 'DEVOLVIDO',
+        horario: { solicitacao: at, liquidacao: at },
+      });
+    });
+    if (lost) return lost;
     const returned = pix.devolucoes.filter((devolucao) => devolucao.status !== 'NAO_REALIZADO').reduce((sum, devolucao) => sum + cents(devolucao.valor), 0);
     if (returned + cents(body.valor) > cents(pix.valor)) {
       return { status: 400, body: problem(400, 'PixDevolucaoInvalida', 'Devolução inválida.', 'O valor excede o valor devolvível do Pix.') };
@@ -320,13 +383,15 @@ export async function startPspDouble(
 
   route('GET', '/pix/:e2eid/devolucao/:id', { path: '/pix/{e2eid}/devolucao/{id}', method: 'get' }, (request) => {
     const { e2eid, id } = request.params as { e2eid: string; id: string };
+    queried(id);
     const devolucao = received.get(e2eid)?.devolucoes.find((item) => item.id === id);
     return devolucao ? { status: 200, body: devolucao } : { status: 404, body: problem(404, 'NaoEncontrado', 'Não Encontrado') };
   });
 
   // Efí's cash-out (not API Pix): PUT /v2/gn/pix/:idEnvio and GET /v2/gn/pix/enviados/id-envio/:idEnvio.
-  route('PUT', '/gn/pix/:idEnvio', null, (request) => {
+  route('PUT', '/gn/pix/:idEnvio', null, async (request) => {
     const { idEnvio } = request.params as { idEnvio: string };
+    count(idEnvio, 'puts');
     const body = request.body as Json;
     const problems = checkEfiSend(idEnvio, body);
     if (problems.length > 0) {
@@ -341,6 +406,19 @@ export async function startPspDouble(
     if (document && document !== (holder.cpf ?? holder.cnpj)) {
       return { status: 400, body: { nome: 'chave_nao_pertence_ao_documento', mensagem: 'O cpf do favorecido é diferente do documento em posse da chave' } };
     }
+    const lost = await loseAnswer(idEnvio, () => {
+      const at = nowIso();
+      sends.set(idEnvio, {
+        idEnvio,
+        e2eId: generateEndToEndId(DOUBLE_ISPB, new Date()),
+        valor: String(body.valor),
+        status: 'REALIZADO',
+        favorecido: { chave: favorecido.chave, nome: holder.nome },
+        solicitacao: at,
+        liquidacao: at,
+      });
+    });
+    if (lost) return lost;
     const sent: Send = {
       idEnvio,
       e2eId: generateEndToEndId(DOUBLE_ISPB, new Date()),
@@ -358,7 +436,9 @@ export async function startPspDouble(
   });
 
   route('GET', '/gn/pix/enviados/id-envio/:idEnvio', null, (request) => {
-    const sent = sends.get((request.params as { idEnvio: string }).idEnvio);
+    const { idEnvio } = request.params as { idEnvio: string };
+    queried(idEnvio);
+    const sent = sends.get(idEnvio);
     if (!sent) return { status: 404, body: problem(404, 'PixEnviadoNaoEncontrado', 'Pix enviado não encontrado.') };
     return {
       status: 200,
@@ -505,6 +585,10 @@ export async function startPspDouble(
     slowNext(count, ms) {
       slow = { count, ms };
     },
+    loseNextSendAnswer(fault) {
+      armedLoss = fault;
+    },
+    attemptsOf: (id) => attempts.get(id) ?? { puts: 0, gets: 0 },
     async flush() {
       const ids = held.splice(0);
       if (ids.length > 0) await notify([...new Set(ids)], 'once');

@@ -36,6 +36,7 @@ import { recipientRoutes } from './recipients/routes.js';
 import { webhookAdminRoutes } from './webhooks/adminRoutes.js';
 import { openApiWebhooks } from './webhooks/schemas.js';
 import { withdrawalAdminRoutes } from './withdrawals/adminRoutes.js';
+import { providerSendAdminRoutes } from './sends/adminRoutes.js';
 import { withdrawalRoutes } from './withdrawals/routes.js';
 import { sandboxRoutes } from './sandbox/routes.js';
 import type { Services } from './services.js';
@@ -197,6 +198,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       await admin.register(ledgerAdminRoutes(services));
       await admin.register(recipientAdminRoutes(services));
       await admin.register(withdrawalAdminRoutes(services));
+      await admin.register(providerSendAdminRoutes(services));
       await admin.register(webhookAdminRoutes(services));
       await admin.register(chargeAdminRoutes(services));
       await admin.register(infractionAdminRoutes(services));

@@ -88,6 +88,8 @@ export const messages = {
   refundProviderFailed: 'Erro ao processar devolução. O valor não foi debitado.',
   refundIdInvalid: 'refundId inválido.',
   refundNotFound: 'Devolução não encontrada.',
+  providerSendIdInvalid: 'id do envio inválido.',
+  providerSendNotFound: 'Envio ao PSP não encontrado.',
   refundNotProcessing: (status: string) => `Devolução não está em processamento (status atual: ${status}).`,
   infractionIdInvalid: 'infractionId inválido.',
   infractionNotFound: 'Disputa não encontrada.',

@@ -15,6 +15,7 @@ import type { Db } from './platform/database.js';
 import { createMailer } from './platform/mailer.js';
 import { InboundService } from './inbound/service.js';
 import { createProvider } from './provider/index.js';
+import { ProviderSendService } from './sends/service.js';
 import type { ProviderInbound, ProviderLogger } from './provider/provider.js';
 import { RecipientService } from './recipients/service.js';
 import { SandboxService } from './sandbox/service.js';
@@ -35,6 +36,7 @@ export type Services = {
   recipients: RecipientService;
   withdrawals: WithdrawalService;
   refunds: RefundService;
+  providerSends: ProviderSendService;
   infractions: InfractionService;
   users: UserService;
   /** The back-office's operator users (DESIGN.md §11). */
@@ -64,10 +66,12 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
   const refunds = new RefundService(db, clock, provider);
   const infractions = new InfractionService(db, clock, config, refunds);
   const providerInbound = inbound?.(new InboundService(db, clock, charges, refunds, infractions)) ?? null;
+  const providerSends = new ProviderSendService(db, clock);
   const metrics = new Metrics({
     pool: probes.poolStats ?? (() => ({ total: 0, idle: 0, waiting: 0 })),
     outbox: () => webhooks.backlog(),
     openInfractions: () => infractions.countOpen(),
+    providerSends: () => providerSends.countOpenByAge(),
   });
   return {
     config,
@@ -79,6 +83,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     recipients: new RecipientService(db, clock, config),
     withdrawals,
     refunds,
+    providerSends,
     infractions,
     audit: new AuditService(db, clock),
     users: new UserService(db, clock, config, accounts, createMailer(config)),

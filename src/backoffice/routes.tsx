@@ -9,7 +9,7 @@ import { operatorActor, type OperatorSession } from '../operators/service.js';
 import type { Services } from '../services.js';
 import { accountPages } from './accountRoutes.js';
 import { queuePages } from './queueRoutes.js';
-import { AlertsPage, AuditPage, backofficeSite, OperatorsPage, QueuesPage, type OperatorsData, type QueueCounts } from './views.js';
+import { AlertsPage, AuditPage, backofficeSite, OperatorsPage, ProviderSendsPage, QueuesPage, type OperatorsData, type QueueCounts } from './views.js';
 import { presentAuditEntry } from '../audit/service.js';
 
 /** What an operator's action leaves in the audit log besides its actor and result. */
@@ -31,7 +31,19 @@ export type BackofficeKit = PageKit<OperatorSession> & {
 
 export type BackofficeServices = Pick<
   Services,
-  'operators' | 'audit' | 'accounts' | 'ledger' | 'recipients' | 'withdrawals' | 'infractions' | 'transactions' | 'users' | 'webhooks' | 'config' | 'clock'
+  | 'operators'
+  | 'audit'
+  | 'accounts'
+  | 'ledger'
+  | 'recipients'
+  | 'withdrawals'
+  | 'infractions'
+  | 'transactions'
+  | 'users'
+  | 'webhooks'
+  | 'providerSends'
+  | 'config'
+  | 'clock'
 >;
 
 /** The account an action's result names (a withdrawal, a MED case), for the audit log. */
@@ -57,7 +69,7 @@ export const PAGE_ROWS = 100;
 export const backofficeRoutes =
   (services: BackofficeServices) =>
   async (app: FastifyInstance): Promise<void> => {
-    const { operators, audit, recipients, withdrawals, infractions, config } = services;
+    const { operators, audit, recipients, withdrawals, infractions, providerSends, config } = services;
     const counts = new WeakMap<FastifyRequest, QueueCounts>();
     const page = await pageStack(app, {
       site: '/backoffice',
@@ -68,12 +80,13 @@ export const backofficeRoutes =
       config,
     });
     const queueCounts = async (): Promise<QueueCounts> => {
-      const [recipientCount, withdrawalCount, disputeCount] = await Promise.all([
+      const [recipientCount, withdrawalCount, disputeCount, sendCount] = await Promise.all([
         recipients.countForReview(),
         withdrawals.countAwaitingApproval(),
         infractions.countOpen(),
+        providerSends.countNeedingOperator(),
       ]);
-      return { recipients: recipientCount, withdrawals: withdrawalCount, disputes: disputeCount };
+      return { recipients: recipientCount, withdrawals: withdrawalCount, disputes: disputeCount, sends: sendCount };
     };
     const kit: BackofficeKit = {
       ...page,
@@ -105,10 +118,11 @@ export const backofficeRoutes =
     app.get(
       '/',
       asOperator(async (request, reply, operator) => {
-        const [queue, waiting, running] = await Promise.all([
+        const [queue, waiting, running, unresolved] = await Promise.all([
           recipients.listForOperator({ status: 'pending_review', limit: 5 }),
           withdrawals.listAwaitingApproval(5),
           infractions.listRunning(5),
+          providerSends.needingOperator(5),
         ]);
         const current = counts.get(request) ?? (await queueCounts());
         const data = {
@@ -146,9 +160,28 @@ export const backofficeRoutes =
                 since: row.openedAt.getTime(),
               })),
             },
+            {
+              title: 'Envios ao PSP sem desfecho',
+              href: '/backoffice/envios',
+              count: current.sends,
+              items: unresolved.map((send) => ({
+                href: '/backoffice/envios',
+                label: `${send.kind === 'withdrawal' ? 'Saque' : 'Devolução'} ${send.sendId.slice(0, 8)}…`,
+                accountId: send.accountId,
+                since: send.createdAt,
+              })),
+            },
           ],
         };
         return send(reply, <QueuesPage context={contextOf(reply, operator)} data={data} />);
+      }),
+    );
+
+    app.get(
+      '/envios',
+      asOperator(async (request, reply, operator) => {
+        const sends = await providerSends.needingOperator(PAGE_ROWS);
+        return send(reply, <ProviderSendsPage context={contextOf(reply, operator)} sends={sends} />);
       }),
     );
 

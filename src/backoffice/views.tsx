@@ -3,9 +3,10 @@ import { Alert, CsrfField, formatDate, Layout, Notice, DataTable, type MenuItem,
 import type { OperatorRole } from '../platform/schema.js';
 import { OPERATOR_ROLES } from '../operators/roles.js';
 import type { OperatorView } from '../operators/service.js';
+import type { presentSend } from '../sends/service.js';
 
 /** The lengths of the queues a team works (the menu shows them). */
-export type QueueCounts = { recipients: number; withdrawals: number; disputes: number };
+export type QueueCounts = { recipients: number; withdrawals: number; disputes: number; sends: number };
 
 /** The back-office's menu (DESIGN.md §11), with each queue's length. */
 export function backofficeSite(counts: QueueCounts | undefined): Site {
@@ -14,6 +15,7 @@ export function backofficeSite(counts: QueueCounts | undefined): Site {
     { href: '/backoffice/destinatarios', title: 'Destinatários', count: counts?.recipients },
     { href: '/backoffice/saques', title: 'Saques', count: counts?.withdrawals },
     { href: '/backoffice/med', title: 'MED', count: counts?.disputes },
+    { href: '/backoffice/envios', title: 'Envios', count: counts?.sends },
     { href: '/backoffice/contas', title: 'Contas' },
     { href: '/backoffice/alertas', title: 'Alertas' },
     { href: '/backoffice/auditoria', title: 'Auditoria' },
@@ -112,7 +114,61 @@ export function QueuesPage(props: { context: PageContext; data: QueuesData }) {
   );
 }
 
-export type AlertView = { alertId: string; accountId: string; kind: string; transactionId: string | null; details: Record<string, unknown>; createdAt: number };
+const SEND_STATES: Record<string, string> = {
+  unsent: 'não enviado',
+  sent: 'sem desfecho',
+  watching: 'falhou; em observação',
+  owed: 'débito pendente',
+  closed: 'encerrado',
+};
+
+/** Envios: withdrawals and refunds the PSP has not answered for in 24 hours, and debits owed after a late completion, with all that is known. */
+export function ProviderSendsPage(props: { context: PageContext; sends: ReturnType<typeof presentSend>[] }) {
+  return (
+    <Page context={props.context} title="Envios ao PSP">
+      <p>
+        Saques e devoluções sem desfecho no PSP após 24 horas, e débitos pendentes de conclusões tardias. Nada é estornado automaticamente: confira com o PSP
+        antes de agir (docs/providers.md).
+      </p>
+      {props.sends.length === 0 ? (
+        <p class="muted">Nenhum envio aguardando a equipe.</p>
+      ) : (
+        <DataTable label="Envios ao PSP" columns={['Desde', 'Tipo', 'Conta', 'Id', 'Situação', 'Tentativas e consultas']}>
+          {props.sends.map((item) => (
+            <tr>
+              <td safe>{formatDate(item.createdAt)}</td>
+              <td safe>{item.kind === 'withdrawal' ? 'Saque' : 'Devolução'}</td>
+              <td>
+                <AccountLink accountId={item.accountId} />
+              </td>
+              <td>
+                <code safe>{item.sendId}</code>
+              </td>
+              <td safe>{SEND_STATES[item.state] ?? item.state}</td>
+              <td>
+                <ol>
+                  {item.history.map((note) => (
+                    <li safe>{`${note.at} ${note.step}: ${note.answer}${note.detail ? ` (${note.detail})` : ''}`}</li>
+                  ))}
+                </ol>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </Page>
+  );
+}
+
+export type AlertView = {
+  alertId: string;
+  accountId: string;
+  kind: string;
+  severity: 'normal' | 'high';
+  transactionId: string | null;
+  details: Record<string, unknown>;
+  createdAt: number;
+};
 
 export function AlertsPage(props: { context: PageContext; alerts: AlertView[] }) {
   return (
@@ -121,11 +177,12 @@ export function AlertsPage(props: { context: PageContext; alerts: AlertView[] })
       {props.alerts.length === 0 ? (
         <p class="muted">Nenhum alerta.</p>
       ) : (
-        <DataTable label="Alertas" columns={['Quando', 'Tipo', 'Conta', 'Transação', 'Detalhes']}>
+        <DataTable label="Alertas" columns={['Quando', 'Tipo', 'Gravidade', 'Conta', 'Transação', 'Detalhes']}>
           {props.alerts.map((alert) => (
             <tr>
               <td safe>{formatDate(alert.createdAt)}</td>
               <td safe>{alert.kind}</td>
+              <td safe>{alert.severity === 'high' ? 'alta' : 'normal'}</td>
               <td>
                 <AccountLink accountId={alert.accountId} />
               </td>

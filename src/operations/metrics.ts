@@ -5,6 +5,8 @@ export type MetricSources = {
   pool: () => { total: number; idle: number; waiting: number };
   outbox: () => Promise<{ due: number; oldestDueSeconds: number }>;
   openInfractions: () => Promise<number>;
+  /** Sends to the PSP not closed yet, by kind, state and age bucket. */
+  providerSends: () => Promise<{ kind: string; state: string; age: string; count: number }[]>;
 };
 
 /**
@@ -75,6 +77,16 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         this.set((await readOutbox()).oldestDueSeconds);
+      },
+    });
+    new Gauge({
+      name: 'pix_gateway_provider_sends_open',
+      help: 'Withdrawals and refunds whose send to the PSP is not closed, by kind, state (unsent, sent, watching, owed) and age since creation (under_1m, under_1h, under_24h, over_24h).',
+      labelNames: ['kind', 'state', 'age'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const { kind, state, age, count } of await sources.providerSends()) this.set({ kind, state, age }, count);
       },
     });
     new Gauge({

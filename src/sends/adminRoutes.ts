@@ -1,0 +1,56 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { InvalidRequestError } from '../errors.js';
+import { messages } from '../messages.js';
+import { isId } from '../platform/ids.js';
+import { errorResponses } from '../platform/schemas.js';
+import type { Services } from '../services.js';
+
+const sendSchema = z.object({
+  sendId: z.string().describe("The withdrawal's transactionId or the refundId: the id the PSP deduplicates (idEnvio, devolução id)."),
+  kind: z.enum(['withdrawal', 'refund']),
+  accountId: z.string(),
+  state: z.enum(['unsent', 'sent', 'watching', 'owed', 'closed']),
+  acknowledged: z.boolean(),
+  attempts: z.int(),
+  checks: z.int(),
+  nextCheckAt: z.int().nullable(),
+  deadlineAt: z.int(),
+  escalatedAt: z.int().nullable(),
+  blockId: z.string().nullable(),
+  createdAt: z.int(),
+  history: z.array(z.object({ at: z.string(), step: z.enum(['send', 'check', 'decision']), answer: z.string(), detail: z.string().optional() })),
+});
+
+/** The operator's view of sends to the PSP whose outcome needs a person (docs/providers.md "Unknown outcomes"). */
+export const providerSendAdminRoutes =
+  ({ providerSends }: Pick<Services, 'providerSends'>): FastifyPluginAsyncZod =>
+  async (app) => {
+    const common = { tags: ['Operator: PSP sends'], security: [{ adminToken: [] }] };
+    app.get(
+      '/provider-sends',
+      {
+        schema: {
+          ...common,
+          summary: 'Sends without an outcome past 24 hours, and debits owed after a late completion, oldest first',
+          response: { 200: z.object({ sends: z.array(sendSchema) }), ...errorResponses(401) },
+        },
+      },
+      async () => ({ sends: await providerSends.needingOperator() }),
+    );
+    app.get(
+      '/provider-sends/:id',
+      {
+        schema: {
+          ...common,
+          summary: "A withdrawal's or refund's send with its attempts, checks and decisions",
+          params: z.object({ id: z.string() }),
+          response: { 200: sendSchema, ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        if (!isId(request.params.id)) throw new InvalidRequestError(messages.providerSendIdInvalid);
+        return providerSends.find(request.params.id);
+      },
+    );
+  };

@@ -137,7 +137,7 @@ export function ProviderSendsPage(props: { context: PageContext; sends: ReturnTy
           {props.sends.map((item) => (
             <tr>
               <td safe>{formatDate(item.createdAt)}</td>
-              <td safe>{item.kind === 'withdrawal' ? 'Saque' : 'Devolução'}</td>
+              <td>{item.kind === 'withdrawal' ? 'Saque' : 'Devolução'}</td>
               <td>
                 <AccountLink accountId={item.accountId} />
               </td>
@@ -182,7 +182,7 @@ export function AlertsPage(props: { context: PageContext; alerts: AlertView[] })
             <tr>
               <td safe>{formatDate(alert.createdAt)}</td>
               <td safe>{alert.kind}</td>
-              <td safe>{alert.severity === 'high' ? 'alta' : 'normal'}</td>
+              <td>{alert.severity === 'high' ? 'alta' : 'normal'}</td>
               <td>
                 <AccountLink accountId={alert.accountId} />
               </td>

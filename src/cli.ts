@@ -41,7 +41,11 @@ async function bootstrapFirstOperator(services: Services): Promise<{ email: stri
 /** Logs the connections the database server drops; the pool replaces them on the next query. */
 const databaseLog = (level: string) => {
   const logger = pino({ level });
-  return { onConnectionLost: (error: Error) => logger.warn({ err: error }, 'database connection lost; a new one is opened on the next query') };
+  // The error alone: pg-pool hangs the whole client object (its settings, its buffers) on it.
+  return {
+    onConnectionLost: (error: Error & { code?: string }) =>
+      logger.warn({ err: { message: error.message, code: error.code } }, 'database connection lost; a new one is opened on the next query'),
+  };
 };
 
 async function open(environment: Pick<Environment, 'database' | 'logLevel'>) {

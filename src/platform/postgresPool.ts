@@ -85,7 +85,18 @@ export class GatewayPool implements PostgresPool {
   ) {
     // An idle connection the server drops: pg-pool discards it, then emits this (unhandled, it
     // would end the process).
-    pool.on('error', onConnectionLost);
+    pool.on('error', (error) => onConnectionLost(error));
+    // Any connection the server drops while it is not idle: its query fails on its own, and the
+    // connection is discarded when released instead of going back to the pool. Attached as soon
+    // as pg-pool hands the new connection over, so that no moment is left without a listener (an
+    // 'error' event nobody listens to ends the process; seen while every connection was killed).
+    pool.on('connect', (client) => {
+      client.on('error', (error) => {
+        const wrapped = this.clients.get(client);
+        if (wrapped) wrapped.broken = true;
+        this.onConnectionLost(error);
+      });
+    });
   }
 
   async connect(): Promise<PostgresPoolClient> {
@@ -93,15 +104,8 @@ export class GatewayPool implements PostgresPool {
     // One wrapper per connection: Kysely keys its connection objects on the client's identity.
     let wrapped = this.clients.get(client);
     if (!wrapped) {
-      const created = new GatewayClient(client, this.naming, this.statements);
-      // A checked-out connection the server drops: its query fails on its own; the connection
-      // is discarded when released instead of going back to the pool.
-      client.on('error', (error) => {
-        created.broken = true;
-        this.onConnectionLost(error);
-      });
-      this.clients.set(client, created);
-      wrapped = created;
+      wrapped = new GatewayClient(client, this.naming, this.statements);
+      this.clients.set(client, wrapped);
     }
     return wrapped;
   }

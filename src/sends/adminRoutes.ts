@@ -7,7 +7,7 @@ import { errorResponses } from '../platform/schemas.js';
 import type { Services } from '../services.js';
 
 const sendSchema = z.object({
-  sendId: z.string().describe("The withdrawal's transactionId or the refundId: the id the PSP deduplicates (idEnvio, devolução id)."),
+  sendId: z.string().describe("The withdrawal's transactionId or the refundId: the id under which the PSP deduplicates the send."),
   kind: z.enum(['withdrawal', 'refund']),
   accountId: z.string(),
   state: z.enum(['unsent', 'sent', 'watching', 'owed', 'closed']),

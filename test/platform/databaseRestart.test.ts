@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { chargeBody, serverUrl, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { freePort, gatewayProcesses, type GatewayProcess } from '../helpers/processes.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 /**
@@ -13,53 +11,19 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js';
  */
 const APPLICATION = `gateway-restart-${process.pid}`;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 describe.runIf(serverUrl)('database connections dropped by the server (PostgreSQL server)', { timeout: 120_000 }, () => {
   let gateway: Gateway;
   let receiver: Receiver;
   let merchant: Merchant;
   let base = '';
-  const children: { name: string; child: ChildProcess; output: () => string; exitCode: () => number | null }[] = [];
-
+  let processes: ReturnType<typeof gatewayProcesses>;
+  const children: GatewayProcess[] = [];
   const start = (name: string, args: string[], env: Record<string, string>) => {
-    const url = new URL(serverUrl!);
-    url.searchParams.set('options', `-c search_path=${gateway.schema}`);
-    url.searchParams.set('application_name', `${APPLICATION}-${name}`);
-    const child = spawn(process.execPath, ['dist/cli.js', ...args], {
-      env: { ...process.env, ...gateway.environment, DATABASE_URL: url.toString(), LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout?.on('data', (chunk) => (output += chunk));
-    child.stderr?.on('data', (chunk) => (output += chunk));
-    let exitCode: number | null = null;
-    child.once('exit', (code) => (exitCode = code ?? -1));
-    children.push({ name, child, output: () => output, exitCode: () => exitCode });
-    return {
-      waitFor: async (pattern: RegExp) => {
-        const deadline = Date.now() + 60_000;
-        while (!pattern.test(output)) {
-          if (Date.now() > deadline || exitCode !== null) throw new Error(`${name} did not print ${pattern}:\n${output}`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      },
-    };
+    const started = processes.start(name, args, env);
+    children.push(started);
+    return started;
   };
-
-  /** Ends every connection of the gateway's processes, as a restart or a failover would. */
-  const dropConnections = async () => {
-    const { rows } = await sql<{ pid: number }>`
-      SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity WHERE application_name LIKE ${`${APPLICATION}-%`}`.execute(gateway.database.db);
-    return rows.length;
-  };
+  const dropConnections = () => processes.dropConnections();
 
   const balance = async () => {
     const response = await fetch(`${base}/v1/balance`, { headers: { authorization: `Bearer ${merchant.apiKey}` } });
@@ -68,6 +32,7 @@ describe.runIf(serverUrl)('database connections dropped by the server (PostgreSQ
 
   beforeAll(async () => {
     gateway = await startGateway({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    processes = gatewayProcesses(gateway, APPLICATION);
     receiver = await startReceiver();
     merchant = await gateway.createMerchant();
     const port = await freePort();

@@ -122,6 +122,24 @@ const SEND_STATES: Record<string, string> = {
   closed: 'encerrado',
 };
 
+type SendNote = ReturnType<typeof presentSend>['history'][number];
+
+/** A send's history as lines to read: the same answer repeated in a row is one line with its count and its first and last time. */
+function historyLines(history: SendNote[]): string[] {
+  const runs: { first: SendNote; last: SendNote; count: number }[] = [];
+  for (const note of history) {
+    const run = runs.at(-1);
+    if (run && run.first.step === note.step && run.first.answer === note.answer && run.first.detail === note.detail) {
+      run.last = note;
+      run.count++;
+    } else runs.push({ first: note, last: note, count: 1 });
+  }
+  return runs.map(({ first, last, count }) => {
+    const when = count === 1 ? formatDate(new Date(first.at)) : `${formatDate(new Date(first.at))} a ${formatDate(new Date(last.at))}, ${count} vezes`;
+    return `${when} — ${first.step}: ${first.answer}${first.detail ? ` (${first.detail})` : ''}`;
+  });
+}
+
 /** Envios: withdrawals and refunds the PSP has not answered for in 24 hours, and debits owed after a late completion, with all that is known. */
 export function ProviderSendsPage(props: { context: PageContext; sends: ReturnType<typeof presentSend>[] }) {
   return (
@@ -147,8 +165,8 @@ export function ProviderSendsPage(props: { context: PageContext; sends: ReturnTy
               <td safe>{SEND_STATES[item.state] ?? item.state}</td>
               <td>
                 <ol>
-                  {item.history.map((note) => (
-                    <li safe>{`${note.at} ${note.step}: ${note.answer}${note.detail ? ` (${note.detail})` : ''}`}</li>
+                  {historyLines(item.history).map((line) => (
+                    <li safe>{line}</li>
                   ))}
                 </ol>
               </td>

@@ -398,3 +398,52 @@ describe('role rules, CSRF and the audit page', () => {
     expect(demoted.text).toContain(messages.lastAdmin);
   });
 });
+
+describe('Envios: sends to the PSP without an outcome', () => {
+  // A gateway of its own: the other tests' withdrawals (settled by hand) would be in its queue.
+  let gateway: Gateway;
+  beforeAll(async () => {
+    gateway = await startGateway({ PUBLIC_BASE_URL: 'http://localhost', SANDBOX_SETTLE_MS: 'manual' });
+  });
+  afterAll(async () => {
+    await gateway.close();
+  });
+
+  it('an empty queue says so; a withdrawal unknown past 24 hours is listed with its attempts and checks, counted on the menu and on Filas', async () => {
+    const early = await signedInOperator(gateway, browser, 'support');
+    await early.page.goto(`${gateway.url}/backoffice/envios`);
+    await expect(early.page.getByText('Nenhum envio aguardando a equipe.').isVisible()).resolves.toBe(true);
+    await expectAccessible(early.page);
+
+    const merchant = await gateway.createMerchant();
+    await fund(gateway, merchant, 5_000);
+    expect((await gateway.call('POST', '/sandbox/v1/provider/next-withdrawal', { key: merchant.apiKey, body: { outcome: 'unknown' } })).status).toBe(201);
+    const created = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
+    expect(created.status).toBe(202);
+    // The network never answers: checked on the schedule for a day, then the operator is told.
+    for (let hour = 0; hour < 25; hour++) {
+      gateway.clock.advance(3_600_000);
+      await gateway.services.withdrawals.reconcile();
+    }
+    const alerts = (await gateway.admin('GET', `/admin/v1/alerts?accountId=${merchant.accountId}`)).body.alerts;
+    expect(alerts).toMatchObject([{ kind: 'withdrawal_outcome_unknown_24h', severity: 'high', transactionId: created.body.transactionId }]);
+
+    // A day later (the first session has expired), another operator looks.
+    const { page } = await signedInOperator(gateway, browser, 'support');
+    await page.goto(`${gateway.url}/backoffice/envios`);
+    const row = page.getByRole('row').filter({ hasText: created.body.transactionId });
+    await expect(row.getByRole('cell', { name: 'sem desfecho' }).isVisible()).resolves.toBe(true);
+    await expect(row.getByText(/send: unknown/).isVisible()).resolves.toBe(true);
+    await expect(row.getByText(/vezes — check: unknown/).isVisible()).resolves.toBe(true);
+    await expect(menuCount(page, 'Envios').textContent()).resolves.toBe('Envios1');
+    await expectAccessible(page);
+    await screenshot(page, 'backoffice-envios');
+    await page.goto(`${gateway.url}/backoffice`);
+    await expect(page.getByRole('link', { name: 'Envios ao PSP sem desfecho' }).isVisible()).resolves.toBe(true);
+
+    const one = await gateway.admin('GET', `/admin/v1/provider-sends/${created.body.transactionId}`);
+    expect(one).toMatchObject({ status: 200, body: { kind: 'withdrawal', state: 'sent', acknowledged: false, attempts: 1 } });
+    expect((await gateway.admin('GET', '/admin/v1/provider-sends/nao-e-um-id')).body).toEqual({ error: 'id do envio inválido.' });
+    expect((await gateway.admin('GET', `/admin/v1/provider-sends/${merchant.accountId}`)).body).toEqual({ error: 'Envio ao PSP não encontrado.' });
+  });
+});

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fund } from '../helpers/api.js';
+import { fund, paidCharge } from '../helpers/api.js';
 import { serverUrl, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { freePort, gatewayProcesses } from '../helpers/processes.js';
 
@@ -51,16 +51,25 @@ describe.runIf(serverUrl)('faults between the debit and the PSP (PostgreSQL serv
     await gateway?.close();
   });
 
-  it('leaves nothing processing, sends each withdrawal at most once and debits it once, whatever fails', async () => {
+  it('leaves nothing processing, sends each withdrawal and refund at most once and debits it once, whatever fails', async () => {
+    // Paid charges to refund: every fourth request is a refund of R$ 2,00 of one of them.
+    const charges = await Promise.all(Array.from({ length: 40 }, () => paidCharge(gateway, merchant)));
     const first = await serve('serve-1');
     const refs = Array.from({ length: 160 }, (_, index) => `fault-${index}`);
-    /** Four clients sending one withdrawal after another: requests at every step of their way when a fault strikes. */
+    const requestOf = (ref: string) => {
+      const index = Number(ref.slice('fault-'.length));
+      return index % 4 === 3
+        ? { path: `/v1/transactions/${charges[Math.floor(index / 4)]}/refunds`, body: { amountCents: 200, externalRef: ref } }
+        : { path: '/v1/withdraw', body: withdrawalToHolder({ externalRef: ref }) };
+    };
+    /** Four clients sending one request after another: requests at every step of their way when a fault strikes. */
     const streams = (base: string, batch: string[]) =>
       Promise.all(
         [0, 1, 2, 3].map(async (stream) => {
           const answers: { ref: string; status: number }[] = [];
           for (const ref of batch.filter((_, index) => index % 4 === stream)) {
-            answers.push({ ref, status: (await post(base, '/v1/withdraw', withdrawalToHolder({ externalRef: ref }))).status });
+            const { path, body } = requestOf(ref);
+            answers.push({ ref, status: (await post(base, path, body)).status });
           }
           return answers;
         }),
@@ -91,13 +100,24 @@ describe.runIf(serverUrl)('faults between the debit and the PSP (PostgreSQL serv
     const second = await serve('serve-2');
     for (const answer of answers) {
       if (answer.status >= 200 && answer.status < 300) continue;
-      const retry = await post(second, '/v1/withdraw', withdrawalToHolder({ externalRef: answer.ref }));
+      const { path, body } = requestOf(answer.ref);
+      const retry = await post(second, path, body);
       expect([200, 201, 202, 502]).toContain(retry.status);
     }
     await processes.start('worker', ['worker'], { SANDBOX_SETTLE_MS: '1500', LOG_LEVEL: 'info' }).waitFor(/worker started/);
 
     // Within a lease (5 s), the worker's resend and the settlement (1.5 s), everything ends.
     const db = gateway.database.db;
+    await expect
+      .poll(
+        async () =>
+          (await db.selectFrom('refunds').select('id').where('accountId', '=', merchant.accountId).where('status', '=', 'processing').execute()).length,
+        {
+          timeout: 60_000,
+          interval: 500,
+        },
+      )
+      .toBe(0);
     await expect
       .poll(
         async () =>
@@ -140,8 +160,33 @@ describe.runIf(serverUrl)('faults between the debit and the PSP (PostgreSQL serv
         row.status === 'failed' ? 1 : undefined,
       );
     }
-    const spent = paid.reduce((sum, row) => sum + row.amountCents + row.feeCents, 0);
-    expect((await gateway.services.ledger.balanceOf(merchant.accountId)).available).toBe(10_000_000 - spent);
+    // Refunds: none processing, the network got exactly the refunded ones, one reserve each and one reversal per failure.
+    const refunds = await db.selectFrom('refunds').select(['id', 'status', 'amountCents']).where('accountId', '=', merchant.accountId).execute();
+    expect(refunds.filter((refund) => refund.status === 'processing')).toEqual([]);
+    const refunded = refunds.filter((refund) => refund.status === 'refunded');
+    const sentRefunds = await db.selectFrom('sandboxRefunds').select('refundId').where('accountId', '=', merchant.accountId).execute();
+    expect(sentRefunds.map((row) => row.refundId).sort()).toEqual(refunded.map((refund) => refund.id).sort());
+    const refundMovements = await db
+      .selectFrom('ledgerEntries')
+      .select(['memo', 'kind', sql<number>`count(DISTINCT movement_id)::int8`.as('count')])
+      .where('accountId', '=', merchant.accountId)
+      .where('kind', 'in', ['refund_reserve', 'refund_reversal'])
+      .groupBy(['memo', 'kind'])
+      .execute();
+    for (const refund of refunds) {
+      expect(refundMovements.find((movement) => movement.memo === refund.id && movement.kind === 'refund_reserve')?.count).toBe(1);
+      expect(refundMovements.find((movement) => movement.memo === refund.id && movement.kind === 'refund_reversal')?.count).toBe(
+        refund.status === 'failed' ? 1 : undefined,
+      );
+    }
+    const spent = paid.reduce((sum, row) => sum + row.amountCents + row.feeCents, 0) + refunded.reduce((sum, refund) => sum + refund.amountCents, 0);
+    const credited = await db
+      .selectFrom('transactions')
+      .select(sql<number>`coalesce(sum(net_cents), 0)::int8`.as('net'))
+      .where('accountId', '=', merchant.accountId)
+      .where('type', '=', 'pix_in')
+      .executeTakeFirstOrThrow();
+    expect((await gateway.services.ledger.balanceOf(merchant.accountId)).available).toBe(10_000_000 + credited.net - spent);
     const open = await db
       .selectFrom('providerSends')
       .select(['id', 'state'])

@@ -347,7 +347,11 @@ export class RefundService {
         );
         continue;
       }
-      await this.attempt(refund, send);
+      try {
+        await this.attempt(refund, send);
+      } catch (error) {
+        if (!(error instanceof InvalidStateError)) throw error; // settled meanwhile by another attempt or a notification
+      }
     }
     return claimed.length;
   }

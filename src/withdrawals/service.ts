@@ -440,7 +440,8 @@ export class WithdrawalService {
       try {
         await this.attempt(row, send, 'created');
       } catch (error) {
-        if (!(error instanceof ProviderFailedError)) throw error; // refused and failed, or acknowledged with an interrupted confirmation
+        // Refused and failed, acknowledged with an interrupted confirmation, or settled meanwhile by another attempt or a notification.
+        if (!(error instanceof ProviderFailedError || error instanceof InvalidStateError)) throw error;
       }
     }
     return claimed.length;

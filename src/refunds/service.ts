@@ -17,9 +17,10 @@ import { claimIdempotencyKey, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '.
 import { findTransaction, lockTransaction } from '../transactions/repository.js';
 import { CHARGE, chargeStatusAt } from '../transactions/states.js';
 import { applyTransition, assertAllowed } from '../transactions/transition.js';
-import { followUp } from '../sends/checks.js';
+import { acknowledged, afterLateCompletion, attemptNote, decisionNote, inDoubt, watchedAfterFailure } from '../sends/changes.js';
+import { checkDue, followUp, resendUnsent } from '../sends/checks.js';
 import { collectOwed, postOrBlock, type LateDebit } from '../sends/lateDebit.js';
-import { leaseUntil, nextCheckAt, notFoundIsProof, OUTCOME_DEADLINE_MS, WATCH_AFTER_FAILURE_MS, OWED_RETRY_MS } from '../sends/policy.js';
+import { leaseUntil, notFoundIsProof, OUTCOME_DEADLINE_MS } from '../sends/policy.js';
 import * as sends from '../sends/repository.js';
 import type { SendChange } from '../sends/repository.js';
 import { insertAlert } from '../withdrawals/repository.js';
@@ -62,6 +63,11 @@ export class RefundService {
     private readonly clock: Clock,
     private readonly provider: PixProvider,
   ) {}
+
+  /** What the worker steps of this kind share (src/sends/checks.ts). */
+  private get worker() {
+    return { db: this.db, clock: this.clock, timing: this.provider.sendTiming, kind: 'refund' as const };
+  }
 
   /** A merchant's refund of one of its charges. */
   async create(accountId: string, transactionId: string, input: CreateRefundInput): Promise<RefundResult> {
@@ -186,7 +192,7 @@ export class RefundService {
   /** One attempt under the send's lease; see `send`. A refund that may have reached the PSP stays processing and is asked about. */
   private async attempt(refund: RefundRow, send: ProviderSendRow): Promise<{ refund: RefundRow; refused: boolean }> {
     const started = send.attemptStartedAt ?? this.clock.now();
-    const note = (answer: string, detail?: string): ProviderSendNote => ({ at: started.toISOString(), step: 'send', answer, ...(detail ? { detail } : {}) });
+    const note = (answer: string, detail?: string) => attemptNote(started, answer, detail);
     const timing = this.provider.sendTiming;
     let outcome: RefundOutcome;
     try {
@@ -204,19 +210,7 @@ export class RefundService {
         // This attempt or an earlier one may have reached the PSP: only its answer to a query can tell.
         const reached = error instanceof ProviderOutcomeUnknownError;
         const at = this.clock.now();
-        const reachedMaybeAt = reached ? started : send.reachedMaybeAt;
-        await sends.changeSend(
-          this.db,
-          refund.id,
-          {
-            state: 'sent',
-            note: note(reached ? 'unknown' : 'not_sent', error.message),
-            attemptEnded: { reached },
-            nextCheckAt: nextCheckAt({ ...send, reachedMaybeAt, attemptStartedAt: null }, at, timing),
-            onlyFrom: ['unsent'],
-          },
-          at,
-        );
+        await sends.changeSend(this.db, refund.id, inDoubt(send, note(reached ? 'unknown' : 'not_sent', error.message), { reached, started }, at, timing), at);
         return { refund, refused: false };
       }
       throw error;
@@ -227,19 +221,7 @@ export class RefundService {
     }
     // Taken by the PSP: the outcome comes later (a notification, or the checks).
     const at = this.clock.now();
-    await sends.changeSend(
-      this.db,
-      refund.id,
-      {
-        state: 'sent',
-        note: note('accepted'),
-        attemptEnded: { reached: true },
-        acknowledged: true,
-        nextCheckAt: nextCheckAt({ ...send, acknowledged: true }, at, timing),
-        onlyFrom: ['unsent'],
-      },
-      at,
-    );
+    await sends.changeSend(this.db, refund.id, acknowledged(send, note('accepted'), at, timing), at);
     return { refund, refused: false };
   }
 
@@ -309,7 +291,7 @@ export class RefundService {
         at,
       );
       if (!settled) throw new Error(`refund ${refund.id} left processing while locked`);
-      await sends.changeSend(tx, refund.id, options.send ?? { state: 'closed', note: { at: at.toISOString(), step: 'decision', answer: outcome.status } }, at);
+      await sends.changeSend(tx, refund.id, options.send ?? { state: 'closed', note: decisionNote(at, outcome.status) }, at);
       if (outcome.status === 'failed') {
         if (refund.kind !== 'returned_payment') await moveRefundMoney(tx, refund, at, -1, refund.kind === 'med' ? 'chargeback_reversal' : 'refund_reversal');
         if (options.releaseExternalRef && refund.externalRef) {
@@ -333,45 +315,21 @@ export class RefundService {
   }
 
   /** Worker step: refunds whose send has no result and whose lease lapsed are sent again under the same id. */
-  async sendUnsent(batch = 100): Promise<number> {
-    const now = this.clock.now();
-    const claimed = await sends.claimUnsent(this.db, { kind: 'refund', limit: batch }, now, leaseUntil(now, this.provider.sendTiming));
-    for (const send of claimed) {
+  sendUnsent(batch = 100): Promise<number> {
+    return resendUnsent(this.worker, batch, async (send) => {
       const refund = await repository.findRefund(this.db, send.id);
-      if (refund?.status !== 'processing') {
-        await sends.changeSend(
-          this.db,
-          send.id,
-          { state: 'closed', note: { at: now.toISOString(), step: 'decision', answer: refund?.status ?? 'missing' }, attemptEnded: { reached: false } },
-          now,
-        );
-        continue;
-      }
-      try {
-        await this.attempt(refund, send);
-      } catch (error) {
-        if (!(error instanceof InvalidStateError)) throw error; // settled meanwhile by another attempt or a notification
-      }
-    }
-    return claimed.length;
+      if (refund?.status !== 'processing') return refund?.status ?? 'missing';
+      await this.attempt(refund, send);
+      return null;
+    });
   }
 
   /**
    * Worker step: asks the provider about each refund whose check is due and applies what it proves
    * (docs/providers.md "Unknown outcomes"); returns how many reached an outcome.
    */
-  async reconcile(batch = 100): Promise<number> {
-    const now = this.clock.now();
-    const due = await sends.claimDueChecks(this.db, 'refund', now, leaseUntil(now, this.provider.sendTiming), batch);
-    let resolved = 0;
-    for (const send of due) {
-      try {
-        if (await this.check(send)) resolved++;
-      } catch (error) {
-        if (!(error instanceof InvalidStateError)) throw error; // settled meanwhile
-      }
-    }
-    return resolved;
+  reconcile(batch = 100): Promise<number> {
+    return checkDue(this.worker, batch, (send) => this.check(send));
   }
 
   private async check(send: ProviderSendRow): Promise<boolean> {
@@ -388,13 +346,7 @@ export class RefundService {
     }
     if (!open && refund.status === 'failed' && outcome.status === 'refunded') return this.settleAfterReversal(refund, send, outcome.refundEndToEndId, note);
     if (open && outcome.status === 'not_received' && notFoundIsProof(send, now, timing)) {
-      const watch: SendChange = {
-        state: 'watching',
-        note: { ...note, detail: 'not found after the settling window' },
-        checks: 'reset',
-        nextCheckAt: nextCheckAt({ ...send, checks: 0 }, now, timing),
-        deadlineAt: new Date(now.getTime() + WATCH_AFTER_FAILURE_MS),
-      };
+      const watch = watchedAfterFailure(send, note, now, timing);
       return Boolean(await this.applyOutcome(refund.id, { status: 'failed', reason: 'not_received' }, { send: watch }));
     }
     await followUp(this.db, send, {
@@ -448,20 +400,7 @@ export class RefundService {
         at,
         severity: debited && !overRefunded ? 'normal' : 'high',
       });
-      await sends.changeSend(
-        tx,
-        send.id,
-        debited
-          ? { state: 'closed', note: { ...note, detail: 'completed after the reversal: debited again' }, checks: 'counted' }
-          : {
-              state: 'owed',
-              note: { ...note, detail: 'completed after the reversal: debit owed, amount blocked' },
-              checks: 'counted',
-              blockId,
-              nextCheckAt: new Date(at.getTime() + OWED_RETRY_MS),
-            },
-        at,
-      );
+      await sends.changeSend(tx, send.id, afterLateCompletion(note, { debited, blockId }, at), at);
     });
     return true;
   }

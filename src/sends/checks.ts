@@ -1,8 +1,53 @@
-import type { Executor } from '../platform/database.js';
-import type { ProviderSendNote, ProviderSendRow } from '../platform/schema.js';
+import { InvalidStateError } from '../errors.js';
+import type { Clock } from '../platform/clock.js';
+import type { Db, Executor } from '../platform/database.js';
+import type { ProviderSendKind, ProviderSendNote, ProviderSendRow } from '../platform/schema.js';
 import type { SendTiming } from '../provider/provider.js';
-import { nextCheckAt } from './policy.js';
-import { changeSend } from './repository.js';
+import { decisionNote } from './changes.js';
+import { leaseUntil, nextCheckAt } from './policy.js';
+import { changeSend, claimDueChecks, claimUnsent } from './repository.js';
+
+type Worker = { db: Db; clock: Clock; timing: SendTiming; kind: ProviderSendKind };
+
+/**
+ * Worker step of a kind: its sends with no result whose lease lapsed are claimed for a new attempt.
+ * `resend` sends the ones still open and answers null, or answers the status of one that settled
+ * with this send's result lost (nothing to send: the send closes). Another attempt or a
+ * notification settling it meanwhile (InvalidStateError) is not a failure. Returns how many were claimed.
+ */
+export async function resendUnsent(worker: Worker, batch: number, resend: (send: ProviderSendRow) => Promise<string | null>): Promise<number> {
+  const now = worker.clock.now();
+  const claimed = await claimUnsent(worker.db, { kind: worker.kind, limit: batch }, now, leaseUntil(now, worker.timing));
+  for (const send of claimed) {
+    try {
+      const settledAs = await resend(send);
+      if (settledAs !== null)
+        await changeSend(worker.db, send.id, { state: 'closed', note: decisionNote(now, settledAs), attemptEnded: { reached: false } }, now);
+    } catch (error) {
+      if (!(error instanceof InvalidStateError)) throw error;
+    }
+  }
+  return claimed.length;
+}
+
+/**
+ * Worker step of a kind: each send whose check is due is held (no other worker asks at the same
+ * time) and handed to `check`; one settled meanwhile (InvalidStateError) is skipped. Returns how
+ * many reached an outcome.
+ */
+export async function checkDue(worker: Worker, batch: number, check: (send: ProviderSendRow) => Promise<boolean>): Promise<number> {
+  const now = worker.clock.now();
+  const due = await claimDueChecks(worker.db, worker.kind, now, leaseUntil(now, worker.timing), batch);
+  let resolved = 0;
+  for (const send of due) {
+    try {
+      if (await check(send)) resolved++;
+    } catch (error) {
+      if (!(error instanceof InvalidStateError)) throw error;
+    }
+  }
+  return resolved;
+}
 
 /**
  * A check that decided nothing: a send whose withdrawal or refund is settled closes (once its watch

@@ -2,6 +2,7 @@ import { findBalance, insertBlock, postMovement, releaseBlock, type Movement } f
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import type { ProviderSendRow } from '../platform/schema.js';
+import { decisionNote } from './changes.js';
 import { OWED_RETRY_MS } from './policy.js';
 import { changeSend } from './repository.js';
 
@@ -27,13 +28,17 @@ export function collectOwed(db: Db, send: ProviderSendRow, debit: LateDebit, at:
   return db.transaction().execute(async (tx) => {
     await findBalance(tx, debit.accountId, { lock: true });
     const { blockReason: _unused, ...movement } = debit;
-    const note = (answer: string) => ({ at: at.toISOString(), step: 'decision' as const, answer });
     if (!(await postMovement(tx, { ...movement, at, forbidNegativeBalance: true }))) {
-      await changeSend(tx, send.id, { state: 'owed', note: note('debit_still_uncovered'), nextCheckAt: new Date(at.getTime() + OWED_RETRY_MS) }, at);
+      await changeSend(
+        tx,
+        send.id,
+        { state: 'owed', note: decisionNote(at, 'debit_still_uncovered'), nextCheckAt: new Date(at.getTime() + OWED_RETRY_MS) },
+        at,
+      );
       return false;
     }
     if (send.blockId) await releaseBlock(tx, send.blockId, at);
-    await changeSend(tx, send.id, { state: 'closed', note: note('debit_collected') }, at);
+    await changeSend(tx, send.id, { state: 'closed', note: decisionNote(at, 'debit_collected') }, at);
     return true;
   });
 }

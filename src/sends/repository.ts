@@ -135,22 +135,20 @@ export async function countOpenByAge(db: Executor, now: Date): Promise<{ kind: P
   return rows;
 }
 
-/** Sends still without an outcome past their deadline, or owing a debit: the operator's queue, oldest first. */
-export function listNeedingOperator(db: Executor, now: Date, limit: number): Promise<ProviderSendRow[]> {
-  return db
+/** Sends still without an outcome past their deadline, or owing a debit: the operator's queue. */
+const needingOperator = (db: Executor, now: Date) =>
+  db
     .selectFrom('providerSends')
-    .selectAll()
-    .where((where) => where.or([where.and([where('state', '=', 'sent'), where('deadlineAt', '<=', now)]), where('state', '=', 'owed')]))
-    .orderBy('createdAt')
-    .limit(limit)
-    .execute();
+    .where((where) => where.or([where.and([where('state', '=', 'sent'), where('deadlineAt', '<=', now)]), where('state', '=', 'owed')]));
+
+/** The operator's queue, oldest first. */
+export function listNeedingOperator(db: Executor, now: Date, limit: number): Promise<ProviderSendRow[]> {
+  return needingOperator(db, now).selectAll().orderBy('createdAt').limit(limit).execute();
 }
 
 export async function countNeedingOperator(db: Executor, now: Date): Promise<number> {
-  const row = await db
-    .selectFrom('providerSends')
+  const row = await needingOperator(db, now)
     .select(sql<number>`count(*)::int8`.as('count'))
-    .where((where) => where.or([where.and([where('state', '=', 'sent'), where('deadlineAt', '<=', now)]), where('state', '=', 'owed')]))
     .executeTakeFirstOrThrow();
   return row.count;
 }

@@ -1,14 +1,6 @@
 import type { Account } from '../accounts/model.js';
 import type { Config } from '../config.js';
-import {
-  InsufficientBalanceError,
-  InvalidRequestError,
-  InvalidStateError,
-  LimitExceededError,
-  NotFoundError,
-  ProviderFailedError,
-  RateLimitedError,
-} from '../errors.js';
+import { InsufficientBalanceError, InvalidRequestError, LimitExceededError, NotFoundError, ProviderFailedError, RateLimitedError } from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
 import { findBalance, postMovement } from '../ledger/repository.js';
 import { messages } from '../messages.js';
@@ -30,9 +22,10 @@ import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE, r
 import { findTransaction, lockTransaction, type StatusChanges } from '../transactions/repository.js';
 import { WITHDRAWAL, type Transition } from '../transactions/states.js';
 import { applyTransition, assertAllowed, createTransaction } from '../transactions/transition.js';
-import { followUp } from '../sends/checks.js';
+import { acknowledged, afterLateCompletion, attemptNote, decisionNote, inDoubt, watchedAfterFailure } from '../sends/changes.js';
+import { checkDue, followUp, resendUnsent } from '../sends/checks.js';
 import { collectOwed, postOrBlock, type LateDebit } from '../sends/lateDebit.js';
-import { leaseUntil, nextCheckAt, notFoundIsProof, OUTCOME_DEADLINE_MS, OWED_RETRY_MS, WATCH_AFTER_FAILURE_MS } from '../sends/policy.js';
+import { leaseUntil, notFoundIsProof, OUTCOME_DEADLINE_MS } from '../sends/policy.js';
 import * as sends from '../sends/repository.js';
 import type { SendChange } from '../sends/repository.js';
 import { resolveDestination } from './destination.js';
@@ -56,11 +49,8 @@ function expectedHolderOf(row: TransactionRow): Holder {
   return row.expectedHolder;
 }
 
-/** Statuses after which a withdrawal's send has nothing left to do. */
-const FINAL: ReadonlySet<string> = new Set(['paid', 'failed', 'cancelled', 'refunded', 'partially_refunded']);
-
-/** The history's note of what the gateway decided. */
-const decision = (at: Date, answer: string): ProviderSendNote => ({ at: at.toISOString(), step: 'decision', answer });
+/** The statuses of a debited withdrawal whose outcome at the PSP is not known yet. */
+const SENDING: ReadonlySet<string> = new Set([WITHDRAWAL.submit.to, WITHDRAWAL.loseTrack.to]);
 
 /** Automatic mode debits and sends at creation; manual mode waits for the operator's approval. */
 const debitNowFor = (creation: Transition): boolean => creation === WITHDRAWAL.submit;
@@ -72,6 +62,11 @@ export class WithdrawalService {
     private readonly provider: PixProvider,
     private readonly config: Pick<Config, 'serviceName'>,
   ) {}
+
+  /** What the worker steps of this kind share (src/sends/checks.ts). */
+  private get worker() {
+    return { db: this.db, clock: this.clock, timing: this.provider.sendTiming, kind: 'withdrawal' as const };
+  }
 
   async createWithdrawal(account: Account, input: CreateWithdrawalBody): Promise<WithdrawalResult> {
     const recipient = input.recipientId ? await findRecipient(this.db, account.id, input.recipientId) : undefined;
@@ -195,7 +190,8 @@ export class WithdrawalService {
     const started = send.attemptStartedAt ?? this.clock.now();
     // No attempt starts after its lease: the settling window counts from a start that was recorded.
     if (!send.leaseUntil || this.clock.now() >= send.leaseUntil) return { outcome: answered, withdrawal: row };
-    const note = (answer: string, detail?: string): ProviderSendNote => ({ at: started.toISOString(), step: 'send', answer, ...(detail ? { detail } : {}) });
+    const timing = this.provider.sendTiming;
+    const note = (answer: string, detail?: string) => attemptNote(started, answer, detail);
     let submission;
     try {
       submission = await this.provider.createWithdrawal({
@@ -219,7 +215,7 @@ export class WithdrawalService {
         // This attempt or an earlier one may have reached the PSP: only its answer to a query can tell.
         const reached = error instanceof ProviderOutcomeUnknownError;
         const lost = await this.move(row.id, WITHDRAWAL.loseTrack, {
-          send: (at) => this.inDoubt(send, at, { note: note(reached ? 'unknown' : 'not_sent', error.message), reached, started }),
+          send: (at) => inDoubt(send, note(reached ? 'unknown' : 'not_sent', error.message), { reached, started }, at, timing),
         });
         return { outcome: 'indeterminate', withdrawal: lost };
       }
@@ -233,33 +229,9 @@ export class WithdrawalService {
       return { outcome: answered, withdrawal: failed };
     }
     const at = this.clock.now();
-    await sends.changeSend(
-      this.db,
-      row.id,
-      {
-        state: 'sent',
-        note: note('accepted'),
-        attemptEnded: { reached: true },
-        acknowledged: true,
-        nextCheckAt: nextCheckAt({ ...send, acknowledged: true }, at, this.provider.sendTiming),
-        onlyFrom: ['unsent'],
-      },
-      at,
-    );
+    await sends.changeSend(this.db, row.id, acknowledged(send, note('accepted'), at, timing), at);
     if (submission.confirmationInterrupted) throw new ProviderFailedError(messages.withdrawalConfirmationInterrupted(row.id));
     return { outcome: answered, withdrawal: row };
-  }
-
-  /** A send that may have reached the PSP without an answer: asked about from now on. */
-  private inDoubt(send: ProviderSendRow, at: Date, attempt: { note: ProviderSendNote; reached: boolean; started: Date }): SendChange {
-    const reachedMaybeAt = attempt.reached ? attempt.started : send.reachedMaybeAt;
-    return {
-      state: 'sent',
-      note: attempt.note,
-      attemptEnded: { reached: attempt.reached },
-      nextCheckAt: nextCheckAt({ ...send, reachedMaybeAt, attemptStartedAt: null }, at, this.provider.sendTiming),
-      onlyFrom: ['unsent'],
-    };
   }
 
   /** 1/s, 2/min, 10/UTC hour by default, per account: the spec's three messages, in that order. */
@@ -321,7 +293,10 @@ export class WithdrawalService {
       const at = this.clock.now();
       await options.money?.(tx, row, at);
       const moved = await applyTransition(tx, row, transition, at, options.changes?.(at));
-      const send = options.send?.(at) ?? (FINAL.has(moved.status) ? { state: 'closed' as const, note: decision(at, moved.status) } : null);
+      // A send exists from the debit on (processing, failed_unknown): it closes when the withdrawal leaves them.
+      const send =
+        options.send?.(at) ??
+        (SENDING.has(row.status) && !SENDING.has(moved.status) ? { state: 'closed' as const, note: decisionNote(at, moved.status) } : null);
       if (send) await sends.changeSend(tx, transactionId, send, at);
       return moved;
     });
@@ -427,42 +402,25 @@ export class WithdrawalService {
    * Worker step: withdrawals whose send has no result and whose lease lapsed (the request lost its
    * database or its process) are sent again under the same id, which the PSP deduplicates.
    */
-  async sendUnsent(batch = 100): Promise<number> {
-    const now = this.clock.now();
-    const claimed = await sends.claimUnsent(this.db, { kind: 'withdrawal', limit: batch }, now, leaseUntil(now, this.provider.sendTiming));
-    for (const send of claimed) {
+  sendUnsent(batch = 100): Promise<number> {
+    return resendUnsent(this.worker, batch, async (send) => {
       const row = await findTransaction(this.db, send.accountId, send.id);
-      if (row?.status !== WITHDRAWAL.submit.to) {
-        // Failed or settled with this send's result lost: nothing to send.
-        await sends.changeSend(this.db, send.id, { state: 'closed', note: decision(now, row?.status ?? 'missing'), attemptEnded: { reached: false } }, now);
-        continue;
-      }
+      if (row?.status !== WITHDRAWAL.submit.to) return row?.status ?? 'missing';
       try {
         await this.attempt(row, send, 'created');
       } catch (error) {
-        // Refused and failed, acknowledged with an interrupted confirmation, or settled meanwhile by another attempt or a notification.
-        if (!(error instanceof ProviderFailedError || error instanceof InvalidStateError)) throw error;
+        if (!(error instanceof ProviderFailedError)) throw error; // refused and failed, or acknowledged with an interrupted confirmation
       }
-    }
-    return claimed.length;
+      return null;
+    });
   }
 
   /**
    * Worker step: asks the PSP about each withdrawal whose check is due (docs/providers.md "Unknown
    * outcomes") and applies what it proves; returns how many reached an outcome.
    */
-  async reconcile(batch = 100): Promise<number> {
-    const now = this.clock.now();
-    const due = await sends.claimDueChecks(this.db, 'withdrawal', now, leaseUntil(now, this.provider.sendTiming), batch);
-    let resolved = 0;
-    for (const send of due) {
-      try {
-        if (await this.check(send)) resolved++;
-      } catch (error) {
-        if (!(error instanceof InvalidStateError)) throw error; // another worker or a notification resolved it first
-      }
-    }
-    return resolved;
+  reconcile(batch = 100): Promise<number> {
+    return checkDue(this.worker, batch, (send) => this.check(send));
   }
 
   /** One check of a send; true when the withdrawal reached an outcome (or its owed debit was collected). */
@@ -473,7 +431,7 @@ export class WithdrawalService {
     const outcome = await this.provider.withdrawalOutcome({ transactionId: row.id, expectedHolder: expectedHolderOf(row) });
     const now = this.clock.now();
     const note: ProviderSendNote = { at: now.toISOString(), step: 'check', answer: outcome.status };
-    const open = row.status === WITHDRAWAL.submit.to || row.status === WITHDRAWAL.loseTrack.to;
+    const open = SENDING.has(row.status);
     if (outcome.status === 'paid') {
       if (open) return Boolean(await this.markPaid(row.id, outcome, row.accountId, { state: 'closed', note, checks: 'counted' }));
       if (row.status === WITHDRAWAL.settleAfterReversal.from[0]) return this.settleAfterReversal(row, send, outcome, note);
@@ -485,13 +443,7 @@ export class WithdrawalService {
         row.id,
         {
           releaseExternalRef: false,
-          send: {
-            state: 'watching',
-            note: { ...note, detail: 'not found after the settling window' },
-            checks: 'reset',
-            nextCheckAt: nextCheckAt({ ...send, checks: 0 }, now, this.provider.sendTiming),
-            deadlineAt: new Date(now.getTime() + WATCH_AFTER_FAILURE_MS),
-          },
+          send: watchedAfterFailure(send, note, now, this.provider.sendTiming),
         },
         row.accountId,
       );
@@ -540,20 +492,7 @@ export class WithdrawalService {
         at,
         severity: debited ? 'normal' : 'high',
       });
-      await sends.changeSend(
-        tx,
-        send.id,
-        debited
-          ? { state: 'closed', note: { ...note, detail: 'completed after the reversal: debited again' }, checks: 'counted' }
-          : {
-              state: 'owed',
-              note: { ...note, detail: 'completed after the reversal: debit owed, amount blocked' },
-              checks: 'counted',
-              blockId,
-              nextCheckAt: new Date(at.getTime() + OWED_RETRY_MS),
-            },
-        at,
-      );
+      await sends.changeSend(tx, send.id, afterLateCompletion(note, { debited, blockId }, at), at);
     });
     return true;
   }

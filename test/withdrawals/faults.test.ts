@@ -147,38 +147,29 @@ describe.runIf(serverUrl)('faults between the debit and the PSP (PostgreSQL serv
     const received = await db.selectFrom('sandboxWithdrawals').select('transactionId').where('accountId', '=', merchant.accountId).execute();
     expect(received.map((row) => row.transactionId).sort()).toEqual(paid.map((row) => row.id).sort());
     // Debited once each; credited back once for each failed one; the balance is what left.
-    const movements = await db
-      .selectFrom('ledgerEntries')
-      .select(['transactionId', 'kind', sql<number>`count(DISTINCT movement_id)::int8`.as('count')])
-      .where('accountId', '=', merchant.accountId)
-      .where('kind', 'in', ['withdrawal_debit', 'withdrawal_reversal'])
-      .groupBy(['transactionId', 'kind'])
-      .execute();
-    for (const row of withdrawals) {
-      expect(movements.find((movement) => movement.transactionId === row.id && movement.kind === 'withdrawal_debit')?.count).toBe(1);
-      expect(movements.find((movement) => movement.transactionId === row.id && movement.kind === 'withdrawal_reversal')?.count).toBe(
-        row.status === 'failed' ? 1 : undefined,
-      );
-    }
+    /** Each row's debit movement exactly once, and its reversal exactly once when it failed (`key`: the ledger column naming the row). */
+    const expectDebitedOnce = async (rows: { id: string; status: string }[], key: 'transactionId' | 'memo', debit: string, reversal: string) => {
+      const movements = await db
+        .selectFrom('ledgerEntries')
+        .select([key, 'kind', sql<number>`count(DISTINCT movement_id)::int8`.as('count')])
+        .where('accountId', '=', merchant.accountId)
+        .where('kind', 'in', [debit, reversal])
+        .groupBy([key, 'kind'])
+        .execute();
+      const countOf = (id: string, kind: string) => movements.find((movement) => movement[key] === id && movement.kind === kind)?.count;
+      for (const row of rows) {
+        expect(countOf(row.id, debit)).toBe(1);
+        expect(countOf(row.id, reversal)).toBe(row.status === 'failed' ? 1 : undefined);
+      }
+    };
+    await expectDebitedOnce(withdrawals, 'transactionId', 'withdrawal_debit', 'withdrawal_reversal');
     // Refunds: none processing, the network got exactly the refunded ones, one reserve each and one reversal per failure.
     const refunds = await db.selectFrom('refunds').select(['id', 'status', 'amountCents']).where('accountId', '=', merchant.accountId).execute();
     expect(refunds.filter((refund) => refund.status === 'processing')).toEqual([]);
     const refunded = refunds.filter((refund) => refund.status === 'refunded');
     const sentRefunds = await db.selectFrom('sandboxRefunds').select('refundId').where('accountId', '=', merchant.accountId).execute();
     expect(sentRefunds.map((row) => row.refundId).sort()).toEqual(refunded.map((refund) => refund.id).sort());
-    const refundMovements = await db
-      .selectFrom('ledgerEntries')
-      .select(['memo', 'kind', sql<number>`count(DISTINCT movement_id)::int8`.as('count')])
-      .where('accountId', '=', merchant.accountId)
-      .where('kind', 'in', ['refund_reserve', 'refund_reversal'])
-      .groupBy(['memo', 'kind'])
-      .execute();
-    for (const refund of refunds) {
-      expect(refundMovements.find((movement) => movement.memo === refund.id && movement.kind === 'refund_reserve')?.count).toBe(1);
-      expect(refundMovements.find((movement) => movement.memo === refund.id && movement.kind === 'refund_reversal')?.count).toBe(
-        refund.status === 'failed' ? 1 : undefined,
-      );
-    }
+    await expectDebitedOnce(refunds, 'memo', 'refund_reserve', 'refund_reversal');
     const spent = paid.reduce((sum, row) => sum + row.amountCents + row.feeCents, 0) + refunded.reduce((sum, refund) => sum + refund.amountCents, 0);
     const credited = await db
       .selectFrom('transactions')

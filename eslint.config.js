@@ -1,6 +1,9 @@
 // Lint rules (run by `npm run lint` and CI with zero warnings). Formatting is Prettier's.
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import tseslint from 'typescript-eslint';
 
 /** Files that speak HTTP: routes, the app, and the HTTP plumbing. */
@@ -27,6 +30,49 @@ const NO_HTTP = {
 };
 const NO_SQL = { group: ['kysely'], message: SQL_ONLY_IN_REPOSITORIES };
 
+/**
+ * The layers of src/, from the ground up (docs/architecture.md draws them). A module may import
+ * its own folder and any folder of a lower layer, never a folder of its own layer or above. The
+ * composition root (the last layer) wires everything and nothing imports it.
+ */
+const LAYERS = [
+  ['config', 'errors'],
+  ['messages'],
+  ['pix'],
+  ['platform'],
+  ['provider', 'accounts', 'alerts', 'operations'],
+  ['webhooks', 'ledger', 'users'],
+  ['transactions', 'sends', 'operators'],
+  ['charges', 'recipients', 'refunds', 'audit'],
+  ['withdrawals', 'infractions'],
+  ['inbound', 'sandbox'],
+  ['dashboard'],
+  ['backoffice'],
+];
+const ROOT = ['services', 'app', 'cli', 'worker'];
+const FILE_MODULES = new Set(['config', 'errors', 'messages', ...ROOT]);
+const pathOf = (name) => (FILE_MODULES.has(name) ? `src/${name}.ts` : `src/${name}`);
+// Every folder and file of src/ has its place on the map (a new one is placed, not forgotten).
+const placed = new Set([...LAYERS.flat(), ...ROOT, 'migrations']);
+const unplaced = readdirSync(new URL('src', import.meta.url)).filter((entry) => !placed.has(entry.replace(/\.ts$/, '')));
+if (unplaced.length > 0) throw new Error(`src/${unplaced.join(', src/')}: not in eslint.config.js LAYERS (docs/architecture.md)`);
+/** For each module of a layer: it may not import the other modules of its layer, those above, nor the composition root. */
+const LAYER_ZONES = LAYERS.flatMap((layer, index) =>
+  layer.map((name) => {
+    const above = [
+      ...LAYERS.slice(index)
+        .flat()
+        .filter((other) => other !== name),
+      ...ROOT,
+    ];
+    return {
+      target: pathOf(name),
+      from: above.map(pathOf),
+      message: `${name} is in layer ${index + 1} of eslint.config.js LAYERS: it imports only its own folder and lower layers (docs/architecture.md).`,
+    };
+  }),
+);
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'data/', 'bench/results/', 'bench/profiles/'] },
   js.configs.recommended,
@@ -46,6 +92,33 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
       '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+    },
+  },
+  // Structure (docs/architecture.md): no import circles, and every import runs down the layers.
+  {
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-duplicates': 'error',
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            ...LAYER_ZONES,
+            // Page modules are leaves: their parent registers them and hands them what they use (kit.ts).
+            ...['dashboard', 'backoffice'].map((site) => ({
+              target: `src/${site}`,
+              from: `src/${site}/routes.tsx`,
+              message: `src/${site}/routes.tsx registers the page modules; they take what they share from src/${site}/kit.ts.`,
+            })),
+          ],
+        },
+      ],
     },
   },
   // Layering (README: Layout): HTTP only at the edge, SQL only in repositories, the provider behind src/provider/.

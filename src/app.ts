@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { accountAdminRoutes } from './accounts/adminRoutes.js';
+import { alertAdminRoutes } from './alerts/adminRoutes.js';
 import { auditAdminRoutes, auditOperatorActions } from './audit/adminRoutes.js';
 import { merchantAuthentication } from './accounts/auth.js';
 import { chargeAdminRoutes } from './charges/adminRoutes.js';
@@ -41,6 +42,9 @@ import { withdrawalRoutes } from './withdrawals/routes.js';
 import { sandboxRoutes } from './sandbox/routes.js';
 import type { Services } from './services.js';
 import { transactionRoutes } from './transactions/routes.js';
+import { eventBodySchema } from './transactions/schemas.js';
+import { infractionSchema } from './infractions/schemas.js';
+import { refundSchema } from './refunds/schemas.js';
 
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -141,7 +145,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         description: 'Merchant API (/v1), operator API (/admin/v1) and sandbox (/sandbox/v1). Errors are `{ "error": "<mensagem>" }`.',
       },
       servers: [{ url: config.publicBaseUrl }],
-      webhooks: openApiWebhooks(),
+      webhooks: openApiWebhooks((name) => eventBodySchema(name, { infraction: infractionSchema, refund: refundSchema })),
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'Merchant API key: `Authorization: Bearer svck_…`' },
@@ -198,6 +202,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       await admin.register(ledgerAdminRoutes(services));
       await admin.register(recipientAdminRoutes(services));
       await admin.register(withdrawalAdminRoutes(services));
+      await admin.register(alertAdminRoutes(services));
       await admin.register(providerSendAdminRoutes(services));
       await admin.register(webhookAdminRoutes(services));
       await admin.register(chargeAdminRoutes(services));

@@ -1,5 +1,3 @@
-import { formatBrl } from './pix/money.js';
-
 /** A value as the client sent it, for the `Recebido: '<value>'` messages (absent = empty; an object reads [object Object]). */
 // eslint-disable-next-line @typescript-eslint/no-base-to-string -- any JSON value may arrive; its plain string form is what the message shows
 export const receivedText = (value: unknown): string => String(value ?? '');
@@ -249,3 +247,13 @@ export const messages = {
   cpfInvalid: (field: string) => `${field} deve ser um CPF válido.`,
   cnpjInvalid: (field: string) => `${field} deve ser um CNPJ válido.`,
 } as const;
+
+/** Brazilian currency text for messages: 123456 → `R$ 1.234,56` (plain space, not NBSP). */
+export function formatBrl(cents: number): string {
+  // Integer cents only: formatting must never hide a fractional-cent bug upstream.
+  if (!Number.isSafeInteger(cents)) throw new RangeError('formatBrl expects integer cents.');
+  const absolute = Math.abs(cents);
+  const centsPart = absolute % 100;
+  const reais = String((absolute - centsPart) / 100).replace(/\B(?=(\d{3})+$)/g, '.');
+  return `${cents < 0 ? '-' : ''}R$ ${reais},${String(centsPart).padStart(2, '0')}`;
+}

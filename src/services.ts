@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { AccountService } from './accounts/service.js';
+import { AlertService } from './alerts/service.js';
 import { AuditService } from './audit/service.js';
 import { ChargeService } from './charges/service.js';
 import type { Config } from './config.js';
@@ -43,6 +44,8 @@ export type Services = {
   operators: OperatorService;
   /** The operators' append-only audit log (DESIGN.md §11). */
   audit: AuditService;
+  /** The service team's internal alerts. */
+  alerts: AlertService;
   /** A real PSP's notification listener and poller (DESIGN.md §12); null with the simulator. */
   providerInbound: ProviderInbound | null;
   /** The simulated network's controls; null with a real provider (no sandbox then). */
@@ -86,6 +89,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     providerSends,
     infractions,
     audit: new AuditService(db, clock),
+    alerts: new AlertService(db),
     users: new UserService(db, clock, config, accounts, createMailer(config)),
     operators: new OperatorService(db, clock, config),
     providerInbound,

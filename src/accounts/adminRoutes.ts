@@ -4,14 +4,9 @@ import { messages } from '../messages.js';
 import { InvalidRequestError } from '../errors.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
-import type { Services } from '../services.js';
-import { accountIdParams, accountResponse, apiKeyAllowlistBody, createAccountBody, keyIdParams, patchAccountBody } from './adminSchemas.js';
+import type { AccountService } from './service.js';
+import { accountIdParams, requireAccountId, accountResponse, apiKeyAllowlistBody, createAccountBody, keyIdParams, patchAccountBody } from './adminSchemas.js';
 import { presentAccount } from './model.js';
-
-export function requireAccountId(accountId: string): string {
-  if (!isId(accountId)) throw new InvalidRequestError(messages.accountIdInvalid);
-  return accountId;
-}
 
 function requireKeyId(keyId: string): string {
   if (!isId(keyId)) throw new InvalidRequestError(messages.keyIdInvalid);
@@ -19,7 +14,7 @@ function requireKeyId(keyId: string): string {
 }
 
 export const accountAdminRoutes =
-  ({ accounts }: Pick<Services, 'accounts'>): FastifyPluginAsyncZod =>
+  ({ accounts }: { accounts: AccountService }): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Operator: accounts'], security: [{ adminToken: [] }] };
 

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { InvalidRequestError } from '../errors.js';
+import { isId } from '../platform/ids.js';
 import { messages } from '../messages.js';
 import { isValidCnpj, isValidCpf, stripDocumentFormatting } from '../pix/documents.js';
 import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
@@ -64,3 +66,9 @@ export const keyIdParams = z.object({ keyId: z.string() });
 export const apiKeyAllowlistBody = z.object({
   ipAllowlist: z.array(z.string().max(64)).max(100).nullable().meta({ description: "The key's own list; null = use the account's." }),
 });
+
+/** An account id from a path: a UUID, else 400 before any lookup. */
+export function requireAccountId(accountId: string): string {
+  if (!isId(accountId)) throw new InvalidRequestError(messages.accountIdInvalid);
+  return accountId;
+}

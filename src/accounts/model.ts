@@ -1,7 +1,6 @@
 import type { FeePlan } from '../config.js';
 import { recordOf } from '../platform/records.js';
-import type { AccountRow, AccountsTable } from '../platform/schema.js';
-import type { TransactionType } from '../transactions/states.js';
+import type { AccountRow, AccountsTable, TransactionType } from '../platform/schema.js';
 
 export const LIMIT_NAMES = [
   'pixPerHour',

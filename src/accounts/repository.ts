@@ -1,9 +1,11 @@
 import type { Insertable, Updateable } from 'kysely';
-import type { Executor } from '../platform/database.js';
+import type { Executor, Tx } from '../platform/database.js';
 import type { AccountsTable, FeePlansTable } from '../platform/schema.js';
 
-export async function insertAccount(db: Executor, account: Insertable<AccountsTable>): Promise<void> {
-  await db.insertInto('accounts').values(account).execute();
+/** A new account with its balance row at zero (the ledger's postMovement is that row's only writer afterwards). */
+export async function insertAccount(tx: Tx, account: Insertable<AccountsTable>): Promise<void> {
+  await tx.insertInto('accounts').values(account).execute();
+  await tx.insertInto('balances').values({ accountId: account.id, availableCents: 0 }).execute();
 }
 
 export function findAccount(db: Executor, accountId: string) {

@@ -10,7 +10,6 @@ import { newId } from '../platform/ids.js';
 import { constantTimeEqual, sha256 } from '../platform/secrets.js';
 import { compileAllowlist, findInvalidAllowlistEntry } from '../platform/ipAllowlist.js';
 import { LIMIT_NAMES, toAccount, type Account, type AccountLimits } from './model.js';
-import { createBalance } from '../ledger/repository.js';
 import { purgeExpiredRateCounters } from '../platform/rateLimitRepository.js';
 import * as repository from './repository.js';
 
@@ -94,7 +93,6 @@ export class AccountService {
       });
       await repository.upsertFeePlan(tx, { accountId: id, transactionType: 'pix_in', ...DEFAULT_FEES.pixIn });
       await repository.upsertFeePlan(tx, { accountId: id, transactionType: 'withdrawal', ...DEFAULT_FEES.withdrawal });
-      await createBalance(tx, id);
     });
     return this.getAccount(id);
   }

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { InvalidRequestError } from '../errors.js';
 import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
-import { errorResponses } from '../platform/schemas.js';
-import type { Services } from '../services.js';
-import { listLimitQuery } from '../transactions/schemas.js';
+import { errorResponses, listLimitQuery } from '../platform/schemas.js';
+import type { AuditService } from './service.js';
+import type { TransactionService } from '../transactions/service.js';
 import { ADMIN_TOKEN_ACTOR, presentAuditEntry } from './service.js';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -32,7 +32,7 @@ const textField = (value: unknown, name: string): string | undefined => {
  * (when the handler put it in `request.auditBefore`) and the answer. A failure to record answers
  * 500 (and is logged): an operator never sees a success that is not in the log.
  */
-export function auditOperatorActions({ audit, transactions }: Pick<Services, 'audit' | 'transactions'>) {
+export function auditOperatorActions({ audit, transactions }: { audit: AuditService; transactions: TransactionService }) {
   return async function auditOperatorAction(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     if (READS.has(request.method) || reply.statusCode >= 400) return payload;
     const after = parsed(payload);
@@ -87,7 +87,7 @@ const auditEntrySchema = z
 
 /** GET /admin/v1/audit: the log, newest first. */
 export const auditAdminRoutes =
-  ({ audit }: Pick<Services, 'audit'>): FastifyPluginAsyncZod =>
+  ({ audit }: { audit: AuditService }): FastifyPluginAsyncZod =>
   async (app) => {
     app.get(
       '/audit',

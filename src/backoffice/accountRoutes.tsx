@@ -10,7 +10,7 @@ import type { OperatorSession } from '../operators/service.js';
 import { parseBrl } from '../pix/money.js';
 import { inviteUserBody } from '../users/schemas.js';
 import { AccountPage, AccountsPage, type AccountData } from './accountViews.js';
-import { PAGE_ROWS, type BackofficeKit, type BackofficeServices } from './routes.js';
+import { PAGE_ROWS, type BackofficeKit, type BackofficeServices } from './kit.js';
 
 type Outcome = { error?: string; notice?: string; invited?: AccountData['invited'] };
 

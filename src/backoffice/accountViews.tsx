@@ -1,6 +1,6 @@
 import { CsrfField, formatDate, DataTable, Status, type PageContext } from '../dashboard/components.js';
 import { LIMIT_NAMES, type presentAccount } from '../accounts/model.js';
-import { formatBrl } from '../pix/money.js';
+import { formatBrl } from '../messages.js';
 import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
 import type { TeamMember } from '../users/service.js';
 import { USER_ROLES } from '../users/service.js';

@@ -13,7 +13,7 @@ import { approveRecipientBody, recipientReasonBody } from '../recipients/schemas
 import { isRecipientId } from '../recipients/service.js';
 import { presentTransaction } from '../transactions/presenter.js';
 import { DisputesPage, RecipientsQueuePage, WithdrawalsQueuePage, type QueuedWithdrawal } from './queueViews.js';
-import { PAGE_ROWS, type BackofficeKit, type BackofficeServices } from './routes.js';
+import { PAGE_ROWS, type BackofficeKit, type BackofficeServices } from './kit.js';
 
 type Outcome = { error?: string; notice?: string };
 

@@ -1,6 +1,6 @@
 import { formatDate, DataTable, Status, type PageContext } from '../dashboard/components.js';
 import type { InfractionView } from '../infractions/presenter.js';
-import { formatBrl } from '../pix/money.js';
+import { formatBrl } from '../messages.js';
 import { AccountLink, ActionForm, Page, ReadOnly } from './views.js';
 
 export type OperatorRecipientView = {

@@ -1,50 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { messages } from '../messages.js';
 import { checked, field, fieldsOf, idParam } from '../dashboard/forms.js';
-import { pageStack, type PageKit } from '../dashboard/siteRoutes.js';
+import { pageStack } from '../dashboard/siteRoutes.js';
 import { isId } from '../platform/ids.js';
 import { inviteOperatorBody, operatorRoleBody } from '../operators/schemas.js';
-import { assertOperatorMayDo, operatorMayDo, type OperatorAction } from '../operators/roles.js';
+import { assertOperatorMayDo, operatorMayDo } from '../operators/roles.js';
 import { operatorActor, type OperatorSession } from '../operators/service.js';
-import type { Services } from '../services.js';
+import { PAGE_ROWS, type BackofficeKit, type BackofficeServices } from './kit.js';
 import { accountPages } from './accountRoutes.js';
 import { queuePages } from './queueRoutes.js';
 import { AlertsPage, AuditPage, backofficeSite, OperatorsPage, ProviderSendsPage, QueuesPage, type OperatorsData, type QueueCounts } from './views.js';
 import { presentAuditEntry } from '../audit/service.js';
-
-/** What an operator's action leaves in the audit log besides its actor and result. */
-export type AuditedAction = { action: string; accountId?: string | null | undefined; objectId?: string | null | undefined; input?: unknown; before?: unknown };
-
-/** The back-office's pages share the page stack; their kit knows the operator and audits what they do. */
-export type BackofficeKit = PageKit<OperatorSession> & {
-  /** A page for signed-in operators; the menu shows the queues' lengths. */
-  asOperator: PageKit<OperatorSession>['asUser'];
-  /** Counts the queues again (after an action that changes them), for the menu of the page rendered next. */
-  refreshCounts: (request: FastifyRequest) => Promise<void>;
-  /**
-   * An operator's action: refused (403) unless the role allows `permission`; done; then written to
-   * the audit log (actor `operator:<id>`, the API route it equals, account, object, input, before
-   * and the result as after). Its result is answered.
-   */
-  act: <T>(operator: OperatorSession, permission: OperatorAction, audited: AuditedAction, run: () => Promise<T>) => Promise<T>;
-};
-
-export type BackofficeServices = Pick<
-  Services,
-  | 'operators'
-  | 'audit'
-  | 'accounts'
-  | 'ledger'
-  | 'recipients'
-  | 'withdrawals'
-  | 'infractions'
-  | 'transactions'
-  | 'users'
-  | 'webhooks'
-  | 'providerSends'
-  | 'config'
-  | 'clock'
->;
 
 /** The account an action's result names (a withdrawal, a MED case), for the audit log. */
 function accountIdIn(after: unknown): string | null {
@@ -59,9 +25,6 @@ function withoutFormToken(input: unknown): unknown {
   return Object.fromEntries(Object.entries(input).filter(([name]) => name !== '_csrf'));
 }
 
-/** The longest lists the back-office shows at once. */
-export const PAGE_ROWS = 100;
-
 /**
  * The service team's back-office (DESIGN.md §11) at /backoffice: the same page stack as the
  * merchant dashboard and the same services as the operator API; every change is audited.
@@ -69,7 +32,7 @@ export const PAGE_ROWS = 100;
 export const backofficeRoutes =
   (services: BackofficeServices) =>
   async (app: FastifyInstance): Promise<void> => {
-    const { operators, audit, recipients, withdrawals, infractions, providerSends, config } = services;
+    const { operators, audit, alerts, recipients, withdrawals, infractions, providerSends, config } = services;
     const counts = new WeakMap<FastifyRequest, QueueCounts>();
     const page = await pageStack(app, {
       site: '/backoffice',
@@ -188,8 +151,7 @@ export const backofficeRoutes =
     app.get(
       '/alertas',
       asOperator(async (request, reply, operator) => {
-        const alerts = await withdrawals.listAlerts(undefined, PAGE_ROWS);
-        return send(reply, <AlertsPage context={contextOf(reply, operator)} alerts={alerts} />);
+        return send(reply, <AlertsPage context={contextOf(reply, operator)} alerts={await alerts.list(undefined, PAGE_ROWS)} />);
       }),
     );
 

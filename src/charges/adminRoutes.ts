@@ -3,12 +3,12 @@ import { InvalidRequestError } from '../errors.js';
 import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
-import type { Services } from '../services.js';
+import type { ChargeService } from './service.js';
 import { presentTransaction } from '../transactions/presenter.js';
 import { transactionIdParams, transactionSchema } from '../transactions/schemas.js';
 
 export const chargeAdminRoutes =
-  ({ charges }: Pick<Services, 'charges'>): FastifyPluginAsyncZod =>
+  ({ charges }: { charges: ChargeService }): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/transactions/:id/cancel',

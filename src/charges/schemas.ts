@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { amountCentsSchema, externalRefSchema } from '../platform/schemas.js';
 import { messages, receivedText } from '../messages.js';
 import { stripDocumentFormatting } from '../pix/documents.js';
 
@@ -45,20 +46,6 @@ const customerSchema = z.object(
   },
   { error: messages.customerNameRequired },
 );
-
-export const externalRefSchema = z
-  .string({ error: messages.externalRefInvalid })
-  .min(1, messages.externalRefInvalid)
-  .max(100, messages.externalRefInvalid)
-  .nullish()
-  .meta({ description: 'Idempotency key, scoped to the account (max 100 characters).' });
-
-/** Amount of a charge or withdrawal: an integer number of cents, at least 100. */
-export const amountCentsSchema = (message: string) =>
-  z
-    .number({ error: message })
-    .refine((value) => Number.isInteger(value) && value >= 100, message)
-    .meta({ type: 'integer', minimum: 100, description: 'Amount in cents (integer, minimum 100).' });
 
 /** Field order follows the order of the spec's 400 table, which is the order errors are reported in. */
 export const createChargeBody = z.object(

@@ -7,12 +7,13 @@ import { parseBrl } from '../pix/money.js';
 import { presentRefund } from '../refunds/presenter.js';
 import { createRefundBody } from '../refunds/schemas.js';
 import { presentTransaction } from '../transactions/presenter.js';
-import { CHARGE, CHARGE_STATUSES, allows } from '../transactions/states.js';
+import { CHARGE, allows } from '../transactions/states.js';
+import { CHARGE_STATUSES } from '../platform/schema.js';
 import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
 import type { SessionUser } from '../users/service.js';
 import { NO_FILTER, parseListFilter, type ListFilterForm } from './filters.js';
 import { checked, field, fieldsOf } from './forms.js';
-import type { DashboardKit, DashboardServices } from './routes.js';
+import type { DashboardKit, DashboardServices } from './kit.js';
 import { ChargePage, ChargesPage, type ChargeForm, type RefundForm } from './chargeViews.js';
 
 /** Cobranças (DESIGN.md §10): list with filters, create, a charge with its QR, cancel and refund. */

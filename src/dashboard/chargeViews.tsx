@@ -1,7 +1,7 @@
-import { formatBrl } from '../pix/money.js';
+import { formatBrl } from '../messages.js';
 import type { RefundView } from '../refunds/presenter.js';
 import type { TransactionView } from '../transactions/presenter.js';
-import { CHARGE_STATUSES } from '../transactions/states.js';
+import { CHARGE_STATUSES } from '../platform/schema.js';
 import {
   Alert,
   CodeField,

@@ -6,7 +6,7 @@ import { assertMayDo, mayDo } from '../users/roles.js';
 import type { SessionUser } from '../users/service.js';
 import { DisputesPage } from './disputeViews.js';
 import { checked, field, idParam } from './forms.js';
-import type { DashboardKit, DashboardServices } from './routes.js';
+import type { DashboardKit, DashboardServices } from './kit.js';
 
 /** Disputas (DESIGN.md §9–§10): the account's MED cases, and a defense while a case is open. */
 export const disputePages =

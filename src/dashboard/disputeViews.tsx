@@ -1,5 +1,5 @@
 import type { InfractionView } from '../infractions/presenter.js';
-import { formatBrl } from '../pix/money.js';
+import { formatBrl } from '../messages.js';
 import { Alert, CsrfField, formatDate, Layout, Notice, NotOffered, Status, type PageContext } from './components.js';
 
 /** MED reasons (DESIGN.md §9) as the merchant reads them. */

@@ -3,14 +3,14 @@ import { messages } from '../messages.js';
 import { parseBrl } from '../pix/money.js';
 import { createRecipientBody } from '../recipients/schemas.js';
 import { presentTransaction } from '../transactions/presenter.js';
-import { WITHDRAWAL_STATUSES } from '../transactions/states.js';
+import { WITHDRAWAL_STATUSES } from '../platform/schema.js';
 import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
 import type { SessionUser } from '../users/service.js';
 import { withdrawalBodyFor } from '../withdrawals/schemas.js';
 import { NO_FILTER, parseListFilter, type ListFilterForm } from './filters.js';
 import { checked, field, fieldsOf } from './forms.js';
 import { RecipientsPage, WithdrawalsPage, type RecipientForm, type WithdrawalForm } from './moneyViews.js';
-import type { DashboardKit, DashboardServices } from './routes.js';
+import type { DashboardKit, DashboardServices } from './kit.js';
 
 /** Saques and Destinatários (DESIGN.md §10): money out, on the same services and rules as POST /v1/withdraw and /v1/recipients. */
 export const moneyPages =

@@ -1,6 +1,6 @@
-import { formatBrl } from '../pix/money.js';
+import { formatBrl } from '../messages.js';
 import type { TransactionView } from '../transactions/presenter.js';
-import { WITHDRAWAL_STATUSES } from '../transactions/states.js';
+import { WITHDRAWAL_STATUSES } from '../platform/schema.js';
 import { FilterForm } from './chargeViews.js';
 import {
   Alert,

@@ -2,27 +2,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { messages } from '../messages.js';
 import { presentTransaction } from '../transactions/presenter.js';
-import type { Services } from '../services.js';
 import type { SessionUser } from '../users/service.js';
 import { field, idParam } from './forms.js';
+import type { DashboardServices } from './kit.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 import { chargePages } from './chargeRoutes.js';
 import { DASHBOARD_SITE } from './components.js';
 import { disputePages } from './disputeRoutes.js';
 import { moneyPages } from './moneyRoutes.js';
-import { pageStack, type PageKit } from './siteRoutes.js';
+import { pageStack } from './siteRoutes.js';
 import { teamPages } from './teamRoutes.js';
 import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
 import { ApiKeysPage, WebhooksPage, ErrorPage, HomePage, SecurityPage, type SecurityData } from './views.js';
-
-/** The dashboard's pages share the page stack with the back-office; their kit knows the merchant's user. */
-export type DashboardKit = PageKit<SessionUser>;
-
-/** The services the dashboard pages use. */
-export type DashboardServices = Pick<
-  Services,
-  'users' | 'ledger' | 'transactions' | 'accounts' | 'webhooks' | 'charges' | 'config' | 'withdrawals' | 'recipients' | 'refunds' | 'infractions' | 'clock'
->;
 
 /**
  * The merchant dashboard (DESIGN.md §10), server-rendered in Portuguese on the same services as

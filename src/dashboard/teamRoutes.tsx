@@ -4,7 +4,7 @@ import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
 import { inviteUserBody } from '../users/schemas.js';
 import type { Invitation, SessionUser } from '../users/service.js';
 import { checked, field, idParam } from './forms.js';
-import type { DashboardKit, DashboardServices } from './routes.js';
+import type { DashboardKit, DashboardServices } from './kit.js';
 import { TeamPage, type InviteForm } from './teamViews.js';
 
 /** Equipe (DESIGN.md §10): the owner invites, changes roles and removes members; everyone sees the team. */

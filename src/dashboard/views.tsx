@@ -1,4 +1,4 @@
-import { formatBrl } from '../pix/money.js';
+import { formatBrl } from '../messages.js';
 import type { TransactionView } from '../transactions/presenter.js';
 import { Alert, CodeForm, CsrfField, formatDate, Layout, Notice, ShownOnce, siteOf, Status, TotpEnrolment, type PageContext, DataTable } from './components.js';
 

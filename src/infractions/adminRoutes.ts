@@ -3,15 +3,14 @@ import { InvalidRequestError } from '../errors.js';
 import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
-import type { Services } from '../services.js';
+import type { InfractionService } from './service.js';
 import { transactionIdParams } from '../transactions/schemas.js';
 import { presentInfraction } from './presenter.js';
-import { requireInfractionId } from './routes.js';
-import { acceptInfractionBody, infractionIdParams, infractionSchema, openInfractionBody } from './schemas.js';
+import { requireInfractionId, acceptInfractionBody, infractionIdParams, infractionSchema, openInfractionBody } from './schemas.js';
 
 /** The service team's side of MED cases: open one, analyse it, close it either way. */
 export const infractionAdminRoutes =
-  ({ infractions }: Pick<Services, 'infractions'>): FastifyPluginAsyncZod =>
+  ({ infractions }: { infractions: InfractionService }): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Operator: MED disputes'], security: [{ adminToken: [] }] };
 

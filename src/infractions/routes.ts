@@ -1,21 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { InvalidRequestError } from '../errors.js';
-import { messages } from '../messages.js';
-import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
-import type { Services } from '../services.js';
+import type { InfractionService } from './service.js';
 import { presentInfraction } from './presenter.js';
-import { defenseBody, infractionIdParams, infractionListResponse, infractionSchema, listInfractionsQuery } from './schemas.js';
-
-/** An infractionId from a path: a UUID v7, or 400. */
-export function requireInfractionId(id: string): string {
-  if (!isId(id)) throw new InvalidRequestError(messages.infractionIdInvalid);
-  return id;
-}
+import { defenseBody, requireInfractionId, infractionIdParams, infractionListResponse, infractionSchema, listInfractionsQuery } from './schemas.js';
 
 /** The merchant's side of MED cases: read them, defend them. */
 export const infractionRoutes =
-  ({ infractions }: Pick<Services, 'infractions'>): FastifyPluginAsyncZod =>
+  ({ infractions }: { infractions: InfractionService }): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['MED disputes'], security: [{ apiKey: [] }] };
 

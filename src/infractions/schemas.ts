@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { InvalidRequestError } from '../errors.js';
+import { isId } from '../platform/ids.js';
 import { messages, receivedText } from '../messages.js';
 import type { InfractionStatus } from '../platform/schema.js';
-import { positiveAmountSchema } from '../refunds/schemas.js';
-import { listLimitQuery } from '../transactions/schemas.js';
+import { positiveAmountSchema, listLimitQuery } from '../platform/schemas.js';
 import { INFRACTION_STATUSES } from './states.js';
 
 export const infractionSchema = z
@@ -55,3 +56,9 @@ export const openInfractionBody = z.object(
 export const acceptInfractionBody = z
   .object({ amountCents: positiveAmountSchema.optional().meta({ description: "Default: the case's amount." }) }, { error: messages.bodyNotObject })
   .nullish();
+
+/** An infractionId from a path: a UUID v7, or 400 before any lookup. */
+export function requireInfractionId(id: string): string {
+  if (!isId(id)) throw new InvalidRequestError(messages.infractionIdInvalid);
+  return id;
+}

@@ -10,7 +10,7 @@ import type { RefundService } from '../refunds/service.js';
 import { lockTransaction } from '../transactions/repository.js';
 import { CHARGE } from '../transactions/states.js';
 import { assertAllowed } from '../transactions/transition.js';
-import { recordTransactionEvents } from '../webhooks/events.js';
+import { recordTransactionEvents } from '../transactions/events.js';
 import { presentInfraction } from './presenter.js';
 import * as repository from './repository.js';
 import { allowsInfraction, INFRACTION, type InfractionTransition } from './states.js';

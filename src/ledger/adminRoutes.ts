@@ -1,16 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { requireAccountId } from '../accounts/adminRoutes.js';
-import { accountIdParams } from '../accounts/adminSchemas.js';
+import { requireAccountId, accountIdParams } from '../accounts/adminSchemas.js';
 import { messages } from '../messages.js';
 import { InvalidRequestError } from '../errors.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
 import { adjustmentBody, blockBody } from './schemas.js';
-import type { Services } from '../services.js';
+import type { LedgerService } from './service.js';
 
 export const ledgerAdminRoutes =
-  ({ ledger }: Pick<Services, 'ledger'>): FastifyPluginAsyncZod =>
+  ({ ledger }: { ledger: LedgerService }): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Operator: ledger'], security: [{ adminToken: [] }] };
 

@@ -6,11 +6,6 @@ import { messages } from '../messages.js';
 import { newId } from '../platform/ids.js';
 import type { LedgerBook } from '../platform/schema.js';
 
-/** The balance row of a new account, at zero; postMovement is its only writer afterwards. */
-export async function createBalance(tx: Tx, accountId: string): Promise<void> {
-  await tx.insertInto('balances').values({ accountId, availableCents: 0 }).execute();
-}
-
 export type Movement = {
   accountId: string;
   kind: string;

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses } from '../platform/schemas.js';
 import { compiledSerializer } from '../platform/serialization.js';
-import type { Services } from '../services.js';
+import type { LedgerService } from './service.js';
+import type { Clock } from '../platform/clock.js';
 
 const balanceResponse = z
   .object({
@@ -16,7 +17,7 @@ const balanceResponse = z
   .meta({ id: 'Balance' });
 
 export const balanceRoutes =
-  ({ ledger, clock }: Pick<Services, 'ledger' | 'clock'>): FastifyPluginAsyncZod =>
+  ({ ledger, clock }: { ledger: LedgerService; clock: Clock }): FastifyPluginAsyncZod =>
   async (app) => {
     app.get(
       '/balance',

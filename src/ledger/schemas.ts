@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { messages } from '../messages.js';
-import { positiveAmountSchema } from '../refunds/schemas.js';
+import { positiveAmountSchema } from '../platform/schemas.js';
 
 const reasonSchema = z.string({ error: messages.reasonInvalid }).trim().min(1, messages.reasonInvalid).max(500, messages.reasonInvalid);
 

@@ -3,12 +3,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { messages } from '../messages.js';
 import { errorResponses } from '../platform/schemas.js';
-import type { Services } from '../services.js';
 import type { Metrics } from './metrics.js';
+import type { HealthService } from './service.js';
 
 /** Probes for load balancers and orchestrators (DESIGN.md §13): no key, no body to send. */
 export const operationsRoutes =
-  ({ health, metrics }: Pick<Services, 'health' | 'metrics'>, options: { metricsHere: boolean }): FastifyPluginAsyncZod =>
+  ({ health, metrics }: { health: HealthService; metrics: Metrics }, options: { metricsHere: boolean }): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Operations'] };
 

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../platform/schemas.js';
-import type { Services } from '../services.js';
+import type { OperatorService } from './service.js';
 import { invitedOperatorResponse, inviteOperatorBody } from './schemas.js';
 
 /** Operator users of the back-office, invited with the admin token (the first one on a server database). */
 export const operatorAdminRoutes =
-  ({ operators }: Pick<Services, 'operators'>): FastifyPluginAsyncZod =>
+  ({ operators }: { operators: OperatorService }): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/operators',

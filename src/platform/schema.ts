@@ -1,6 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { PixKeyType } from '../pix/pixKeys.js';
-import type { TransactionStatus, TransactionType } from '../transactions/states.js';
 
 export interface AccountsTable {
   id: string;
@@ -69,6 +68,24 @@ export type ChargeCustomer = {
   phone: string;
   document: { number: string; type: 'cpf' | 'cnpj' };
 };
+
+/** The statuses of each transaction type (spec; the CHECK of migration 005 holds the same lists). */
+export const CHARGE_STATUSES = ['pending', 'paid', 'expired', 'cancelled', 'failed', 'refunded', 'partially_refunded'] as const;
+export const WITHDRAWAL_STATUSES = [
+  'pending_approval',
+  'processing',
+  'failed_unknown',
+  'paid',
+  'failed',
+  'cancelled',
+  'refunded',
+  'partially_refunded',
+] as const;
+
+export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
+export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
+export type TransactionStatus = ChargeStatus | WithdrawalStatus;
+export type TransactionType = 'pix_in' | 'withdrawal';
 
 export interface TransactionsTable {
   id: string;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { messages } from '../messages.js';
 import { recordOf } from './records.js';
 
 /** The one error shape of every route. */
@@ -14,3 +15,34 @@ export const partySchema = z
     bankAccount: z.object({ ispb: z.string(), branch: z.string(), account: z.string() }),
   })
   .meta({ id: 'Party' });
+
+// Request pieces that several domains' schemas share.
+
+export const externalRefSchema = z
+  .string({ error: messages.externalRefInvalid })
+  .min(1, messages.externalRefInvalid)
+  .max(100, messages.externalRefInvalid)
+  .nullish()
+  .meta({ description: 'Idempotency key, scoped to the account (max 100 characters).' });
+
+/** Amount of a charge or withdrawal: an integer number of cents, at least 100. */
+export const amountCentsSchema = (message: string) =>
+  z
+    .number({ error: message })
+    .refine((value) => Number.isInteger(value) && value >= 100, message)
+    .meta({ type: 'integer', minimum: 100, description: 'Amount in cents (integer, minimum 100).' });
+
+/** A positive integer number of cents (refunds, MED cases). */
+export const positiveAmountSchema = z
+  .number({ error: messages.positiveAmountInvalid })
+  .int(messages.positiveAmountInvalid)
+  .min(1, messages.positiveAmountInvalid)
+  .max(Number.MAX_SAFE_INTEGER, messages.positiveAmountInvalid);
+
+/** `?limit=`: an integer from 1 to 100, default 50 (every list of the API). */
+export const listLimitQuery = z
+  .string({ error: messages.listLimitInvalid })
+  .optional()
+  .refine((value) => value === undefined || (/^\d{1,3}$/.test(value) && Number(value) >= 1 && Number(value) <= 100), messages.listLimitInvalid)
+  .transform((value) => (value === undefined ? 50 : Number(value)))
+  .meta({ description: 'Integer 1 to 100, default 50.' });

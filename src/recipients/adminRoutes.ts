@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { requireAccountId } from '../accounts/adminRoutes.js';
+import { requireAccountId } from '../accounts/adminSchemas.js';
 import { messages } from '../messages.js';
 import { InvalidRequestError } from '../errors.js';
 import { errorResponses } from '../platform/schemas.js';
-import type { Services } from '../services.js';
+import type { RecipientService } from './service.js';
 import {
   approveRecipientBody,
   operatorRecipientListQuery,
@@ -21,7 +21,7 @@ function requireRecipientId(recipientId: string): string {
 
 /** The service team's review of recipients (DESIGN.md §6). */
 export const recipientAdminRoutes =
-  ({ recipients }: Pick<Services, 'recipients'>): FastifyPluginAsyncZod =>
+  ({ recipients }: { recipients: RecipientService }): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Operator: recipients'], security: [{ adminToken: [] }] };
     const transitionResponses = { 200: operatorRecipientSchema, ...errorResponses(400, 401, 404, 422) };

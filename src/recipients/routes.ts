@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../platform/schemas.js';
-import type { Services } from '../services.js';
+import type { RecipientService } from './service.js';
 import { approvedRecipientListResponse, createRecipientBody, recipientRegisteredResponse } from './schemas.js';
 
 export const recipientRoutes =
-  ({ recipients }: Pick<Services, 'recipients'>): FastifyPluginAsyncZod =>
+  ({ recipients }: { recipients: RecipientService }): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/recipients',

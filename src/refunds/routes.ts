@@ -3,13 +3,13 @@ import { InvalidRequestError } from '../errors.js';
 import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
-import type { Services } from '../services.js';
+import type { RefundService } from './service.js';
 import { transactionIdParams } from '../transactions/schemas.js';
 import { presentRefund } from './presenter.js';
 import { createRefundBody, idempotentRefundSchema, refundListResponse, refundSchema } from './schemas.js';
 
 export const refundRoutes =
-  ({ refunds }: Pick<Services, 'refunds'>): FastifyPluginAsyncZod =>
+  ({ refunds }: { refunds: RefundService }): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Refunds'], security: [{ apiKey: [] }] };
     const requireId = (id: string) => {

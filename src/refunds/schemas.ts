@@ -1,13 +1,6 @@
 import { z } from 'zod';
-import { externalRefSchema } from '../charges/schemas.js';
+import { positiveAmountSchema, externalRefSchema } from '../platform/schemas.js';
 import { messages } from '../messages.js';
-
-/** A positive integer number of cents (refunds, MED cases). */
-export const positiveAmountSchema = z
-  .number({ error: messages.positiveAmountInvalid })
-  .int(messages.positiveAmountInvalid)
-  .min(1, messages.positiveAmountInvalid)
-  .max(Number.MAX_SAFE_INTEGER, messages.positiveAmountInvalid);
 
 /** POST /v1/transactions/{id}/refunds: every field optional, the body too. */
 export const createRefundBody = z

@@ -23,7 +23,7 @@ import { collectOwed, postOrBlock, type LateDebit } from '../sends/lateDebit.js'
 import { leaseUntil, notFoundIsProof, OUTCOME_DEADLINE_MS } from '../sends/policy.js';
 import * as sends from '../sends/repository.js';
 import type { SendChange } from '../sends/repository.js';
-import { insertAlert } from '../withdrawals/repository.js';
+import { insertAlert } from '../alerts/repository.js';
 import { presentRefund } from './presenter.js';
 import * as repository from './repository.js';
 

@@ -3,15 +3,14 @@ import { z } from 'zod';
 import { InvalidRequestError } from '../errors.js';
 import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
-import { errorResponses, partySchema } from '../platform/schemas.js';
+import { errorResponses, partySchema, positiveAmountSchema } from '../platform/schemas.js';
 import { presentTransaction } from '../transactions/presenter.js';
 import { transactionIdParams, transactionSchema } from '../transactions/schemas.js';
 import type { SandboxService } from './service.js';
 import { presentRefund } from '../refunds/presenter.js';
-import { positiveAmountSchema, refundIdParams, refundSchema } from '../refunds/schemas.js';
+import { refundIdParams, refundSchema } from '../refunds/schemas.js';
 import { presentInfraction } from '../infractions/presenter.js';
-import { requireInfractionId } from '../infractions/routes.js';
-import { infractionIdParams, infractionSchema, openInfractionBody } from '../infractions/schemas.js';
+import { requireInfractionId, infractionIdParams, infractionSchema, openInfractionBody } from '../infractions/schemas.js';
 
 const payerSchema = z
   .object(

@@ -4,7 +4,7 @@ import { InvalidRequestError } from '../errors.js';
 import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
-import type { Services } from '../services.js';
+import type { ProviderSendService } from './service.js';
 
 const sendSchema = z.object({
   sendId: z.string().describe("The withdrawal's transactionId or the refundId: the id under which the PSP deduplicates the send."),
@@ -24,7 +24,7 @@ const sendSchema = z.object({
 
 /** The operator's view of sends to the PSP whose outcome needs a person (docs/providers.md "Unknown outcomes"). */
 export const providerSendAdminRoutes =
-  ({ providerSends }: Pick<Services, 'providerSends'>): FastifyPluginAsyncZod =>
+  ({ providerSends }: { providerSends: ProviderSendService }): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Operator: PSP sends'], security: [{ adminToken: [] }] };
     app.get(

@@ -1,5 +1,5 @@
-import type { Party, TransactionRow } from '../platform/schema.js';
-import { SETTLED_STATUSES, type TransactionStatus, type TransactionType } from './states.js';
+import type { Party, TransactionRow, TransactionStatus, TransactionType } from '../platform/schema.js';
+import { SETTLED_STATUSES } from './states.js';
 
 export type TransactionView = {
   transactionId: string;

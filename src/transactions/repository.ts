@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
-import type { NewTransaction, TransactionRow } from '../platform/schema.js';
+import type { NewTransaction, TransactionRow, TransactionStatus, TransactionType } from '../platform/schema.js';
 import { precompiled } from '../platform/precompiled.js';
 import { PRESENTED_COLUMNS } from './presenter.js';
-import type { Transition, TransactionStatus, TransactionType } from './states.js';
+import type { Transition } from './states.js';
 
 /** A transaction of the account (of any account only where the caller is the operator or the provider: `undefined`). */
 export function findTransaction(db: Executor, accountId: string | undefined, transactionId: string) {

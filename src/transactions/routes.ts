@@ -4,12 +4,12 @@ import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
 import { compiledSerializer } from '../platform/serialization.js';
-import type { Services } from '../services.js';
+import type { TransactionService } from './service.js';
 import { presentTransaction } from './presenter.js';
 import { listTransactionsQuery, transactionIdParams, transactionListResponse, transactionSchema } from './schemas.js';
 
 export const transactionRoutes =
-  ({ transactions }: Pick<Services, 'transactions'>): FastifyPluginAsyncZod =>
+  ({ transactions }: { transactions: TransactionService }): FastifyPluginAsyncZod =>
   async (app) => {
     app.get(
       '/transactions',

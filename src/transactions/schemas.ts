@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { messages } from '../messages.js';
-import { partySchema } from '../platform/schemas.js';
-import type { TransactionType } from './states.js';
+import { CARRIES_INFRACTION, CARRIES_REFUND, SETTLEMENT_FIELDS, type EventName } from '../webhooks/events.js';
+import { listLimitQuery, partySchema } from '../platform/schemas.js';
+import type { TransactionType } from '../platform/schema.js';
 
 export const transactionSchema = z
   .object({
@@ -32,14 +33,6 @@ export const transactionIdParams = z.object({
   id: z.string().meta({ description: 'transactionId (UUID v7).' }),
 });
 
-/** `?limit=`: an integer from 1 to 100, default 50 (every list of the API). */
-export const listLimitQuery = z
-  .string({ error: messages.listLimitInvalid })
-  .optional()
-  .refine((value) => value === undefined || (/^\d{1,3}$/.test(value) && Number(value) >= 1 && Number(value) <= 100), messages.listLimitInvalid)
-  .transform((value) => (value === undefined ? 50 : Number(value)))
-  .meta({ description: 'Integer 1 to 100, default 50.' });
-
 export const listTransactionsQuery = z.object({
   type: z
     .string({ error: (issue) => messages.transactionTypeInvalid(String(issue.input)) })
@@ -52,3 +45,32 @@ export const listTransactionsQuery = z.object({
 });
 
 export const transactionListResponse = z.object({ transactions: z.array(transactionSchema), count: z.int() });
+
+const {
+  pixPayload: _payload,
+  endToEndId: _e2e,
+  payer: _payer,
+  beneficiary: _beneficiary,
+  refundEndToEndId: _refund,
+  ...transactionFields
+} = transactionSchema.shape;
+
+/**
+ * The body of one event, for the OpenAPI document's `webhooks` section: the transaction without
+ * its charge payload, the PIX fields the event carries, and the MED case or the refund as their
+ * own domains describe them.
+ */
+export function eventBodySchema(name: EventName, attachments: { infraction: z.ZodType; refund: z.ZodType }) {
+  const settlement = SETTLEMENT_FIELDS[name];
+  const fields = Object.fromEntries(settlement.map((field) => [field, transactionSchema.shape[field].unwrap()]));
+  return z.object({
+    eventId: z.string().meta({ description: 'Same as the X-Svc-Event-Id and webhook-id headers.' }),
+    event: z.literal(name),
+    ...transactionFields,
+    type: z.literal(name.startsWith('transfer.') ? 'withdrawal' : 'pix_in'),
+    ...fields,
+    ...(CARRIES_INFRACTION.has(name) ? { infraction: attachments.infraction } : {}),
+    ...(CARRIES_REFUND.has(name) ? { refund: attachments.refund } : {}),
+    occurredAt: z.int().meta({ description: 'When the status changed (Unix milliseconds).' }),
+  });
+}

@@ -5,7 +5,7 @@ import type { Db } from '../platform/database.js';
 import { purgeExpiredIdempotencyKeys } from './idempotencyRepository.js';
 import type { PresentedRow } from './presenter.js';
 import * as repository from './repository.js';
-import type { TransactionType } from './states.js';
+import type { TransactionType } from '../platform/schema.js';
 
 /** The merchant's reads of its transactions (both types). */
 export class TransactionService {

@@ -1,29 +1,13 @@
+import type { ChargeStatus, TransactionStatus, TransactionType, WithdrawalStatus } from '../platform/schema.js';
 import type { EventName } from '../webhooks/events.js';
 
 /**
  * The statuses of each transaction type and the only moves between them (DESIGN.md §5, §9).
  * A transaction takes a status only as the `to` of one of these transitions: the repository
  * writes a status only from a transition, checked against its `from`, with the transition's
- * events in the same database transaction. The status lists are the spec's; the CHECK of
- * migration 005 holds the same lists.
+ * events in the same database transaction. The status lists are the schema's
+ * (src/platform/schema.ts), as is the CHECK of migration 005.
  */
-export const CHARGE_STATUSES = ['pending', 'paid', 'expired', 'cancelled', 'failed', 'refunded', 'partially_refunded'] as const;
-export const WITHDRAWAL_STATUSES = [
-  'pending_approval',
-  'processing',
-  'failed_unknown',
-  'paid',
-  'failed',
-  'cancelled',
-  'refunded',
-  'partially_refunded',
-] as const;
-
-export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
-export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
-export type TransactionStatus = ChargeStatus | WithdrawalStatus;
-export type TransactionType = 'pix_in' | 'withdrawal';
-
 export type Transition<S extends TransactionStatus = TransactionStatus> = {
   readonly type: TransactionType;
   /** Statuses it may start from; empty for the transitions that create the transaction. */

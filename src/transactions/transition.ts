@@ -1,10 +1,10 @@
 import { InvalidStateError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Tx } from '../platform/database.js';
-import type { TransactionRow } from '../platform/schema.js';
-import { recordTransactionEvents, type EventContext } from '../webhooks/events.js';
+import type { TransactionRow, TransactionType } from '../platform/schema.js';
+import { recordTransactionEvents, type EventContext } from './events.js';
 import { insertTransaction, updateStatus, type NewTransactionValues, type StatusChanges } from './repository.js';
-import { allows, type Transition, type TransactionType } from './states.js';
+import { allows, type Transition } from './states.js';
 
 /** What a transaction in the wrong status answers, per type. */
 const REFUSAL: Record<TransactionType, (status: string) => string> = {

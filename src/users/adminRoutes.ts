@@ -4,12 +4,12 @@ import { InvalidRequestError } from '../errors.js';
 import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
-import type { Services } from '../services.js';
+import type { UserService } from './service.js';
 import { invitedUserResponse, inviteUserBody } from './schemas.js';
 
 /** The operator invites a merchant's users (the first owner, typically). */
 export const userAdminRoutes =
-  ({ users }: Pick<Services, 'users'>): FastifyPluginAsyncZod =>
+  ({ users }: { users: UserService }): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/accounts/:accountId/users',

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { requireAccountId } from '../accounts/adminRoutes.js';
-import { accountIdParams } from '../accounts/adminSchemas.js';
+import { requireAccountId, accountIdParams } from '../accounts/adminSchemas.js';
 import { messages } from '../messages.js';
 import { InvalidRequestError } from '../errors.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
-import type { Services } from '../services.js';
+import type { AccountService } from '../accounts/service.js';
+import type { WebhookService } from './service.js';
 import {
   accountEndpointParams,
   attemptListResponse,
@@ -29,7 +29,7 @@ const requireId = (value: string, message: string): string => {
 
 /** Webhook endpoints and delivery history (DESIGN.md §6); the dashboard will call the same service. */
 export const webhookAdminRoutes =
-  ({ accounts, webhooks }: Pick<Services, 'accounts' | 'webhooks'>): FastifyPluginAsyncZod =>
+  ({ accounts, webhooks }: { accounts: AccountService; webhooks: WebhookService }): FastifyPluginAsyncZod =>
   async (app) => {
     const common = { tags: ['Operator: webhooks'], security: [{ adminToken: [] }] };
 

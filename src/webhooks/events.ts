@@ -1,11 +1,4 @@
-import type { Tx } from '../platform/database.js';
-import { newId } from '../platform/ids.js';
-import { insertEventsWithDeliveries } from './repository.js';
-import type { TransactionRow } from '../platform/schema.js';
-import { presentTransaction } from '../transactions/presenter.js';
 import { recordOf } from '../platform/records.js';
-import type { InfractionView } from '../infractions/presenter.js';
-import type { RefundView } from '../refunds/presenter.js';
 
 /** The 21 canonical event names of the spec. */
 export const CANONICAL_EVENTS = [
@@ -33,7 +26,7 @@ export const CANONICAL_EVENTS = [
 ] as const;
 export type EventName = (typeof CANONICAL_EVENTS)[number];
 
-type SettlementField = 'endToEndId' | 'payer' | 'beneficiary' | 'refundEndToEndId';
+export type SettlementField = 'endToEndId' | 'payer' | 'beneficiary' | 'refundEndToEndId';
 const NO_SETTLEMENT: readonly SettlementField[] = [];
 
 /** The PIX fields each event carries (spec: Canonical events); every other event omits them. */
@@ -104,40 +97,7 @@ export function normalizeEventFilter(entries: readonly string[]): { filters: str
   return { filters: [...filters], eventNames: CANONICAL_EVENTS.filter((name) => eventNames.has(name)) };
 }
 
-/** What an event's body carries besides the transaction: the MED case (dispute and chargeback events) and the refund (charge refund events). */
-export type EventContext = { infraction?: InfractionView | undefined; refund?: RefundView | undefined };
-
 /** Events whose body carries the MED case as `infraction`. */
 export const CARRIES_INFRACTION: ReadonlySet<EventName> = new Set([...EVENT_CATEGORIES.dispute, ...EVENT_CATEGORIES.chargeback]);
 /** Events whose body carries the settled refund as `refund`. */
 export const CARRIES_REFUND: ReadonlySet<EventName> = new Set(['transaction.refunded', 'transaction.partially_refunded']);
-
-/**
- * Writes the events of status changes, in the transaction that made the changes (outbox): no
- * change without its event, no event without its change. In the same statement (one round trip
- * for all of them) it queues one delivery per endpoint of the account whose filter selects the
- * event. The body is the transaction as the API shows it, without the charge payload, with only
- * the PIX fields the event carries; it is stored as the exact text every delivery sends.
- */
-export async function recordTransactionEvents(
-  tx: Tx,
-  events: readonly ({ name: EventName; transaction: TransactionRow } & EventContext)[],
-  at: Date,
-): Promise<void> {
-  await insertEventsWithDeliveries(
-    tx,
-    events.map(({ name, transaction, infraction, refund }) => {
-      const id = newId();
-      const { pixPayload: _payload, endToEndId, payer, beneficiary, refundEndToEndId, ...view } = presentTransaction(transaction);
-      const settlement: Partial<Record<SettlementField, unknown>> = { endToEndId, payer, beneficiary, refundEndToEndId };
-      const fields = Object.fromEntries(SETTLEMENT_FIELDS[name].filter((field) => settlement[field] !== undefined).map((field) => [field, settlement[field]]));
-      const extra = {
-        ...(infraction && CARRIES_INFRACTION.has(name) ? { infraction } : {}),
-        ...(refund && CARRIES_REFUND.has(name) ? { refund } : {}),
-      };
-      const payload = JSON.stringify({ eventId: id, event: name, ...view, ...fields, ...extra, occurredAt: at.getTime() });
-      return { id, accountId: transaction.accountId, transactionId: transaction.id, name, payload };
-    }),
-    at,
-  );
-}

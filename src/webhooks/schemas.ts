@@ -1,10 +1,8 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { z } from 'zod';
 import { messages } from '../messages.js';
-import { listLimitQuery, transactionSchema } from '../transactions/schemas.js';
-import { infractionSchema } from '../infractions/schemas.js';
-import { refundSchema } from '../refunds/schemas.js';
-import { CANONICAL_EVENTS, CARRIES_INFRACTION, CARRIES_REFUND, EVENT_CATEGORIES, FORMER_EVENT_NAMES, SETTLEMENT_FIELDS, type EventName } from './events.js';
+import { listLimitQuery } from '../platform/schemas.js';
+import { CANONICAL_EVENTS, EVENT_CATEGORIES, FORMER_EVENT_NAMES, type EventName } from './events.js';
 
 const filterDescription =
   `Canonical event names (${CANONICAL_EVENTS.join(', ')}) or categories (${Object.keys(EVENT_CATEGORIES).join(', ')}); ` +
@@ -93,31 +91,6 @@ export const resendResponse = z.object({
   status: z.literal('pending'),
 });
 
-const {
-  pixPayload: _payload,
-  endToEndId: _e2e,
-  payer: _payer,
-  beneficiary: _beneficiary,
-  refundEndToEndId: _refund,
-  ...transactionFields
-} = transactionSchema.shape;
-
-/** The body of one event, for the OpenAPI document's `webhooks` section. */
-function eventBodySchema(name: EventName) {
-  const settlement = SETTLEMENT_FIELDS[name];
-  const fields = Object.fromEntries(settlement.map((field) => [field, transactionSchema.shape[field].unwrap()]));
-  return z.object({
-    eventId: z.string().meta({ description: 'Same as the X-Svc-Event-Id and webhook-id headers.' }),
-    event: z.literal(name),
-    ...transactionFields,
-    type: z.literal(name.startsWith('transfer.') ? 'withdrawal' : 'pix_in'),
-    ...fields,
-    ...(CARRIES_INFRACTION.has(name) ? { infraction: infractionSchema } : {}),
-    ...(CARRIES_REFUND.has(name) ? { refund: refundSchema } : {}),
-    occurredAt: z.int().meta({ description: 'When the status changed (Unix milliseconds).' }),
-  });
-}
-
 const WEBHOOK_HEADERS = [
   ['X-Svc-Event', 'Canonical event name.'],
   ['X-Svc-Event-Id', 'Event id: the same across URLs, attempts and resends. Deduplicate on it.'],
@@ -127,8 +100,8 @@ const WEBHOOK_HEADERS = [
   ['webhook-signature', 'Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated when two secrets sign.'],
 ] as const;
 
-/** The OpenAPI 3.1 `webhooks` section: one entry per canonical event, with its body schema. */
-export function openApiWebhooks(): Record<string, OpenAPIV3_1.PathItemObject> {
+/** The OpenAPI 3.1 `webhooks` section: one entry per canonical event, with its body schema (assembled where events are: transactions/schemas.ts). */
+export function openApiWebhooks(eventBodySchema: (name: EventName) => z.ZodType): Record<string, OpenAPIV3_1.PathItemObject> {
   return Object.fromEntries(
     CANONICAL_EVENTS.map((name) => {
       const { $schema: _schema, $defs: _defs, ...schema } = z.toJSONSchema(eventBodySchema(name), { io: 'output', unrepresentable: 'any' });

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
-import { newId } from '../platform/ids.js';
-import type { AlertSeverity, TransactionRow } from '../platform/schema.js';
+import type { TransactionRow } from '../platform/schema.js';
 import { precompiled } from '../platform/precompiled.js';
 
 const capSums = precompiled((db, accountId: string, dayStart: Date, monthStart: Date) =>
@@ -25,30 +24,6 @@ export async function sumWithdrawalsForCaps(
 ): Promise<{ today: number; thisMonth: number }> {
   const [sums] = await capSums(tx, accountId, since.dayStart, since.monthStart);
   return sums ?? { today: 0, thisMonth: 0 };
-}
-
-export async function insertAlert(
-  tx: Executor,
-  alert: { accountId: string; kind: string; transactionId: string; details: Record<string, unknown>; at: Date; severity?: AlertSeverity },
-) {
-  await tx
-    .insertInto('alerts')
-    .values({
-      id: newId(),
-      severity: alert.severity,
-      accountId: alert.accountId,
-      kind: alert.kind,
-      transactionId: alert.transactionId,
-      details: JSON.stringify(alert.details),
-      createdAt: alert.at,
-    })
-    .execute();
-}
-
-export function listAlerts(db: Executor, accountId: string | undefined, limit: number) {
-  let query = db.selectFrom('alerts').selectAll();
-  if (accountId) query = query.where('accountId', '=', accountId);
-  return query.orderBy('createdAt', 'desc').limit(limit).execute();
 }
 
 const awaitingApproval = (db: Executor) => db.selectFrom('transactions').where('type', '=', 'withdrawal').where('status', '=', 'pending_approval');

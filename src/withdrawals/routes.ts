@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { messages } from '../messages.js';
 import { errorResponses } from '../platform/schemas.js';
 import type { TransactionRow } from '../platform/schema.js';
-import type { Services } from '../services.js';
+import type { WithdrawalService } from './service.js';
 import { createWithdrawalBody, idempotentWithdrawalResponse, indeterminateWithdrawalResponse, withdrawalBodyFor, withdrawalResponse } from './schemas.js';
 
 const summary = (row: TransactionRow) => ({
@@ -17,7 +17,7 @@ const summary = (row: TransactionRow) => ({
 const acceptAsIs = () => (value: unknown) => ({ value });
 
 export const withdrawalRoutes =
-  ({ withdrawals }: Pick<Services, 'withdrawals'>): FastifyPluginAsyncZod =>
+  ({ withdrawals }: { withdrawals: WithdrawalService }): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       '/withdraw',

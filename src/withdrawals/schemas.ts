@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { amountCentsSchema, externalRefSchema } from '../charges/schemas.js';
+import { amountCentsSchema, externalRefSchema } from '../platform/schemas.js';
 import { messages, receivedText } from '../messages.js';
 import { normalizePixKey, normalizePixKeyType, pixKeyFormatError, PIX_KEY_TYPES, type PixKeyType } from '../pix/pixKeys.js';
 

@@ -30,6 +30,7 @@ import * as sends from '../sends/repository.js';
 import type { SendChange } from '../sends/repository.js';
 import { resolveDestination } from './destination.js';
 import * as repository from './repository.js';
+import { insertAlert } from '../alerts/repository.js';
 import type { CreateWithdrawalBody } from './schemas.js';
 
 const SECOND_MS = 1000;
@@ -138,7 +139,7 @@ export class WithdrawalService {
         send = await this.recordIntent(tx, row, now);
       }
       if (destination.thirdParty) {
-        await repository.insertAlert(tx, {
+        await insertAlert(tx, {
           accountId: account.id,
           kind: 'third_party_withdrawal',
           transactionId,
@@ -455,7 +456,7 @@ export class WithdrawalService {
       now,
       timing: this.provider.sendTiming,
       escalate: () =>
-        repository.insertAlert(this.db, {
+        insertAlert(this.db, {
           accountId: row.accountId,
           kind: 'withdrawal_outcome_unknown_24h',
           transactionId: row.id,
@@ -484,7 +485,7 @@ export class WithdrawalService {
         beneficiary: JSON.stringify(paid.beneficiary),
       });
       const { debited, blockId } = await postOrBlock(tx, this.lateDebitOf(locked), at);
-      await repository.insertAlert(tx, {
+      await insertAlert(tx, {
         accountId: row.accountId,
         kind: 'withdrawal_paid_after_reversal',
         transactionId: row.id,
@@ -510,19 +511,5 @@ export class WithdrawalService {
         { book: 'fees', amountCents: row.feeCents },
       ],
     };
-  }
-
-  /** The service team's internal alerts (third-party withdrawals), newest first, as the operator API and the back-office show them. */
-  async listAlerts(accountId: string | undefined, limit = 200) {
-    const rows = await repository.listAlerts(this.db, accountId, limit);
-    return rows.map((row) => ({
-      alertId: row.id,
-      accountId: row.accountId,
-      kind: row.kind,
-      severity: row.severity,
-      transactionId: row.transactionId,
-      details: row.details,
-      createdAt: row.createdAt.getTime(),
-    }));
   }
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
-import { allows, CHARGE, type ChargeStatus, type Transition } from '../../src/transactions/states.js';
+import { allows, CHARGE, type Transition } from '../../src/transactions/states.js';
+import type { ChargeStatus } from '../../src/platform/schema.js';
 import { createCharge, eventNames, paidCharge, readTransaction } from '../helpers/api.js';
 import { startGateway, type Gateway, type Merchant, NO_CHARGE_FEES } from '../helpers/gateway.js';
 

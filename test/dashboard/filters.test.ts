@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseListFilter } from '../../src/dashboard/filters.js';
 import { InvalidRequestError } from '../../src/errors.js';
 import { messages } from '../../src/messages.js';
-import { CHARGE_STATUSES } from '../../src/transactions/states.js';
+import { CHARGE_STATUSES } from '../../src/platform/schema.js';
 
 /** The list filters of the dashboard: days are São Paulo days (UTC−3); what is not a known status or a real date is refused. */
 describe('parseListFilter', () => {

@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { formatBrl, parseBrl } from '../../src/pix/money.js';
+import { parseBrl } from '../../src/pix/money.js';
+import { formatBrl } from '../../src/messages.js';
 
 describe('formatBrl', () => {
   it.each([

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allows, CHARGE, CHARGE_STATUSES, WITHDRAWAL, WITHDRAWAL_STATUSES, type TransactionStatus } from '../../src/transactions/states.js';
+import { allows, CHARGE, WITHDRAWAL } from '../../src/transactions/states.js';
+import { CHARGE_STATUSES, WITHDRAWAL_STATUSES, type TransactionStatus } from '../../src/platform/schema.js';
 import { CANONICAL_EVENTS } from '../../src/webhooks/events.js';
 import { backend, chargeBody, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 

@@ -177,7 +177,7 @@ describe(`unknown outcomes at a PSP, over random timings (${backend})`, () => {
           if (!completes && acknowledged) {
             // The PSP took it and lost it: nothing proves it was not sent, so nothing is reversed; the operator is told.
             expect(await statusOf()).toBe('processing');
-            const alerts = await gateway.services.withdrawals.listAlerts(merchant.accountId);
+            const alerts = await gateway.services.alerts.list(merchant.accountId);
             expect(alerts).toMatchObject([{ kind: 'withdrawal_outcome_unknown_24h', severity: 'high', transactionId: id }]);
             expect((await gateway.services.ledger.balanceOf(merchant.accountId)).available).toBeLessThan(10_000);
             return;

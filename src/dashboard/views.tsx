@@ -1,3 +1,4 @@
+import { messages } from '../messages.js';
 import { formatBrl } from '../pix/money.js';
 import type { TransactionView } from '../transactions/presenter.js';
 import { Alert, CodeForm, CsrfField, formatDate, Layout, Notice, ShownOnce, siteOf, Status, TotpEnrolment, type PageContext, DataTable } from './components.js';
@@ -65,6 +66,22 @@ export function InvitePage(props: { context: PageContext; token: string; error?:
         </label>
         <button type="submit">Definir senha</button>
       </form>
+    </Layout>
+  );
+}
+
+/** An invitation link that no longer sets a password: the message, what to do, and no form. */
+export function InviteRefusedPage(props: { context: PageContext }) {
+  const base = siteOf(props.context).base;
+  return (
+    <Layout title="Convite indisponível" context={props.context}>
+      <h1>Convite indisponível</h1>
+      <p class="alert" role="alert" safe>
+        {messages.inviteInvalid}
+      </p>
+      <p>
+        Peça um novo convite a quem convidou você: cada link vale uma vez, por 72 horas. Já definiu sua senha? <a href={`${base}/entrar`}>Entre</a>.
+      </p>
     </Layout>
   );
 }

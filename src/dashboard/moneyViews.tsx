@@ -150,7 +150,7 @@ export function RecipientsPage(props: {
       <Notice message={props.notice} />
       <Alert message={props.error} />
       {props.mayRegister ? (
-        <details id="novo-destinatario" open={props.form !== undefined || props.recipients.length === 0}>
+        <details id="novo-destinatario" open={props.form !== undefined}>
           <summary>Novo destinatário</summary>
           <form class="stack" method="post" action="/dashboard/destinatarios">
             <CsrfField token={props.context.csrfToken} />
@@ -175,8 +175,8 @@ export function RecipientsPage(props: {
         <p class="muted empty">
           {props.mayRegister ? (
             <>
-              Nenhum destinatário. Para sacar a um terceiro, cadastre-o em <a href="#novo-destinatario">Novo destinatário</a> e aguarde a aprovação da equipe do
-              serviço.
+              Nenhum destinatário. Para sacar a um terceiro, cadastre-o pelo <a href="#novo-destinatario">formulário acima</a> e aguarde a aprovação da equipe
+              do serviço.
             </>
           ) : (
             <>Nenhum destinatário. Quem tem o papel de dono ou financeiro cadastra os terceiros que podem receber saques.</>

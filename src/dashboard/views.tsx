@@ -89,7 +89,7 @@ export function InviteRefusedPage(props: { context: PageContext }) {
   return (
     <Layout title="Convite indisponível" context={props.context}>
       <h1>Convite indisponível</h1>
-      <p class="alert" role="alert" safe>
+      <p class="alert" role="alert">
         {messages.inviteInvalid}
       </p>
       <p>

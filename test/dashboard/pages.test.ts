@@ -41,7 +41,7 @@ const EMPTY_PAGES: { path: string; name: string; empty: string[] }[] = [
   {
     path: '/dashboard/destinatarios',
     name: 'destinatarios',
-    empty: ['Nenhum destinatário. Para sacar a um terceiro, cadastre-o em Novo destinatário e aguarde a aprovação da equipe do serviço.'],
+    empty: ['Nenhum destinatário. Para sacar a um terceiro, cadastre-o pelo formulário acima e aguarde a aprovação da equipe do serviço.'],
   },
   {
     path: '/dashboard/disputas',

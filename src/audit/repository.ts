@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../platform/database.js';
 import type { AuditChanges, AuditRow } from '../platform/schema.js';
 
@@ -25,4 +26,25 @@ export function listAuditEntries(db: Executor, filter: AuditFilter): Promise<Aud
   const before = filter.before;
   if (before) query = query.where((eb) => eb.or([eb('at', '<', before.at), eb.and([eb('at', '=', before.at), eb('id', '<', before.id)])]));
   return query.orderBy('at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+}
+
+/** An entry with the names a person reads: the acting operator's e-mail and the account's name (null when there is none). */
+export type NamedAuditRow = AuditRow & { operatorEmail: string | null; accountName: string | null };
+
+/**
+ * As listAuditEntries, with the operator's e-mail (actor `operator:<id>`; removed operators keep
+ * theirs) and the account's name joined in one statement.
+ */
+export function listNamedAuditEntries(db: Executor, filter: AuditFilter): Promise<NamedAuditRow[]> {
+  let query = db
+    .selectFrom('auditLog as a')
+    .leftJoin('operators as o', (join) => join.on(sql<boolean>`a.actor = 'operator:' || o.id::text`))
+    .leftJoin('accounts as ac', 'ac.id', 'a.accountId')
+    .selectAll('a')
+    .select(['o.email as operatorEmail', 'ac.name as accountName']);
+  if (filter.accountId) query = query.where('a.accountId', '=', filter.accountId);
+  if (filter.actor) query = query.where('a.actor', '=', filter.actor);
+  const before = filter.before;
+  if (before) query = query.where((eb) => eb.or([eb('a.at', '<', before.at), eb.and([eb('a.at', '=', before.at), eb('a.id', '<', before.id)])]));
+  return query.orderBy('a.at', 'desc').orderBy('a.id', 'desc').limit(filter.limit).execute();
 }

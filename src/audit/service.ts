@@ -28,6 +28,11 @@ export class AuditService {
   list(filter: repository.AuditFilter): Promise<AuditRow[]> {
     return repository.listAuditEntries(this.db, filter);
   }
+
+  /** The log as the back-office shows it: each entry with its operator's e-mail and its account's name. */
+  listNamed(filter: repository.AuditFilter): Promise<repository.NamedAuditRow[]> {
+    return repository.listNamedAuditEntries(this.db, filter);
+  }
 }
 
 export function presentAuditEntry(row: AuditRow) {

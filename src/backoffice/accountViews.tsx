@@ -1,6 +1,5 @@
-import { CsrfField, formatDate, DataTable, Status, type PageContext } from '../dashboard/components.js';
+import { CsrfField, formatDate, DataTable, Money, Status, type PageContext } from '../dashboard/components.js';
 import { LIMIT_NAMES, type presentAccount } from '../accounts/model.js';
-import { formatBrl } from '../messages.js';
 import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
 import type { TeamMember } from '../users/service.js';
 import { USER_ROLES } from '../users/service.js';
@@ -20,7 +19,19 @@ export function AccountsPage(props: { context: PageContext; accounts: AccountSum
         <button type="submit">Buscar</button>
       </form>
       {props.accounts.length === 0 ? (
-        <p class="muted">Nenhuma conta encontrada.</p>
+        <p class="muted empty">
+          {props.search ? (
+            <>
+              Nenhuma conta com esse nome ou e-mail. <a href="/backoffice/contas">Ver todas as contas</a>.
+            </>
+          ) : props.mayCreate ? (
+            <>
+              Nenhuma conta ainda. Crie a primeira em <a href="#nova-conta">Nova conta</a>.
+            </>
+          ) : (
+            <>Nenhuma conta ainda. Um operador admin cria as contas dos lojistas.</>
+          )}
+        </p>
       ) : (
         <DataTable label="Contas" columns={['Conta', 'E-mail', 'KYC', 'Saques', 'Criada em']}>
           {props.accounts.map((account) => (
@@ -37,7 +48,7 @@ export function AccountsPage(props: { context: PageContext; accounts: AccountSum
           ))}
         </DataTable>
       )}
-      <h2>Nova conta</h2>
+      <h2 id="nova-conta">Nova conta</h2>
       {props.mayCreate ? (
         <form class="stack" method="post" action="/backoffice/contas">
           <CsrfField token={context.csrfToken} />
@@ -156,20 +167,20 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
       <div class="cards">
         <div class="card">
           <div class="label">Disponível</div>
-          <div class="value" safe>
-            {formatBrl(data.balance.available)}
+          <div class="value">
+            <Money cents={data.balance.available} />
           </div>
         </div>
         <div class="card">
           <div class="label">Bloqueado</div>
-          <div class="value" safe>
-            {formatBrl(data.balance.blocked)}
+          <div class="value">
+            <Money cents={data.balance.blocked} />
           </div>
         </div>
         <div class="card">
           <div class="label">Sacável</div>
-          <div class="value" safe>
-            {formatBrl(data.balance.withdrawable)}
+          <div class="value">
+            <Money cents={data.balance.withdrawable} />
           </div>
         </div>
       </div>
@@ -267,12 +278,22 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
 
       <h2>Bloqueios de saldo</h2>
       {data.blocks.length === 0 ? (
-        <p class="muted">Nenhum bloqueio.</p>
+        <p class="muted empty">
+          {data.may.blocks ? (
+            <>
+              Nenhum bloqueio. Para reter parte do saldo (sem sacar), use <a href="#novo-bloqueio">Bloquear</a> abaixo.
+            </>
+          ) : (
+            <>Nenhum bloqueio. Os casos MED e a equipe de compliance bloqueiam saldo quando preciso.</>
+          )}
+        </p>
       ) : (
         <DataTable label="Bloqueios" columns={['Valor', 'Motivo', 'Situação', 'Desde', data.may.blocks && 'Ação']}>
           {data.blocks.map((block) => (
             <tr>
-              <td safe>{formatBrl(block.amountCents)}</td>
+              <td>
+                <Money cents={block.amountCents} />
+              </td>
               <td safe>{block.reason}</td>
               <td safe>{block.status === 'active' ? 'Ativo' : `Liberado em ${formatDate(block.releasedAt ?? block.createdAt)}`}</td>
               <td safe>{formatDate(block.createdAt)}</td>
@@ -294,7 +315,7 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
         </DataTable>
       )}
       {data.may.blocks ? (
-        <form class="stack" method="post" action={`${base}/bloqueios`}>
+        <form id="novo-bloqueio" class="stack" method="post" action={`${base}/bloqueios`}>
           <CsrfField token={context.csrfToken} />
           <label>
             Valor a bloquear (R$)
@@ -331,7 +352,15 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
       <h2>Usuários do painel</h2>
       <InviteLinkNotice invited={data.invited} />
       {data.members.length === 0 ? (
-        <p class="muted">Nenhum usuário ainda.</p>
+        <p class="muted empty">
+          {data.may.accounts ? (
+            <>
+              Nenhum usuário ainda. Convide o primeiro dono em <a href="#novo-usuario">Convidar usuário</a>: ele recebe um link que vale 72 horas.
+            </>
+          ) : (
+            <>Nenhum usuário ainda. Um operador admin convida o primeiro dono da conta.</>
+          )}
+        </p>
       ) : (
         <ul>
           {data.members.map((member) => (
@@ -340,7 +369,7 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
         </ul>
       )}
       {data.may.accounts ? (
-        <form class="stack" method="post" action={`${base}/usuarios`}>
+        <form id="novo-usuario" class="stack" method="post" action={`${base}/usuarios`}>
           <CsrfField token={context.csrfToken} />
           <label>
             E-mail do usuário
@@ -362,7 +391,7 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
 
       <h2>Entregas de webhook</h2>
       {data.attempts.length === 0 ? (
-        <p class="muted">Nenhuma entrega.</p>
+        <p class="muted empty">Nenhuma entrega. As tentativas de webhook da conta aparecem aqui depois que o lojista cadastrar uma URL (painel ou API).</p>
       ) : (
         <DataTable label="Entregas de webhook" columns={['Quando', 'Evento', 'URL', 'Resultado', data.may.webhookResend && 'Ação']}>
           {data.attempts.map((attempt) => (

@@ -1,6 +1,5 @@
-import { formatDate, DataTable, Status, type PageContext } from '../dashboard/components.js';
+import { formatDate, DataTable, Money, Status, type PageContext } from '../dashboard/components.js';
 import type { InfractionView } from '../infractions/presenter.js';
-import { formatBrl } from '../messages.js';
 import { AccountLink, ActionForm, Page, ReadOnly } from './views.js';
 
 export type OperatorRecipientView = {
@@ -44,7 +43,18 @@ export function RecipientsQueuePage(props: { context: PageContext; data: Recipie
       </p>
       {data.mayAct ? '' : <ReadOnly role={context.user?.role ?? ''} />}
       {data.recipients.length === 0 ? (
-        <p class="muted">Nenhum destinatário aqui.</p>
+        <p class="muted empty">
+          {reviewing ? (
+            <>
+              Nenhum destinatário aguardando análise. Os cadastros dos lojistas (painel ou API) chegam aqui; os aprovados estão em{' '}
+              <a href={otherHref}>Ver os aprovados</a>.
+            </>
+          ) : (
+            <>
+              Nenhum destinatário aprovado. Aprove os que aguardam em <a href={otherHref}>Ver a fila de análise</a>.
+            </>
+          )}
+        </p>
       ) : (
         <ul class="cases">
           {data.recipients.map((recipient) => (
@@ -145,7 +155,10 @@ export function WithdrawalsQueuePage(props: { context: PageContext; data: Withdr
       <p>Saques de contas em aprovação manual, os mais antigos primeiro. Aprovar envia o PIX; recusar devolve o valor e a tarifa ao saldo.</p>
       {data.mayAct ? '' : <ReadOnly role={context.user?.role ?? ''} />}
       {data.withdrawals.length === 0 ? (
-        <p class="muted">Nenhum saque aguardando aprovação.</p>
+        <p class="muted empty">
+          Nenhum saque aguardando aprovação. Só as contas com saques por aprovação manual (em <a href="/backoffice/contas">Contas</a>, Configuração) pedem
+          aprovação; os pedidos delas chegam aqui.
+        </p>
       ) : (
         <DataTable label="Saques aguardando aprovação" columns={['Pedido em', 'Conta', 'Valor', 'Destino', 'Transação', data.mayAct && 'Decisão']}>
           {data.withdrawals.map((withdrawal) => (
@@ -154,7 +167,9 @@ export function WithdrawalsQueuePage(props: { context: PageContext; data: Withdr
               <td>
                 <AccountLink accountId={withdrawal.accountId} />
               </td>
-              <td safe>{`${formatBrl(withdrawal.amountCents)} (tarifa ${formatBrl(withdrawal.feeCents)})`}</td>
+              <td>
+                <Money cents={withdrawal.amountCents} /> (tarifa <Money cents={withdrawal.feeCents} />)
+              </td>
               <td safe>{destinationOf(withdrawal)}</td>
               <td>
                 <code safe>{withdrawal.transactionId}</code>
@@ -193,14 +208,17 @@ export function DisputesPage(props: { context: PageContext; data: DisputesData; 
       </p>
       {data.mayAct ? '' : <ReadOnly role={context.user?.role ?? ''} />}
       {data.cases.length === 0 ? (
-        <p class="muted">Nenhum caso em andamento.</p>
+        <p class="muted empty">
+          Nenhum caso em andamento. Para contestar uma cobrança paga, use <a href="#abrir-caso">Abrir caso</a> abaixo com o id da cobrança.
+        </p>
       ) : (
         <ul class="cases">
           {data.cases.map((infraction) => (
             <li>
               <article aria-labelledby={`med-${infraction.infractionId}`}>
-                <h2 id={`med-${infraction.infractionId}`} safe>
-                  {`Caso ${infraction.infractionId.slice(0, 8)}… · ${formatBrl(infraction.amountCents)}`}
+                <h2 id={`med-${infraction.infractionId}`}>
+                  <span safe>{`Caso ${infraction.infractionId.slice(0, 8)}… · `}</span>
+                  <Money cents={infraction.amountCents} />
                 </h2>
                 <dl>
                   <dt>Conta</dt>
@@ -247,7 +265,7 @@ export function DisputesPage(props: { context: PageContext; data: DisputesData; 
           ))}
         </ul>
       )}
-      <h2>Abrir caso</h2>
+      <h2 id="abrir-caso">Abrir caso</h2>
       {data.mayAct ? (
         <form class="stack" method="post" action="/backoffice/med">
           <input type="hidden" name="_csrf" value={context.csrfToken} />

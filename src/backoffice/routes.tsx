@@ -9,8 +9,8 @@ import { operatorActor, type OperatorSession } from '../operators/service.js';
 import { PAGE_ROWS, type BackofficeKit, type BackofficeServices } from './kit.js';
 import { accountPages } from './accountRoutes.js';
 import { queuePages } from './queueRoutes.js';
-import { AlertsPage, AuditPage, backofficeSite, OperatorsPage, ProviderSendsPage, QueuesPage, type OperatorsData, type QueueCounts } from './views.js';
-import { presentAuditEntry } from '../audit/service.js';
+import { AuditPage } from './auditViews.js';
+import { AlertsPage, backofficeSite, OperatorsPage, ProviderSendsPage, QueuesPage, type OperatorsData, type QueueCounts } from './views.js';
 
 /** The account an action's result names (a withdrawal, a MED case), for the audit log. */
 function accountIdIn(after: unknown): string | null {
@@ -160,13 +160,9 @@ export const backofficeRoutes =
       asOperator(async (request, reply, operator) => {
         const filter = { accountId: field(request.query, 'conta').trim(), actor: field(request.query, 'ator').trim() };
         const valid = filter.accountId === '' || isId(filter.accountId);
-        const rows = await audit.list({ accountId: valid ? filter.accountId || undefined : undefined, actor: filter.actor || undefined, limit: PAGE_ROWS });
+        const rows = valid ? await audit.listNamed({ accountId: filter.accountId || undefined, actor: filter.actor || undefined, limit: PAGE_ROWS }) : [];
         const error = valid ? undefined : messages.accountIdInvalid;
-        return send(
-          reply,
-          <AuditPage context={contextOf(reply, operator)} entries={valid ? rows.map(presentAuditEntry) : []} filter={filter} error={error} />,
-          valid ? 200 : 400,
-        );
+        return send(reply, <AuditPage context={contextOf(reply, operator)} entries={rows} filter={filter} error={error} />, valid ? 200 : 400);
       }),
     );
 

@@ -94,7 +94,7 @@ export function QueuesPage(props: { context: PageContext; data: QueuesData }) {
               {String(queue.count)}
             </p>
             {queue.items.length === 0 ? (
-              <p class="muted">Nada na fila.</p>
+              <p class="muted empty">Nada na fila: nada a fazer aqui agora.</p>
             ) : (
               <ul>
                 {queue.items.map((item) => (
@@ -149,7 +149,7 @@ export function ProviderSendsPage(props: { context: PageContext; sends: ReturnTy
         antes de agir (docs/providers.md).
       </p>
       {props.sends.length === 0 ? (
-        <p class="muted">Nenhum envio aguardando a equipe.</p>
+        <p class="muted empty">Nenhum envio aguardando a equipe. Um saque ou devolução sem resposta do PSP por 24 horas aparece aqui e em Filas.</p>
       ) : (
         <DataTable label="Envios ao PSP" columns={['Desde', 'Tipo', 'Conta', 'Id', 'Situação', 'Tentativas e consultas']}>
           {props.sends.map((item) => (
@@ -193,7 +193,9 @@ export function AlertsPage(props: { context: PageContext; alerts: AlertView[] })
     <Page context={props.context} title="Alertas">
       <p>Alertas internos, os mais recentes primeiro (saques a terceiros e outros sinais para a equipe de compliance).</p>
       {props.alerts.length === 0 ? (
-        <p class="muted">Nenhum alerta.</p>
+        <p class="muted empty">
+          Nenhum alerta. Saques a terceiros e envios sem desfecho geram alertas aqui; as filas de trabalho estão em <a href="/backoffice">Filas</a>.
+        </p>
       ) : (
         <DataTable label="Alertas" columns={['Quando', 'Tipo', 'Gravidade', 'Conta', 'Transação', 'Detalhes']}>
           {props.alerts.map((alert) => (
@@ -209,65 +211,6 @@ export function AlertsPage(props: { context: PageContext; alerts: AlertView[] })
               </td>
               <td>
                 <code safe>{JSON.stringify(alert.details)}</code>
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      )}
-    </Page>
-  );
-}
-
-export type AuditEntryView = {
-  auditId: string;
-  at: number;
-  actor: string;
-  action: string;
-  accountId: string | null;
-  objectId: string | null;
-  changes: unknown;
-};
-
-export function AuditPage(props: {
-  context: PageContext;
-  entries: AuditEntryView[];
-  filter: { accountId: string; actor: string };
-  error?: string | undefined;
-}) {
-  return (
-    <Page context={props.context} title="Auditoria" error={props.error}>
-      <p>Cada ação de operador, pela API ou por aqui: quem, o quê, em qual conta e objeto, quando e o que mudou. Os mais recentes primeiro.</p>
-      <form class="filters" method="get" action="/backoffice/auditoria">
-        <label>
-          Conta (id)
-          <input name="conta" value={props.filter.accountId} autocomplete="off" />
-        </label>
-        <label>
-          Ator
-          <input name="ator" value={props.filter.actor} placeholder="admin-token ou operator:…" autocomplete="off" />
-        </label>
-        <button type="submit">Filtrar</button>
-      </form>
-      {props.entries.length === 0 ? (
-        <p class="muted">Nenhuma ação registrada com esses filtros.</p>
-      ) : (
-        <DataTable label="Registro de auditoria" columns={['Quando', 'Ator', 'Ação', 'Conta', 'Objeto', 'Mudanças']}>
-          {props.entries.map((entry) => (
-            <tr>
-              <td safe>{formatDate(entry.at)}</td>
-              <td safe>{entry.actor}</td>
-              <td>
-                <code safe>{entry.action}</code>
-              </td>
-              <td>{entry.accountId ? <AccountLink accountId={entry.accountId} /> : '—'}</td>
-              <td>
-                <code safe>{entry.objectId ?? '—'}</code>
-              </td>
-              <td>
-                <details>
-                  <summary>Ver</summary>
-                  <pre safe>{JSON.stringify(entry.changes, null, 2)}</pre>
-                </details>
               </td>
             </tr>
           ))}

@@ -5,10 +5,14 @@ export const DASHBOARD_CSS = `
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
 a { color: var(--accent); }
 header { background: #fff; border-bottom: 1px solid var(--line); }
-header nav { max-width: 64rem; margin: 0 auto; padding: .5rem 1rem; display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: center; }
-header nav .brand { font-weight: 700; margin-right: auto; }
-header nav a, header nav button { padding: .5rem .25rem; }
-main { max-width: 64rem; margin: 0 auto; padding: 1rem; }
+header nav { max-width: 76rem; margin: 0 auto; padding: .25rem 1rem; display: flex; flex-wrap: wrap; align-items: center; column-gap: 1.5rem; }
+header nav .brand { flex: none; font-weight: 700; padding: .5rem 0; }
+/* The menu and Sair in one list: one line beside the brand when the width allows (1280 px), else on
+   its own lines below it, wrapping item by item — every item stays visible and in tab order. */
+header nav .menu { flex: 1 1 auto; display: flex; flex-wrap: wrap; align-items: center; gap: 0 .25rem; list-style: none; margin: 0 -.5rem; padding: 0; font-size: .95rem; }
+header nav .menu a, header nav .menu button.link { display: inline-block; padding: .5rem; white-space: nowrap; }
+header nav .menu .signout { margin-left: auto; }
+main { max-width: 76rem; margin: 0 auto; padding: 1rem; }
 h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
 form.stack { display: grid; grid-template-columns: minmax(0, 1fr); gap: .75rem; max-width: 24rem; background: #fff; padding: 1rem; border: 1px solid var(--line); border-radius: 6px; }
@@ -29,9 +33,24 @@ button.link { background: none; border: none; color: var(--accent); text-decorat
 .card { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 1rem; }
 .card .label { color: var(--muted); font-size: .9rem; }
 .card .value { font-size: 1.4rem; font-weight: 700; }
-table { width: 100%; border-collapse: collapse; background: #fff; }
-th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); }
-.table-wrap { overflow-x: auto; }
+table { width: 100%; border-collapse: collapse; }
+th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+/* A table wider than the screen scrolls inside its labelled region (focusable: arrow keys scroll
+   it), with a visible scroll bar and a shadow on the side where columns are hidden. */
+.table-wrap { overflow-x: auto; margin: 0 0 1rem;
+  background:
+    linear-gradient(to right, #fff 30%, rgba(255, 255, 255, 0)) left center / 2.5rem 100% no-repeat local,
+    linear-gradient(to left, #fff 30%, rgba(255, 255, 255, 0)) right center / 2.5rem 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgba(0, 0, 0, .45), rgba(0, 0, 0, 0)) left center / 1.25rem 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, .45), rgba(0, 0, 0, 0)) right center / 1.25rem 100% no-repeat scroll,
+    #fff; }
+.table-wrap::-webkit-scrollbar { height: .6rem; }
+.table-wrap::-webkit-scrollbar-track { background: #eaeef2; }
+.table-wrap::-webkit-scrollbar-thumb { background: #6e7781; border-radius: .3rem; }
+.table-wrap:focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
+.money { white-space: nowrap; }
+.wrap-anywhere { overflow-wrap: anywhere; }
+ul.changes { margin: 0 0 .25rem; padding-left: 1rem; }
 .muted { color: var(--muted); }
 pre { white-space: pre-wrap; word-break: break-all; background: #fff; border: 1px solid var(--line); padding: .5rem; }
 details { background: #fff; border: 1px solid var(--line); border-radius: 4px; padding: .5rem; margin: .25rem 0; }

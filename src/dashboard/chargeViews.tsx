@@ -8,6 +8,7 @@ import {
   CsrfField,
   formatDate,
   Layout,
+  Money,
   Notice,
   NotOffered,
   Status,
@@ -64,7 +65,7 @@ export function ChargesPage(props: {
       <h1>Cobranças</h1>
       <Alert message={props.error} />
       {props.mayCreate ? (
-        <details open={props.form !== undefined || (props.charges.length === 0 && !filtered)}>
+        <details id="nova-cobranca" open={props.form !== undefined || (props.charges.length === 0 && !filtered)}>
           <summary>Nova cobrança</summary>
           <form class="stack" method="post" action="/dashboard/cobrancas">
             <CsrfField token={props.context.csrfToken} />
@@ -94,17 +95,28 @@ export function ChargesPage(props: {
       <h2>{filtered ? 'Cobranças filtradas' : 'Últimas cobranças'}</h2>
       <FilterForm action="/dashboard/cobrancas" filter={props.filter} statuses={CHARGE_STATUSES} />
       {props.charges.length === 0 ? (
-        <p class="muted" safe>
-          {filtered
-            ? 'Nenhuma cobrança com estes filtros.'
-            : `Nenhuma cobrança ainda.${props.mayCreate ? ' Crie a primeira em Nova cobrança ou pela API (POST /v1/pix).' : ''}`}
+        <p class="muted empty">
+          {filtered ? (
+            <>
+              Nenhuma cobrança com estes filtros. <a href="/dashboard/cobrancas">Ver todas as cobranças</a>.
+            </>
+          ) : props.mayCreate ? (
+            <>
+              Nenhuma cobrança ainda. Crie a primeira em <a href="#nova-cobranca">Nova cobrança</a> ou pela API (POST /v1/pix, veja{' '}
+              <a href="/docs">a referência</a>).
+            </>
+          ) : (
+            <>Nenhuma cobrança ainda. As criadas pela API (POST /v1/pix) ou por quem tem o papel de dono ou financeiro aparecem aqui.</>
+          )}
         </p>
       ) : (
         <DataTable label="Cobranças" columns={['Criada em', 'Valor', 'Status', 'Detalhe']}>
           {props.charges.map((charge) => (
             <tr>
               <td safe>{formatDate(charge.createdAt)}</td>
-              <td safe>{formatBrl(charge.amountCents)}</td>
+              <td>
+                <Money cents={charge.amountCents} />
+              </td>
               <td>
                 <Status status={charge.status} />
               </td>
@@ -141,7 +153,9 @@ export function ChargePage(props: {
   const refundForm = props.refund ?? { amount: '', reason: '' };
   return (
     <Layout title="Cobrança" context={props.context}>
-      <h1 safe>{`Cobrança de ${formatBrl(charge.amountCents)}`}</h1>
+      <h1>
+        Cobrança de <Money cents={charge.amountCents} />
+      </h1>
       <Notice message={props.notice} />
       <Alert message={props.error} />
       <dl>
@@ -150,13 +164,19 @@ export function ChargePage(props: {
           <Status status={charge.status} />
         </dd>
         <dt>Tarifa</dt>
-        <dd safe>{formatBrl(charge.feeCents)}</dd>
+        <dd>
+          <Money cents={charge.feeCents} />
+        </dd>
         <dt>Líquido</dt>
-        <dd safe>{formatBrl(charge.netCents)}</dd>
+        <dd>
+          <Money cents={charge.netCents} />
+        </dd>
         {charge.refundedCents ? (
           <>
             <dt>Devolvido</dt>
-            <dd safe>{formatBrl(charge.refundedCents)}</dd>
+            <dd>
+              <Money cents={charge.refundedCents} />
+            </dd>
           </>
         ) : (
           ''
@@ -246,7 +266,9 @@ export function ChargePage(props: {
             <tr>
               <td safe>{formatDate(refund.createdAt)}</td>
               <td safe>{REFUND_KIND_NAMES[refund.kind] ?? refund.kind}</td>
-              <td safe>{formatBrl(refund.amountCents)}</td>
+              <td>
+                <Money cents={refund.amountCents} />
+              </td>
               <td>
                 <Status status={refund.status} of="refund" />
               </td>

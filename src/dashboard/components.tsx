@@ -1,4 +1,5 @@
 import type { Children } from '@kitajs/html';
+import { formatBrl } from '../messages.js';
 import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
 
 /** Dates as a person in Brazil reads them (DESIGN.md §10: America/Sao_Paulo). */
@@ -88,6 +89,13 @@ export function Status(props: { status: string; of?: 'charge' | 'withdrawal' | '
   );
 }
 
+/** An amount as `R$ 1.234,56` that never breaks between "R$" and its digits (the text keeps the API's plain space). */
+export const Money = (props: { cents: number }) => (
+  <span class="money" safe>
+    {formatBrl(props.cents)}
+  </span>
+);
+
 export const CsrfField = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
 
 export function Layout(props: { title: string; context: PageContext; children?: Children }) {
@@ -114,24 +122,30 @@ export function Layout(props: { title: string; context: PageContext; children?: 
               </span>
               {props.context.user ? (
                 <>
-                  {site.menu.map((item) => (
-                    <a href={item.href} aria-current={item.title === props.title ? 'page' : undefined}>
-                      <span safe>{item.title}</span>
-                      {item.count ? (
-                        <span class="count" aria-label={`${item.count} na fila`} safe>
-                          {String(item.count)}
-                        </span>
-                      ) : (
-                        ''
-                      )}
-                    </a>
-                  ))}
-                  <form method="post" action={`${site.base}/sair`}>
-                    <CsrfField token={props.context.csrfToken} />
-                    <button type="submit" class="link">
-                      Sair
-                    </button>
-                  </form>
+                  <ul class="menu">
+                    {site.menu.map((item) => (
+                      <li>
+                        <a href={item.href} aria-current={item.title === props.title ? 'page' : undefined}>
+                          <span safe>{item.title}</span>
+                          {item.count ? (
+                            <span class="count" aria-label={`${item.count} na fila`} safe>
+                              {String(item.count)}
+                            </span>
+                          ) : (
+                            ''
+                          )}
+                        </a>
+                      </li>
+                    ))}
+                    <li class="signout">
+                      <form method="post" action={`${site.base}/sair`}>
+                        <CsrfField token={props.context.csrfToken} />
+                        <button type="submit" class="link">
+                          Sair
+                        </button>
+                      </form>
+                    </li>
+                  </ul>
                 </>
               ) : (
                 ''

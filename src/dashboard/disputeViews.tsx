@@ -1,6 +1,5 @@
 import type { InfractionView } from '../infractions/presenter.js';
-import { formatBrl } from '../messages.js';
-import { Alert, CsrfField, formatDate, Layout, Notice, NotOffered, Status, type PageContext } from './components.js';
+import { Alert, CsrfField, formatDate, Layout, Money, Notice, NotOffered, Status, type PageContext } from './components.js';
 
 /** MED reasons (DESIGN.md §9) as the merchant reads them. */
 const REASON_NAMES: Record<InfractionView['reason'], string> = { fraud: 'Fraude', operational_flaw: 'Falha operacional' };
@@ -25,7 +24,10 @@ export function DisputesPage(props: {
       <Alert message={props.error} />
       {props.mayDefend ? '' : <NotOffered mayAct={false} what="enviar defesas" />}
       {props.cases.length === 0 ? (
-        <p class="muted">Nenhuma disputa. Quando um pagador contestar um PIX, o caso aparece aqui e um webhook transaction.infraction é enviado.</p>
+        <p class="muted empty">
+          Nenhuma disputa. Quando um pagador contestar um PIX, o caso aparece aqui e um webhook transaction.infraction é enviado: cadastre uma URL em{' '}
+          <a href="/dashboard/webhooks">Webhooks</a> para recebê-lo.
+        </p>
       ) : (
         <ul class="cases">
           {props.cases.map((dispute) => {
@@ -34,8 +36,9 @@ export function DisputesPage(props: {
             return (
               <li>
                 <article aria-labelledby={`caso-${dispute.infractionId}`}>
-                  <h2 id={`caso-${dispute.infractionId}`} safe>
-                    {`${formatBrl(dispute.amountCents)} · aberta em ${formatDate(dispute.openedAt)}`}
+                  <h2 id={`caso-${dispute.infractionId}`}>
+                    <Money cents={dispute.amountCents} />
+                    <span safe>{` · aberta em ${formatDate(dispute.openedAt)}`}</span>
                   </h2>
                   <dl>
                     <dt>Status</dt>

@@ -1,4 +1,3 @@
-import { formatBrl } from '../messages.js';
 import type { TransactionView } from '../transactions/presenter.js';
 import { WITHDRAWAL_STATUSES } from '../platform/schema.js';
 import { FilterForm } from './chargeViews.js';
@@ -8,6 +7,7 @@ import {
   CsrfField,
   formatDate,
   Layout,
+  Money,
   Notice,
   NotOffered,
   Status,
@@ -40,12 +40,15 @@ export function WithdrawalsPage(props: {
     <Layout title="Saques" context={props.context}>
       <h1>Saques</h1>
       <p>
-        Saldo sacável: <strong safe>{formatBrl(props.withdrawableCents)}</strong>
+        Saldo sacável:{' '}
+        <strong>
+          <Money cents={props.withdrawableCents} />
+        </strong>
       </p>
       <Notice message={props.notice} />
       <Alert message={props.error} />
       {props.mayWithdraw && props.totpEnrolled ? (
-        <form class="stack" method="post" action="/dashboard/saques">
+        <form id="novo-saque" class="stack" method="post" action="/dashboard/saques">
           <CsrfField token={props.context.csrfToken} />
           <label>
             Valor (R$)
@@ -82,14 +85,31 @@ export function WithdrawalsPage(props: {
       <h2>{filtered ? 'Saques filtrados' : 'Últimos saques'}</h2>
       <FilterForm action="/dashboard/saques" filter={props.filter} statuses={WITHDRAWAL_STATUSES} of="withdrawal" />
       {props.withdrawals.length === 0 ? (
-        <p class="muted">{filtered ? 'Nenhum saque com estes filtros.' : 'Nenhum saque ainda.'}</p>
+        <p class="muted empty">
+          {filtered ? (
+            <>
+              Nenhum saque com estes filtros. <a href="/dashboard/saques">Ver todos os saques</a>.
+            </>
+          ) : props.mayWithdraw && props.totpEnrolled ? (
+            <>
+              Nenhum saque ainda. Com saldo sacável, saque pelo <a href="#novo-saque">formulário acima</a> — para a conta do titular ou para um destinatário
+              aprovado em <a href="/dashboard/destinatarios">Destinatários</a>.
+            </>
+          ) : (
+            <>Nenhum saque ainda. Os saques pedidos pela API (POST /v1/withdraw) ou pelo painel aparecem aqui.</>
+          )}
+        </p>
       ) : (
         <DataTable label="Saques" columns={['Criado em', 'Valor', 'Tarifa', 'Status', 'Favorecido']}>
           {props.withdrawals.map((withdrawal) => (
             <tr>
               <td safe>{formatDate(withdrawal.createdAt)}</td>
-              <td safe>{formatBrl(withdrawal.amountCents)}</td>
-              <td safe>{formatBrl(withdrawal.feeCents)}</td>
+              <td>
+                <Money cents={withdrawal.amountCents} />
+              </td>
+              <td>
+                <Money cents={withdrawal.feeCents} />
+              </td>
               <td>
                 <Status status={withdrawal.status} of="withdrawal" />
               </td>
@@ -130,7 +150,7 @@ export function RecipientsPage(props: {
       <Notice message={props.notice} />
       <Alert message={props.error} />
       {props.mayRegister ? (
-        <details open={props.form !== undefined}>
+        <details id="novo-destinatario" open={props.form !== undefined}>
           <summary>Novo destinatário</summary>
           <form class="stack" method="post" action="/dashboard/destinatarios">
             <CsrfField token={props.context.csrfToken} />
@@ -152,7 +172,16 @@ export function RecipientsPage(props: {
       )}
       <h2>Cadastrados</h2>
       {props.recipients.length === 0 ? (
-        <p class="muted">Nenhum destinatário. Para sacar a um terceiro, cadastre-o aqui e aguarde a aprovação.</p>
+        <p class="muted empty">
+          {props.mayRegister ? (
+            <>
+              Nenhum destinatário. Para sacar a um terceiro, cadastre-o pelo <a href="#novo-destinatario">formulário acima</a> e aguarde a aprovação da equipe
+              do serviço.
+            </>
+          ) : (
+            <>Nenhum destinatário. Quem tem o papel de dono ou financeiro cadastra os terceiros que podem receber saques.</>
+          )}
+        </p>
       ) : (
         <DataTable label="Destinatários cadastrados" columns={['Nome', 'Documento', 'Chave', 'Status', 'Atualizado em']}>
           {props.recipients.map((recipient) => (

@@ -4,13 +4,14 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import QRCode from 'qrcode';
 import type { Config } from '../config.js';
-import { DomainError, httpStatusOf } from '../errors.js';
+import { DomainError, httpStatusOf, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { SessionStage } from '../platform/schema.js';
+import type { InviteState } from '../users/credentials.js';
 import type { Site } from './components.js';
 import type { ListFilterForm } from './filters.js';
 import { field, filterOf } from './forms.js';
-import { CodePage, ErrorPage, InvitePage, SignInPage, type PageContext } from './views.js';
+import { CodePage, ErrorPage, InvitePage, InviteRefusedPage, SignInPage, type PageContext } from './views.js';
 
 /** DESIGN.md §10: no inline script, nothing framed, forms only to ourselves. */
 const SECURITY_HEADERS = {
@@ -33,6 +34,7 @@ export type SignInService<U extends SignedInPerson> = {
   signIn(email: string, password: string): Promise<{ sessionToken: string; stage: SessionStage }>;
   completeSignIn(sessionToken: string, code: string): Promise<void>;
   enrolmentForSignIn(sessionToken: string): Promise<{ secret: string; uri: string } | null>;
+  inviteState(token: string): Promise<InviteState>;
   acceptInvite(token: string, password: string): Promise<unknown>;
   signOut(sessionToken: string): Promise<void>;
 };
@@ -192,19 +194,34 @@ export async function pageStack<U extends SignedInPerson>(app: FastifyInstance, 
     return ok ? redirect(reply, base) : reply;
   });
 
+  /**
+   * An invitation link (also how a forgotten password is replaced: the person is removed and
+   * invited again) is judged before any password is typed: an unknown token answers 404, a used or
+   * expired one (or one of a removed person) 410, with the message and no form.
+   */
+  const refuseInvite = (reply: FastifyReply, state: Exclude<InviteState, 'usable'>) =>
+    send(reply, <InviteRefusedPage context={contextOf(reply)} />, state === 'unknown' ? 404 : 410);
+
   app.get('/convite/:token', async (request, reply) => {
     const token = field(request.params, 'token');
+    const state = await people.inviteState(token);
+    if (state !== 'usable') return refuseInvite(reply, state);
     return send(reply, <InvitePage context={contextOf(reply)} token={token} />);
   });
 
   app.post('/convite/:token', { preHandler: checkCsrf }, async (request, reply) => {
     const token = field(request.params, 'token');
-    const ok = await attempt(
-      reply,
-      () => people.acceptInvite(token, field(request.body, 'password')),
-      (error) => <InvitePage context={contextOf(reply)} token={token} error={error} />,
-    );
-    return ok ? redirect(reply, `${base}/entrar?senha=definida`) : reply;
+    const state = await people.inviteState(token);
+    if (state !== 'usable') return refuseInvite(reply, state);
+    try {
+      await people.acceptInvite(token, field(request.body, 'password'));
+    } catch (error) {
+      // Used by another request meanwhile: the invitation is what decides, as for the link.
+      if (error instanceof NotFoundError) return refuseInvite(reply, (await people.inviteState(token)) === 'unknown' ? 'unknown' : 'spent');
+      if (!(error instanceof DomainError)) throw error;
+      return send(reply, <InvitePage context={contextOf(reply)} token={token} error={error.message} />, httpStatusOf(error));
+    }
+    return redirect(reply, `${base}/entrar?senha=definida`);
   });
 
   app.post('/sair', { preHandler: checkCsrf }, async (request, reply) => {

@@ -55,7 +55,7 @@ export function TeamPage(props: {
         ''
       )}
       {manage ? (
-        <form class="stack" method="post" action="/dashboard/equipe">
+        <form id="convidar" class="stack" method="post" action="/dashboard/equipe">
           <CsrfField token={props.context.csrfToken} />
           <label>
             E-mail
@@ -95,6 +95,13 @@ export function TeamPage(props: {
           </tr>
         ))}
       </DataTable>
+      {manage && props.members.length === 1 ? (
+        <p class="muted empty">
+          Por enquanto, só você. Convide quem trabalha com você em <a href="#convidar">Convidar</a>: cada pessoa recebe um link que vale 72 horas.
+        </p>
+      ) : (
+        ''
+      )}
     </Layout>
   );
 }

@@ -1,6 +1,20 @@
-import { formatBrl } from '../messages.js';
+import { messages } from '../messages.js';
 import type { TransactionView } from '../transactions/presenter.js';
-import { Alert, CodeForm, CsrfField, formatDate, Layout, Notice, ShownOnce, siteOf, Status, TotpEnrolment, type PageContext, DataTable } from './components.js';
+import {
+  Alert,
+  CodeForm,
+  CsrfField,
+  formatDate,
+  Layout,
+  Money,
+  Notice,
+  ShownOnce,
+  siteOf,
+  Status,
+  TotpEnrolment,
+  type PageContext,
+  DataTable,
+} from './components.js';
 
 export type { PageContext } from './components.js';
 
@@ -69,6 +83,22 @@ export function InvitePage(props: { context: PageContext; token: string; error?:
   );
 }
 
+/** An invitation link that no longer sets a password: the message, what to do, and no form. */
+export function InviteRefusedPage(props: { context: PageContext }) {
+  const base = siteOf(props.context).base;
+  return (
+    <Layout title="Convite indisponível" context={props.context}>
+      <h1>Convite indisponível</h1>
+      <p class="alert" role="alert">
+        {messages.inviteInvalid}
+      </p>
+      <p>
+        Peça um novo convite a quem convidou você: cada link vale uma vez, por 72 horas. Já definiu sua senha? <a href={`${base}/entrar`}>Entre</a>.
+      </p>
+    </Layout>
+  );
+}
+
 export type HomeData = {
   balance: { available: number; blocked: number; withdrawable: number };
   transactions: TransactionView[];
@@ -87,26 +117,26 @@ export function HomePage(props: { context: PageContext; data: HomeData }) {
         </h2>
         <div class="card">
           <div class="label">Disponível</div>
-          <div class="value" safe>
-            {formatBrl(balance.available)}
+          <div class="value">
+            <Money cents={balance.available} />
           </div>
         </div>
         <div class="card">
           <div class="label">Bloqueado</div>
-          <div class="value" safe>
-            {formatBrl(balance.blocked)}
+          <div class="value">
+            <Money cents={balance.blocked} />
           </div>
         </div>
         <div class="card">
           <div class="label">Sacável</div>
-          <div class="value" safe>
-            {formatBrl(balance.withdrawable)}
+          <div class="value">
+            <Money cents={balance.withdrawable} />
           </div>
         </div>
       </section>
       <h2>Últimas transações</h2>
       {transactions.length === 0 ? (
-        <p class="muted">
+        <p class="muted empty">
           Nenhuma transação ainda. <a href="/dashboard/cobrancas">Crie uma cobrança</a> ou use a API (POST /v1/pix) e ela aparece aqui.
         </p>
       ) : (
@@ -115,7 +145,9 @@ export function HomePage(props: { context: PageContext; data: HomeData }) {
             <tr>
               <td safe>{formatDate(row.createdAt)}</td>
               <td safe>{TYPE_NAMES[row.type] ?? row.type}</td>
-              <td safe>{formatBrl(row.amountCents)}</td>
+              <td>
+                <Money cents={row.amountCents} />
+              </td>
               <td>
                 <Status status={row.status} of={row.type === 'withdrawal' ? 'withdrawal' : 'charge'} />
               </td>
@@ -238,7 +270,19 @@ export function ApiKeysPage(props: { context: PageContext; data: ApiKeysData; er
       )}
       <h2>Chaves da conta</h2>
       {data.keys.length === 0 ? (
-        <p class="muted">Nenhuma chave ainda.</p>
+        <p class="muted empty">
+          {data.mayManage && data.totpEnrolled ? (
+            <>
+              Nenhuma chave ainda. Crie a primeira com o botão Criar chave acima e use-a na API (<a href="/docs">referência</a>).
+            </>
+          ) : data.mayManage ? (
+            <>
+              Nenhuma chave ainda. Ative a verificação em duas etapas em <a href="/dashboard/seguranca">Segurança</a> para criar a primeira.
+            </>
+          ) : (
+            <>Nenhuma chave ainda. Quem tem o papel de dono ou desenvolvedor cria as chaves da API.</>
+          )}
+        </p>
       ) : (
         <DataTable label="Chaves da conta" columns={['Prefixo', 'Criada em', 'Último uso', 'Situação', 'Ação']}>
           {data.keys.map((key) => (
@@ -304,7 +348,7 @@ export function WebhooksPage(props: { context: PageContext; data: WebhooksData; 
         ''
       )}
       {manage ? (
-        <form class="stack" method="post" action="/dashboard/webhooks">
+        <form id="nova-url" class="stack" method="post" action="/dashboard/webhooks">
           <CsrfField token={props.context.csrfToken} />
           <label>
             URL
@@ -325,7 +369,19 @@ export function WebhooksPage(props: { context: PageContext; data: WebhooksData; 
       )}
       <h2>URLs</h2>
       {data.endpoints.length === 0 ? (
-        <p class="muted">Nenhuma URL cadastrada. Adicione uma para receber os eventos das suas cobranças e saques.</p>
+        <p class="muted empty">
+          {manage ? (
+            <>
+              Nenhuma URL cadastrada. Adicione uma em <a href="#nova-url">Adicionar URL</a> para receber os eventos das suas cobranças e saques.
+            </>
+          ) : data.mayManage ? (
+            <>
+              Nenhuma URL cadastrada. Ative a verificação em duas etapas em <a href="/dashboard/seguranca">Segurança</a> para adicionar a primeira.
+            </>
+          ) : (
+            <>Nenhuma URL cadastrada. Quem tem o papel de dono ou desenvolvedor cadastra as URLs que recebem os eventos.</>
+          )}
+        </p>
       ) : (
         <ul>
           {data.endpoints.map((endpoint) => (
@@ -361,7 +417,9 @@ export function WebhooksPage(props: { context: PageContext; data: WebhooksData; 
       )}
       <h2>Histórico de entregas</h2>
       {data.attempts.length === 0 ? (
-        <p class="muted">Nenhuma entrega ainda.</p>
+        <p class="muted empty">
+          Nenhuma entrega ainda. Cada evento enviado às URLs acima (uma cobrança criada ou paga, um saque…) aparece aqui com o corpo exato e a resposta.
+        </p>
       ) : (
         <ul>
           {data.attempts.map((attempt) => (

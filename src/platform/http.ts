@@ -148,11 +148,11 @@ export function inspectBody(body: unknown): 'ok' | 'invalid_text' | 'too_deep' {
   return 'ok';
 }
 
-/** A request as its log lines show it: the invitation token of a dashboard link replaced. */
+/** A request as its log lines show it: the token of an invitation link (dashboard or back-office) replaced. */
 export function requestLogView(request: FastifyRequest): Record<string, unknown> {
   return {
     method: request.method,
-    url: request.url.replace(/\/dashboard\/convite\/[^/?#]+/, '/dashboard/convite/[redacted]'),
+    url: request.url.replace(/\/(dashboard|backoffice)\/convite\/[^/?#]+/, '/$1/convite/[redacted]'),
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket.remotePort,

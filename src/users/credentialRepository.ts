@@ -104,6 +104,16 @@ export async function insertInvite(tx: Tx, realm: Realm, invite: { tokenHash: Bu
     VALUES (${invite.tokenHash}, ${invite.personId}, ${invite.expiresAt}, NULL, ${invite.at})`.execute(tx);
 }
 
+/**
+ * An invitation as stored, without using it: undefined when no invitation has this token. A
+ * removed person's unused invitations were marked used at the removal.
+ */
+export async function findInvite(db: Executor, realm: Realm, tokenHash: Buffer): Promise<{ usedAt: Date | null; expiresAt: Date } | undefined> {
+  const { rows } = await sql<{ usedAt: Date | null; expiresAt: Date }>`
+    SELECT used_at, expires_at FROM ${sql.table(realm.invites)} WHERE token_hash = ${tokenHash}`.execute(db);
+  return rows[0];
+}
+
 /** Uses an invitation once: its person, or undefined when unknown, used or expired. */
 export async function takeInvite(tx: Tx, realm: Realm, tokenHash: Buffer, at: Date): Promise<string | undefined> {
   const { rows } = await sql<{ personId: string }>`

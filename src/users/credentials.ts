@@ -24,6 +24,13 @@ const TOTP_PERIOD_S = 30;
 
 const newToken = (): string => randomBytes(32).toString('base64url');
 
+/**
+ * What an invitation link is worth before a password is typed: `usable`; `unknown` (no invitation
+ * has this token); `spent` (used, expired, or its person removed — the row tells these apart from
+ * an unknown token, not from each other, and the page says the same for all three).
+ */
+export type InviteState = 'usable' | 'unknown' | 'spent';
+
 /** A live session: its person as the database has it now, and how far the sign-in got. */
 export type LiveSession<P> = { person: P; stage: SessionStage };
 
@@ -69,6 +76,13 @@ export class Credentials<P extends Person> {
       return created.id;
     });
     return { personId, token };
+  }
+
+  /** Whether an invitation's link can still set a password, read without using it. */
+  async inviteState(token: string): Promise<InviteState> {
+    const invite = await repository.findInvite(this.db, this.realm, sha256(token));
+    if (!invite) return 'unknown';
+    return invite.usedAt === null && invite.expiresAt > this.clock.now() ? 'usable' : 'spent';
   }
 
   /** The invited person chooses a password; the invitation is used up. */

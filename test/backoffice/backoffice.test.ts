@@ -344,7 +344,7 @@ describe('role rules, CSRF and the audit page', () => {
   it("the audit page lists an account's actions with the operator API's too, filters by actor, and refuses a malformed account id (400)", async () => {
     const merchant = await gateway.createMerchant();
     await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: 500, reason: 'via API' });
-    const { page, operatorId } = await signedInOperator(gateway, browser, 'admin');
+    const { page, operatorId, email } = await signedInOperator(gateway, browser, 'admin');
     await page.goto(`${gateway.url}/backoffice/contas/${merchant.accountId}`);
     await page.getByRole('button', { name: 'Salvar situação' }).click();
     await page.getByRole('link', { name: 'Auditoria desta conta' }).click();
@@ -354,6 +354,11 @@ describe('role rules, CSRF and the audit page', () => {
     await expect(rows.count()).resolves.toBe(logged.length + 1);
     await expect(rows.nth(1).textContent()).resolves.toContain(`operator:${operatorId}`);
     await expect(rows.nth(2).textContent()).resolves.toContain('POST /admin/v1/accounts/:accountId/adjustments');
+    // Read as a person reads them: the operator's e-mail, the action's name (the raw ones above are in the full record).
+    await expect(rows.nth(1).getByRole('cell').nth(1).textContent()).resolves.toBe(email);
+    await expect(rows.nth(1).getByRole('cell').nth(2).textContent()).resolves.toBe('Conta alterada');
+    await expect(rows.nth(2).getByRole('cell').nth(1).textContent()).resolves.toBe('Token de operação');
+    await expect(rows.nth(2).getByRole('cell').nth(2).textContent()).resolves.toBe('Ajuste de saldo lançado');
     await expectAccessible(page);
     await screenshot(page, 'backoffice-audit');
     await page.getByLabel('Ator').fill('admin-token');

@@ -31,7 +31,8 @@ const MINUTE = 60_000;
 const CHARGE_CENTS = 12_345;
 const CHARGE_BRL = 'R$ 123,45';
 const DEFENSE_LABEL = 'Defesa (até 2000 caracteres)';
-const EMPTY_STATE = 'Nenhuma disputa. Quando um pagador contestar um PIX, o caso aparece aqui e um webhook transaction.infraction é enviado.';
+const EMPTY_STATE =
+  'Nenhuma disputa. Quando um pagador contestar um PIX, o caso aparece aqui e um webhook transaction.infraction é enviado: cadastre uma URL em Webhooks para recebê-lo.';
 
 /** A date as a person in Brazil reads it on the dashboard: São Paulo time, dd/mm/aaaa, hh:mm. */
 const brazilianDate = (at: number) =>

@@ -26,3 +26,48 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true });
 }
+
+/** Where the header sits: the vertical centre and right edge of the brand and of each menu item (Sair included), and the page's width. */
+export type MenuLayout = { labels: string[]; centres: number[]; rights: number[]; scrollWidth: number; viewport: number };
+
+export async function menuLayout(page: Page): Promise<MenuLayout> {
+  return page.evaluate<MenuLayout>(`(() => {
+    const nav = document.querySelector('header nav');
+    const items = [nav.querySelector('.brand'), ...nav.querySelectorAll('.menu > li')];
+    const boxes = items.map((element) => element.getBoundingClientRect());
+    return {
+      labels: items.map((element) => element.textContent.trim()),
+      centres: boxes.map((box) => Math.round(box.top + box.height / 2)),
+      rights: boxes.map((box) => Math.round(box.right)),
+      scrollWidth: document.documentElement.scrollWidth,
+      viewport: window.innerWidth,
+    };
+  })()`);
+}
+
+/** Each table's scroll region: its role, name and tab stop, and whether its table is wider than it (it scrolls). */
+export type TableRegion = { role: string | null; label: string | null; tabIndex: number; scrolls: boolean };
+
+export async function tableRegions(page: Page): Promise<TableRegion[]> {
+  return page.evaluate<TableRegion[]>(`[...document.querySelectorAll('table')].map((table) => {
+    const region = table.parentElement;
+    return { role: region.getAttribute('role'), label: region.getAttribute('aria-label'), tabIndex: region.tabIndex, scrolls: region.scrollWidth > region.clientWidth };
+  })`);
+}
+
+/**
+ * Amounts a line could break inside: every text with "R$" before a digit must be inside a `.money`
+ * (which never wraps) and sit on one line. Answers the offending texts.
+ */
+export async function breakableMoney(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const offending = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!/R\\$\\s*\\d/.test(node.textContent) || node.parentElement.closest('option, textarea, pre')) continue;
+      const money = node.parentElement.closest('.money');
+      if (!money || getComputedStyle(money).whiteSpace !== 'nowrap' || money.getClientRects().length !== 1) offending.push(node.textContent);
+    }
+    return offending;
+  })()`);
+}

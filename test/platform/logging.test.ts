@@ -55,6 +55,18 @@ describe('logs and unexpected failures', () => {
     expect(logs).not.toContain(password);
   });
 
+  it('never write the token of an invitation link of either site, refused or usable', async () => {
+    const user = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/users`, { email: 'logs-2@example.com', role: 'viewer' });
+    const operator = await gateway.admin('POST', '/admin/v1/operators', { email: 'logs-operador@example.com', role: 'support' });
+    const unknown = 'B'.repeat(43);
+    const paths = [new URL(String(user.body.inviteUrl)).pathname, new URL(String(operator.body.inviteUrl)).pathname, `/backoffice/convite/${unknown}`];
+    const statuses = [];
+    for (const path of paths) statuses.push((await fetch(`${gateway.url}${path}`)).status);
+    expect(statuses).toEqual([200, 200, 404]);
+    expect(logs).toContain('/backoffice/convite/[redacted]');
+    for (const path of paths) expect(logs).not.toContain(path.split('/').at(-1));
+  });
+
   it('answer 500 with a generic message and keep the details in the log only', async () => {
     await sql`DROP TABLE rate_counters`.execute(gateway.database.db);
     const reply = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });

@@ -46,8 +46,8 @@ const LAYERS = [
   ['charges', 'recipients', 'refunds', 'audit'],
   ['withdrawals', 'infractions'],
   ['inbound', 'sandbox'],
-  ['dashboard'],
-  ['backoffice'],
+  ['pages'],
+  ['dashboard', 'backoffice'],
 ];
 const ROOT = ['services', 'app', 'cli', 'worker'];
 const FILE_MODULES = new Set(['config', 'errors', 'messages', ...ROOT]);

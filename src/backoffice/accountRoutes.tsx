@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createAccountBody, patchAccountBody } from '../accounts/adminSchemas.js';
 import { LIMIT_NAMES, presentAccount } from '../accounts/model.js';
-import { checked, field, fieldsOf, idParam } from '../dashboard/forms.js';
+import { checked, field, fieldsOf, idParam } from '../pages/forms.js';
 import { InvalidRequestError } from '../errors.js';
 import { adjustmentBody, blockBody } from '../ledger/schemas.js';
 import { messages } from '../messages.js';

@@ -1,4 +1,4 @@
-import { CsrfField, formatDate, DataTable, Money, Status, type PageContext } from '../dashboard/components.js';
+import { CsrfField, formatDate, DataTable, Money, Status, type PageContext } from '../pages/components.js';
 import { LIMIT_NAMES, type presentAccount } from '../accounts/model.js';
 import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
 import type { TeamMember } from '../users/service.js';

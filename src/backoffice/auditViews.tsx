@@ -1,5 +1,5 @@
 import { ADMIN_TOKEN_ACTOR } from '../audit/service.js';
-import { DataTable, formatDate, statusName, type PageContext } from '../dashboard/components.js';
+import { DataTable, formatDate, statusName, type PageContext } from '../pages/components.js';
 import type { AuditChanges } from '../platform/schema.js';
 import { formatBrl } from '../messages.js';
 import { AccountLink, Page } from './views.js';
@@ -101,11 +101,17 @@ const fieldRank = (path: string): number => {
   return rank === -1 ? FIELD_ORDER.length : rank;
 };
 
-/** A top-level field (or a limit) by its name; a field inside another object (the responsible person's name) by its path. */
+/** Fields inside another object, by their path. */
+const NESTED_FIELD_NAMES: Readonly<Record<string, string>> = {
+  'responsible.name': 'responsável',
+  'responsible.cpf': 'CPF do responsável',
+};
+
+/** A top-level field (or a limit) by its name; a field inside another object by its path (named when known). */
 function fieldName(path: string): string {
   const parts = path.split('.');
   const last = parts.at(-1) ?? path;
-  const named = parts.length === 1 || (parts.length === 2 && parts[0] === 'limits') ? FIELD_NAMES[last] : undefined;
+  const named = parts.length === 1 || (parts.length === 2 && parts[0] === 'limits') ? FIELD_NAMES[last] : NESTED_FIELD_NAMES[path];
   return named ?? path;
 }
 

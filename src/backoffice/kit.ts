@@ -3,7 +3,7 @@ import type { AccountService } from '../accounts/service.js';
 import type { AlertService } from '../alerts/service.js';
 import type { AuditService } from '../audit/service.js';
 import type { Config } from '../config.js';
-import type { PageKit } from '../dashboard/siteRoutes.js';
+import type { PageKit } from '../pages/siteRoutes.js';
 import type { InfractionService } from '../infractions/service.js';
 import type { LedgerService } from '../ledger/service.js';
 import type { OperatorAction } from '../operators/roles.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
-import { checked, field, idParam } from '../dashboard/forms.js';
+import { checked, field, idParam } from '../pages/forms.js';
 import { presentInfraction } from '../infractions/presenter.js';
 import { acceptInfractionBody, openInfractionBody } from '../infractions/schemas.js';
 import { messages } from '../messages.js';

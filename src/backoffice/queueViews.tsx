@@ -1,4 +1,4 @@
-import { formatDate, DataTable, Money, Status, type PageContext } from '../dashboard/components.js';
+import { formatDate, DataTable, Money, Status, type PageContext } from '../pages/components.js';
 import type { InfractionView } from '../infractions/presenter.js';
 import { AccountLink, ActionForm, Page, ReadOnly } from './views.js';
 

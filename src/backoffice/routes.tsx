@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { messages } from '../messages.js';
-import { checked, field, fieldsOf, idParam } from '../dashboard/forms.js';
-import { pageStack } from '../dashboard/siteRoutes.js';
+import { checked, field, fieldsOf, idParam } from '../pages/forms.js';
+import { pageStack } from '../pages/siteRoutes.js';
 import { isId } from '../platform/ids.js';
 import { inviteOperatorBody, operatorRoleBody } from '../operators/schemas.js';
 import { assertOperatorMayDo, operatorMayDo } from '../operators/roles.js';

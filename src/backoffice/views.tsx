@@ -1,5 +1,5 @@
 import type { Children } from '@kitajs/html';
-import { Alert, CsrfField, formatDate, Layout, Notice, DataTable, type MenuItem, type PageContext, type Site } from '../dashboard/components.js';
+import { Alert, CsrfField, formatDate, Layout, Notice, DataTable, type MenuItem, type PageContext, type Site } from '../pages/components.js';
 import type { OperatorRole } from '../platform/schema.js';
 import { OPERATOR_ROLES } from '../operators/roles.js';
 import type { OperatorView } from '../operators/service.js';

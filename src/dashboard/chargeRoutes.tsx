@@ -11,8 +11,8 @@ import { CHARGE, allows } from '../transactions/states.js';
 import { CHARGE_STATUSES } from '../platform/schema.js';
 import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
 import type { SessionUser } from '../users/service.js';
-import { NO_FILTER, parseListFilter, type ListFilterForm } from './filters.js';
-import { checked, field, fieldsOf } from './forms.js';
+import { NO_FILTER, parseListFilter, type ListFilterForm } from '../pages/filters.js';
+import { checked, field, fieldsOf } from '../pages/forms.js';
 import type { DashboardKit, DashboardServices } from './kit.js';
 import { ChargePage, ChargesPage, type ChargeForm, type RefundForm } from './chargeViews.js';
 

@@ -16,8 +16,8 @@ import {
   type PageContext,
   DataTable,
   DocumentFields,
-} from './components.js';
-import type { ListFilterForm } from './filters.js';
+} from '../pages/components.js';
+import type { ListFilterForm } from '../pages/filters.js';
 
 export type ChargeForm = { amount: string; name: string; email: string; phone: string; document: string; documentType: string };
 export type RefundForm = { amount: string; reason: string };

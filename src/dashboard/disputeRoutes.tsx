@@ -5,7 +5,7 @@ import { messages } from '../messages.js';
 import { assertMayDo, mayDo } from '../users/roles.js';
 import type { SessionUser } from '../users/service.js';
 import { DisputesPage } from './disputeViews.js';
-import { checked, field, idParam } from './forms.js';
+import { checked, field, idParam } from '../pages/forms.js';
 import type { DashboardKit, DashboardServices } from './kit.js';
 
 /** Disputas (DESIGN.md §9–§10): the account's MED cases, and a defense while a case is open. */

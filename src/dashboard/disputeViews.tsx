@@ -1,5 +1,5 @@
 import type { InfractionView } from '../infractions/presenter.js';
-import { Alert, CsrfField, formatDate, Layout, Money, Notice, NotOffered, Status, type PageContext } from './components.js';
+import { Alert, CsrfField, formatDate, Layout, Money, Notice, NotOffered, Status, type PageContext } from '../pages/components.js';
 
 /** MED reasons (DESIGN.md §9) as the merchant reads them. */
 const REASON_NAMES: Record<InfractionView['reason'], string> = { fraud: 'Fraude', operational_flaw: 'Falha operacional' };

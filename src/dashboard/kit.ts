@@ -10,7 +10,7 @@ import type { TransactionService } from '../transactions/service.js';
 import type { SessionUser, UserService } from '../users/service.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { WithdrawalService } from '../withdrawals/service.js';
-import type { PageKit } from './siteRoutes.js';
+import type { PageKit } from '../pages/siteRoutes.js';
 
 // What the dashboard's page modules receive from dashboard/routes.tsx, which registers them.
 

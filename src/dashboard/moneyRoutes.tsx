@@ -7,8 +7,8 @@ import { WITHDRAWAL_STATUSES } from '../platform/schema.js';
 import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
 import type { SessionUser } from '../users/service.js';
 import { withdrawalBodyFor } from '../withdrawals/schemas.js';
-import { NO_FILTER, parseListFilter, type ListFilterForm } from './filters.js';
-import { checked, field, fieldsOf } from './forms.js';
+import { NO_FILTER, parseListFilter, type ListFilterForm } from '../pages/filters.js';
+import { checked, field, fieldsOf } from '../pages/forms.js';
 import { RecipientsPage, WithdrawalsPage, type RecipientForm, type WithdrawalForm } from './moneyViews.js';
 import type { DashboardKit, DashboardServices } from './kit.js';
 

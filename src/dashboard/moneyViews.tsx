@@ -16,8 +16,8 @@ import {
   DocumentFields,
   PixKeyFields,
   pixKeyTypeName,
-} from './components.js';
-import type { ListFilterForm } from './filters.js';
+} from '../pages/components.js';
+import type { ListFilterForm } from '../pages/filters.js';
 
 export type WithdrawalForm = { amount: string; recipientId: string; pixKeyType: string; pixKey: string; description: string };
 type ApprovedRecipient = { recipientId: string; legalName: string; documentMasked: string; label: string | null };

@@ -3,17 +3,18 @@ import QRCode from 'qrcode';
 import { messages } from '../messages.js';
 import { presentTransaction } from '../transactions/presenter.js';
 import type { SessionUser } from '../users/service.js';
-import { field, idParam } from './forms.js';
+import { field, idParam } from '../pages/forms.js';
 import type { DashboardServices } from './kit.js';
-import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
+import { DASHBOARD_CSS, DASHBOARD_JS } from '../pages/assets.js';
 import { chargePages } from './chargeRoutes.js';
-import { DASHBOARD_SITE } from './components.js';
+import { DASHBOARD_SITE } from '../pages/components.js';
 import { disputePages } from './disputeRoutes.js';
 import { moneyPages } from './moneyRoutes.js';
-import { pageStack } from './siteRoutes.js';
+import { pageStack } from '../pages/siteRoutes.js';
 import { teamPages } from './teamRoutes.js';
 import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
-import { ApiKeysPage, WebhooksPage, ErrorPage, HomePage, SecurityPage, type SecurityData } from './views.js';
+import { ApiKeysPage, WebhooksPage, HomePage, SecurityPage, type SecurityData } from './views.js';
+import { ErrorPage } from '../pages/signInViews.js';
 
 /**
  * The merchant dashboard (DESIGN.md §10), server-rendered in Portuguese on the same services as

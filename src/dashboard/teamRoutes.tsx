@@ -3,7 +3,7 @@ import { messages } from '../messages.js';
 import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
 import { inviteUserBody } from '../users/schemas.js';
 import type { Invitation, SessionUser } from '../users/service.js';
-import { checked, field, idParam } from './forms.js';
+import { checked, field, idParam } from '../pages/forms.js';
 import type { DashboardKit, DashboardServices } from './kit.js';
 import { TeamPage, type InviteForm } from './teamViews.js';
 

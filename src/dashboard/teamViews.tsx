@@ -1,5 +1,5 @@
 import type { Invitation, TeamMember } from '../users/service.js';
-import { Alert, CsrfField, formatDate, Layout, Notice, NotOffered, ShownOnce, type PageContext, DataTable } from './components.js';
+import { Alert, CsrfField, formatDate, Layout, Notice, NotOffered, ShownOnce, type PageContext, DataTable } from '../pages/components.js';
 
 export type InviteForm = { email: string; role: string };
 

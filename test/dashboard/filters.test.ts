@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseListFilter } from '../../src/dashboard/filters.js';
+import { parseListFilter } from '../../src/pages/filters.js';
 import { InvalidRequestError } from '../../src/errors.js';
 import { messages } from '../../src/messages.js';
 import { CHARGE_STATUSES } from '../../src/platform/schema.js';

@@ -8,10 +8,10 @@ import { DomainError, httpStatusOf, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { SessionStage } from '../platform/schema.js';
 import type { InviteState } from '../users/credentials.js';
-import type { Site } from './components.js';
+import type { Site, PageContext } from './components.js';
 import type { ListFilterForm } from './filters.js';
 import { field, filterOf } from './forms.js';
-import { CodePage, ErrorPage, InvitePage, InviteRefusedPage, SignInPage, type PageContext } from './views.js';
+import { CodePage, ErrorPage, InvitePage, InviteRefusedPage, SignInPage } from './signInViews.js';
 
 /** DESIGN.md §10: no inline script, nothing framed, forms only to ourselves. */
 const SECURITY_HEADERS = {

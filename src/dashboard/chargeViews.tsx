@@ -259,7 +259,11 @@ export function ChargePage(props: {
       )}
       <h2>Devoluções</h2>
       {props.refunds.length === 0 ? (
-        <p class="muted">Nenhuma devolução.</p>
+        <p class="muted empty">
+          {props.mayRefund
+            ? 'Nenhuma devolução. Para devolver todo o valor ou parte dele ao pagador, use Devolver acima (até 90 dias após o pagamento).'
+            : 'Nenhuma devolução. Só cobranças pagas podem ser devolvidas, por quem tem o papel dono ou financeiro.'}
+        </p>
       ) : (
         <DataTable label="Devoluções da cobrança" columns={['Pedida em', 'Tipo', 'Valor', 'Status', 'Motivo']}>
           {props.refunds.map((refund) => (

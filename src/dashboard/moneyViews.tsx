@@ -150,7 +150,7 @@ export function RecipientsPage(props: {
       <Notice message={props.notice} />
       <Alert message={props.error} />
       {props.mayRegister ? (
-        <details id="novo-destinatario" open={props.form !== undefined}>
+        <details id="novo-destinatario" open={props.form !== undefined || props.recipients.length === 0}>
           <summary>Novo destinatário</summary>
           <form class="stack" method="post" action="/dashboard/destinatarios">
             <CsrfField token={props.context.csrfToken} />

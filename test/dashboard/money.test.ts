@@ -165,7 +165,8 @@ describe('Destinatários', () => {
     const { page } = user;
     await page.getByRole('link', { name: 'Destinatários' }).click();
     await expect.poll(() => page.getByText('Nenhum destinatário.', { exact: false }).count()).toBe(1);
-    await page.getByText('Novo destinatário').click();
+    // With no recipient yet, the form is open.
+    await expect(page.getByLabel('Nome ou razão social').isVisible()).resolves.toBe(true);
     await page.getByLabel('Nome ou razão social').fill('Fornecedora Silva ME');
     await page.getByLabel('Documento (CPF ou CNPJ)').fill('111.444.777-35');
     await page.getByLabel('Tipo da chave PIX').selectOption('cpf');
@@ -202,7 +203,8 @@ describe('Destinatários', () => {
     const merchant = await fundedMerchant(0);
     const page = await signedInPage(gateway, browser, merchant.accountId, 'owner', { totp: false });
     await page.goto(`${gateway.url}/dashboard/destinatarios`);
-    await page.getByText('Novo destinatário').click();
+    // With no recipient yet, the form is open.
+    await expect(page.getByLabel('Nome ou razão social').isVisible()).resolves.toBe(true);
     await page.getByLabel('Nome ou razão social').fill('Fornecedora Silva ME');
     await page.getByLabel('Documento (CPF ou CNPJ)').fill('111.444.777-00');
     await page.getByLabel('Chave PIX', { exact: true }).fill('111.444.777-00');
@@ -259,7 +261,11 @@ describe('Cobranças: filters, cancel and refund', () => {
     const user = await signedInUser(gateway, browser, merchant.accountId, 'finance', { totp: true });
     const { page } = user;
     await page.goto(`${gateway.url}/dashboard/cobrancas/${paid}`);
-    expect(await page.getByText('Nenhuma devolução.').count()).toBe(1);
+    expect(
+      await page
+        .getByText('Nenhuma devolução. Para devolver todo o valor ou parte dele ao pagador, use Devolver acima (até 90 dias após o pagamento).')
+        .count(),
+    ).toBe(1);
     const code = nextCode(gateway, user.secret);
     await page.getByLabel('Valor (R$, vazio = todo o restante)').fill('3,00');
     await page.getByLabel('Motivo (opcional)').fill('produto devolvido');

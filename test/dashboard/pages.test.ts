@@ -102,6 +102,11 @@ describe('dashboard pages at 390 and 1280 px', { timeout: 120_000 }, () => {
     await page.locator('.empty').getByRole('link', { name: 'Nova cobrança' }).click();
     expect(page.url()).toBe(`${gateway.url}/dashboard/cobrancas#nova-cobranca`);
     await expect(page.getByLabel('Valor (R$)').isVisible()).resolves.toBe(true);
+    // Destinatários with none yet: the form the empty state points at is open, not a closed section.
+    await page.goto(`${gateway.url}/dashboard/destinatarios`);
+    await page.locator('.empty').getByRole('link', { name: 'formulário acima' }).click();
+    expect(page.url()).toBe(`${gateway.url}/dashboard/destinatarios#novo-destinatario`);
+    await expect(page.getByLabel('Nome ou razão social').isVisible()).resolves.toBe(true);
   });
 
   it('Chaves de API of an account without keys says how to create the first one', async () => {

@@ -43,7 +43,9 @@ export function listNamedAuditEntries(db: Executor, filter: AuditFilter): Promis
     .selectAll('a')
     .select(['o.email as operatorEmail', 'ac.name as accountName']);
   if (filter.accountId) query = query.where('a.accountId', '=', filter.accountId);
-  if (filter.actor) query = query.where('a.actor', '=', filter.actor);
+  // An operator's e-mail names its actor as well as `operator:<id>` does (the page's filter takes either).
+  if (filter.actor?.includes('@')) query = query.where(sql<string>`lower(o.email)`, '=', filter.actor.toLowerCase());
+  else if (filter.actor) query = query.where('a.actor', '=', filter.actor);
   const before = filter.before;
   if (before) query = query.where((eb) => eb.or([eb('a.at', '<', before.at), eb.and([eb('a.at', '=', before.at), eb('a.id', '<', before.id)])]));
   return query.orderBy('a.at', 'desc').orderBy('a.id', 'desc').limit(filter.limit).execute();

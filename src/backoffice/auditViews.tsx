@@ -219,7 +219,7 @@ export function AuditPage(props: {
         </label>
         <label>
           Ator
-          <input name="ator" value={props.filter.actor} placeholder="admin-token ou operator:…" autocomplete="off" />
+          <input name="ator" value={props.filter.actor} placeholder="e-mail do operador, operator:… ou admin-token" autocomplete="off" />
         </label>
         <button type="submit">Filtrar</button>
       </form>

@@ -253,6 +253,17 @@ describe('Auditoria reads as sentences', { timeout: 120_000 }, () => {
     await expect(
       auditRows(page).nth(4).getByText(`Ator: operator:${operatorId} · rota: POST /admin/v1/accounts/:accountId/recipients/:recipientId/approve`).isVisible(),
     ).resolves.toBe(true);
+
+    // The Ator filter takes the operator's e-mail, in any case, as it takes operator:<id>: the same entries, all of that operator.
+    const whoColumn = async (actor: string) => {
+      await page.goto(`${gateway.url}/backoffice/auditoria?ator=${encodeURIComponent(actor)}`);
+      const rows = page.getByRole('region', { name: 'Registro de auditoria' }).locator('tbody tr');
+      return Promise.all((await rows.all()).map(async (row) => normalized(await row.getByRole('cell').nth(1).innerText())));
+    };
+    const byEmail = await whoColumn(email.toUpperCase());
+    expect(byEmail.length).toBeGreaterThanOrEqual(4);
+    expect(byEmail).toEqual(byEmail.map(() => email));
+    expect(await whoColumn(`operator:${operatorId}`)).toEqual(byEmail);
   });
 
   it('every route of the operator API that changes something, and the back-office actions on operators, has its label', async () => {

@@ -16,26 +16,25 @@ export async function appendAuditEntry(
     .execute();
 }
 
-export type AuditFilter = { accountId?: string | undefined; actor?: string | undefined; before?: { at: Date; id: string } | undefined; limit: number };
-
-/** Newest first; `before` continues a page after its last entry. */
-export function listAuditEntries(db: Executor, filter: AuditFilter): Promise<AuditRow[]> {
-  let query = db.selectFrom('auditLog').selectAll();
-  if (filter.accountId) query = query.where('accountId', '=', filter.accountId);
-  if (filter.actor) query = query.where('actor', '=', filter.actor);
-  const before = filter.before;
-  if (before) query = query.where((eb) => eb.or([eb('at', '<', before.at), eb.and([eb('at', '=', before.at), eb('id', '<', before.id)])]));
-  return query.orderBy('at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
-}
+export type AuditFilter = {
+  accountId?: string | undefined;
+  /** The actor as stored: `admin-token` or `operator:<id>`… */
+  actor?: string | undefined;
+  /** …or the acting operator's e-mail, in any case (the back-office's filter). */
+  operatorEmail?: string | undefined;
+  before?: { at: Date; id: string } | undefined;
+  limit: number;
+};
 
 /** An entry with the names a person reads: the acting operator's e-mail and the account's name (null when there is none). */
 export type NamedAuditRow = AuditRow & { operatorEmail: string | null; accountName: string | null };
 
 /**
- * As listAuditEntries, with the operator's e-mail (actor `operator:<id>`; removed operators keep
- * theirs) and the account's name joined in one statement.
+ * Newest first, each entry with its operator's e-mail (actor `operator:<id>`; removed operators
+ * keep theirs) and its account's name, joined in one statement; `before` continues a page after
+ * its last entry.
  */
-export function listNamedAuditEntries(db: Executor, filter: AuditFilter): Promise<NamedAuditRow[]> {
+export function listAuditEntries(db: Executor, filter: AuditFilter): Promise<NamedAuditRow[]> {
   let query = db
     .selectFrom('auditLog as a')
     .leftJoin('operators as o', (join) => join.on(sql<boolean>`a.actor = 'operator:' || o.id::text`))
@@ -43,9 +42,8 @@ export function listNamedAuditEntries(db: Executor, filter: AuditFilter): Promis
     .selectAll('a')
     .select(['o.email as operatorEmail', 'ac.name as accountName']);
   if (filter.accountId) query = query.where('a.accountId', '=', filter.accountId);
-  // An operator's e-mail names its actor as well as `operator:<id>` does (the page's filter takes either).
-  if (filter.actor?.includes('@')) query = query.where(sql<string>`lower(o.email)`, '=', filter.actor.toLowerCase());
-  else if (filter.actor) query = query.where('a.actor', '=', filter.actor);
+  if (filter.actor) query = query.where('a.actor', '=', filter.actor);
+  if (filter.operatorEmail) query = query.where(sql<string>`lower(o.email)`, '=', filter.operatorEmail.toLowerCase());
   const before = filter.before;
   if (before) query = query.where((eb) => eb.or([eb('a.at', '<', before.at), eb.and([eb('a.at', '=', before.at), eb('a.id', '<', before.id)])]));
   return query.orderBy('a.at', 'desc').orderBy('a.id', 'desc').limit(filter.limit).execute();

@@ -25,13 +25,9 @@ export class AuditService {
     await repository.appendAuditEntry(this.db, { id: newId(), at: this.clock.now(), ...entry, changes });
   }
 
-  list(filter: repository.AuditFilter): Promise<AuditRow[]> {
+  /** Each entry with its operator's e-mail and its account's name (the back-office shows them; the API shows the stored entry). */
+  list(filter: repository.AuditFilter): Promise<repository.NamedAuditRow[]> {
     return repository.listAuditEntries(this.db, filter);
-  }
-
-  /** The log as the back-office shows it: each entry with its operator's e-mail and its account's name. */
-  listNamed(filter: repository.AuditFilter): Promise<repository.NamedAuditRow[]> {
-    return repository.listNamedAuditEntries(this.db, filter);
   }
 }
 

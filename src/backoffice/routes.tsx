@@ -160,7 +160,9 @@ export const backofficeRoutes =
       asOperator(async (request, reply, operator) => {
         const filter = { accountId: field(request.query, 'conta').trim(), actor: field(request.query, 'ator').trim() };
         const valid = filter.accountId === '' || isId(filter.accountId);
-        const rows = valid ? await audit.listNamed({ accountId: filter.accountId || undefined, actor: filter.actor || undefined, limit: PAGE_ROWS }) : [];
+        // The actor as stored (admin-token, operator:<id>) or an operator's e-mail.
+        const actor = filter.actor.includes('@') ? { operatorEmail: filter.actor } : { actor: filter.actor || undefined };
+        const rows = valid ? await audit.list({ accountId: filter.accountId || undefined, ...actor, limit: PAGE_ROWS }) : [];
         const error = valid ? undefined : messages.accountIdInvalid;
         return send(reply, <AuditPage context={contextOf(reply, operator)} entries={rows} filter={filter} error={error} />, valid ? 200 : 400);
       }),

@@ -42,6 +42,7 @@ import { withdrawalRoutes } from './withdrawals/routes.js';
 import { sandboxRoutes } from './sandbox/routes.js';
 import type { Services } from './services.js';
 import { transactionRoutes } from './transactions/routes.js';
+import { transactionAdminRoutes } from './transactions/adminRoutes.js';
 import { eventBodySchema } from './transactions/schemas.js';
 import { infractionSchema } from './infractions/schemas.js';
 import { refundSchema } from './refunds/schemas.js';
@@ -205,6 +206,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       await admin.register(alertAdminRoutes(services));
       await admin.register(providerSendAdminRoutes(services));
       await admin.register(webhookAdminRoutes(services));
+      await admin.register(transactionAdminRoutes(services));
       await admin.register(chargeAdminRoutes(services));
       await admin.register(infractionAdminRoutes(services));
       await admin.register(userAdminRoutes(services));

@@ -14,6 +14,8 @@ export type NewCharge = {
   pixPayload: string;
   location: string;
   expiresAt: Date;
+  /** The provider that issued its BR Code. */
+  providerId: string;
   createdAt: Date;
 };
 
@@ -35,10 +37,10 @@ export async function insertChargeWithinRateLimit(db: Executor, charge: NewCharg
       RETURNING count
     )
     INSERT INTO transactions (id, account_id, type, status, amount_cents, fee_cents, net_cents, external_ref,
-                              customer, pix_payload, location, expires_at, created_at, updated_at)
+                              customer, pix_payload, location, expires_at, provider_id, created_at, updated_at)
     SELECT ${charge.id}::uuid, ${charge.accountId}::uuid, ${sql.lit(CHARGE.create.type)}, ${sql.lit(CHARGE.create.to)}, ${charge.amountCents}::int8, ${charge.feeCents}::int8,
            ${charge.amountCents - charge.feeCents}::int8, ${charge.externalRef}::text, ${JSON.stringify(charge.customer)}::jsonb,
-           ${charge.pixPayload}::text, ${charge.location}::text, ${charge.expiresAt}::timestamptz, ${charge.createdAt}::timestamptz,
+           ${charge.pixPayload}::text, ${charge.location}::text, ${charge.expiresAt}::timestamptz, ${charge.providerId}::text, ${charge.createdAt}::timestamptz,
            ${charge.createdAt}::timestamptz
     FROM counted
     WHERE counted.count <= ${window.limit}

@@ -87,6 +87,7 @@ export class ChargeService {
       pixPayload: registered.pixPayload,
       location: registered.location,
       expiresAt,
+      providerId: this.provider.id,
       createdAt: now,
     };
     const hourly = { bucket: 'pix:hour', windowMs: HOUR_MS, limit: account.limits.pixPerHour };

@@ -115,6 +115,8 @@ export interface TransactionsTable {
   pixKey: string | null;
   pixKeyType: PixKeyType | null;
   recipientId: string | null;
+  /** The provider that issued the charge or sent the withdrawal; every later call goes there (DESIGN.md §14). */
+  providerId: string;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -4,7 +4,7 @@ import type { Db } from '../platform/database.js';
 import { callBudgetMs, PspClient } from './apipix/client.js';
 import { ApiPixInbound } from './apipix/inbound.js';
 import { ApiPixProvider } from './apipix/provider.js';
-import type { PixProvider, ProviderInbound, ProviderLogger, ProviderReports, SimulatedNetwork } from './provider.js';
+import { DEFAULT_PROVIDER_ID, type PixProvider, type ProviderInbound, type ProviderLogger, type ProviderReports, type SimulatedNetwork } from './provider.js';
 import { SimulatedPixProvider } from './simulated/simulator.js';
 
 /** BR Code field 26.25 holds at most 77 characters: host + `/pix/v2/` + 32 hex. */
@@ -31,7 +31,7 @@ export function createProvider(
       if (host.length > MAX_LOCATION_HOST_LENGTH) {
         throw new Error(`PUBLIC_BASE_URL host "${host}" is longer than ${MAX_LOCATION_HOST_LENGTH} characters and does not fit a BR Code location`);
       }
-      const simulator = new SimulatedPixProvider(db, clock, host, config.sandboxSettleMs);
+      const simulator = new SimulatedPixProvider(DEFAULT_PROVIDER_ID, db, clock, host, config.sandboxSettleMs);
       return { provider: simulator, network: simulator, inbound: null };
     }
     case 'apipix': {
@@ -42,7 +42,7 @@ export function createProvider(
       // Never shorter than twice a send's budget: one for an attempt that starts as its lease ends, one for its own calls.
       const sendTiming = { sendBudgetMs, settlingWindowMs: Math.max(psp.settlingWindowMs, 2 * sendBudgetMs) };
       return {
-        provider: new ApiPixProvider(client, sendTiming, psp.pixKey, logger),
+        provider: new ApiPixProvider(DEFAULT_PROVIDER_ID, client, sendTiming, psp.pixKey, logger),
         network: null,
         inbound: (reports) => new ApiPixInbound(client, db, clock, reports, psp, logger),
       };

@@ -130,7 +130,13 @@ export type RefundRequest = {
 export type RefundOutcome =
   { status: 'refunded'; refundEndToEndId: string } | { status: 'failed'; reason: string } | { status: 'unknown' } | { status: 'not_received' };
 
+/** The id of the provider that PIX_PROVIDER and PSP_* configure (DESIGN.md §14: without PROVIDERS_FILE, the only one). */
+export const DEFAULT_PROVIDER_ID = 'default';
+
 export interface PixProvider {
+  /** The configured provider's id, which every transaction it issued or sent records (DESIGN.md §14). */
+  readonly id: string;
+  /** Its kind: `simulated` or `apipix`. */
   readonly name: string;
   readonly sendTiming: SendTiming;
   /** Registers a dynamic charge; throws ProviderError when the provider refuses or cannot answer. */

@@ -29,6 +29,14 @@ export const transactionSchema = z
   })
   .meta({ id: 'Transaction' });
 
+/** The Transaction object as operators read it: with its account and the provider it is bound to (DESIGN.md §14). */
+export const operatorTransactionSchema = transactionSchema
+  .extend({
+    accountId: z.string(),
+    providerId: z.string().meta({ description: 'The provider that issued the charge or sent the withdrawal; every later call about it goes there.' }),
+  })
+  .meta({ id: 'OperatorTransaction' });
+
 export const transactionIdParams = z.object({
   id: z.string().meta({ description: 'transactionId (UUID v7).' }),
 });

@@ -5,7 +5,7 @@ import type { Db } from '../platform/database.js';
 import { purgeExpiredIdempotencyKeys } from './idempotencyRepository.js';
 import type { PresentedRow } from './presenter.js';
 import * as repository from './repository.js';
-import type { TransactionType } from '../platform/schema.js';
+import type { TransactionRow, TransactionType } from '../platform/schema.js';
 
 /** The merchant's reads of its transactions (both types). */
 export class TransactionService {
@@ -23,6 +23,13 @@ export class TransactionService {
 
   list(accountId: string, options: { type?: TransactionType | undefined; limit: number }): Promise<PresentedRow[]> {
     return repository.listTransactions(this.db, accountId, options);
+  }
+
+  /** Any account's transaction (operators), with its account and provider; NotFoundError when there is none. */
+  async getForOperator(transactionId: string): Promise<TransactionRow> {
+    const row = await repository.findTransaction(this.db, undefined, transactionId);
+    if (!row) throw new NotFoundError(messages.transactionNotFound);
+    return row;
   }
 
   /** The account of any transaction (operators), or undefined. */

@@ -129,6 +129,7 @@ export class WithdrawalService {
           pixKey: input.pixKey,
           pixKeyType: input.pixKeyType,
           recipientId: destination.recipientId,
+          providerId: this.provider.id,
           createdAt: now,
           updatedAt: now,
         },

@@ -46,6 +46,7 @@ export class ApiPixProvider implements PixProvider {
   readonly name = 'apipix';
 
   constructor(
+    readonly id: string,
     private readonly client: PspClient,
     readonly sendTiming: SendTiming,
     private readonly pixKey: string,

@@ -52,6 +52,7 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   readonly sendTiming = { sendBudgetMs: 5_000, settlingWindowMs: 10_000 };
 
   constructor(
+    readonly id: string,
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly locationHost: string,

@@ -50,12 +50,16 @@ const LAYERS = [
   ['dashboard', 'backoffice'],
 ];
 const ROOT = ['services', 'app', 'cli', 'worker'];
-const FILE_MODULES = new Set(['config', 'errors', 'messages', ...ROOT]);
-const pathOf = (name) => (FILE_MODULES.has(name) ? `src/${name}.ts` : `src/${name}`);
-// Every folder and file of src/ has its place on the map (a new one is placed, not forgotten).
+// The entries of src/ as they are: a folder is a module, and so is a top-level `.ts` file.
+const entries = readdirSync(new URL('src', import.meta.url), { withFileTypes: true }).filter((entry) => !entry.name.startsWith('.'));
+const pathOfEntry = new Map(entries.map((entry) => [entry.name.replace(/\.ts$/, ''), entry.isDirectory() ? `src/${entry.name}` : `src/${entry.name}`]));
+const pathOf = (name) => pathOfEntry.get(name) ?? `src/${name}`;
+// Every folder and file of src/ has its place on the map (a new one is placed, not forgotten), and every name on it exists.
 const placed = new Set([...LAYERS.flat(), ...ROOT, 'migrations']);
-const unplaced = readdirSync(new URL('src', import.meta.url)).filter((entry) => !placed.has(entry.replace(/\.ts$/, '')));
+const unplaced = [...pathOfEntry.keys()].filter((name) => !placed.has(name));
 if (unplaced.length > 0) throw new Error(`src/${unplaced.join(', src/')}: not in eslint.config.js LAYERS (docs/architecture.md)`);
+const missing = [...placed].filter((name) => !pathOfEntry.has(name));
+if (missing.length > 0) throw new Error(`${missing.join(', ')}: in eslint.config.js LAYERS but not in src/`);
 /** For each module of a layer: it may not import the other modules of its layer, those above, nor the composition root. */
 const LAYER_ZONES = LAYERS.flatMap((layer, index) =>
   layer.map((name) => {
@@ -105,16 +109,18 @@ export default tseslint.config(
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-duplicates': 'error',
+      // Types come in by import declarations, where the layer zones see them (not `import('…').T` in a type).
+      '@typescript-eslint/consistent-type-imports': ['error', { disallowTypeAnnotations: true, fixStyle: 'inline-type-imports' }],
       'import-x/no-restricted-paths': [
         'error',
         {
           zones: [
             ...LAYER_ZONES,
-            // Page modules are leaves: their parent registers them and hands them what they use (kit.ts).
+            // Page modules are leaves: only their site's routes.tsx imports them, and they import neither it nor each other.
             ...['dashboard', 'backoffice'].map((site) => ({
-              target: `src/${site}`,
-              from: `src/${site}/routes.tsx`,
-              message: `src/${site}/routes.tsx registers the page modules; they take what they share from src/${site}/kit.ts.`,
+              target: `src/${site}/!(routes).{ts,tsx}`,
+              from: `src/${site}/{routes,*Routes}.tsx`,
+              message: `src/${site}/routes.tsx registers the page modules and hands them what they share (src/${site}/kit.ts); none imports it or another page module.`,
             })),
           ],
         },

@@ -20,7 +20,10 @@ export type AuditFilter = {
   accountId?: string | undefined;
   /** The actor as stored: `admin-token` or `operator:<id>`… */
   actor?: string | undefined;
-  /** …or the acting operator's e-mail, in any case (the back-office's filter). */
+  /**
+   * …or the acting operator's e-mail, in any case (the back-office's filter). An address freed by a
+   * removed operator and given to a new one names both: their entries are listed together.
+   */
   operatorEmail?: string | undefined;
   before?: { at: Date; id: string } | undefined;
   limit: number;
@@ -43,7 +46,7 @@ export function listAuditEntries(db: Executor, filter: AuditFilter): Promise<Nam
     .select(['o.email as operatorEmail', 'ac.name as accountName']);
   if (filter.accountId) query = query.where('a.accountId', '=', filter.accountId);
   if (filter.actor) query = query.where('a.actor', '=', filter.actor);
-  if (filter.operatorEmail) query = query.where(sql<string>`lower(o.email)`, '=', filter.operatorEmail.toLowerCase());
+  if (filter.operatorEmail) query = query.where(sql<boolean>`lower(o.email) = lower(${filter.operatorEmail})`);
   const before = filter.before;
   if (before) query = query.where((eb) => eb.or([eb('a.at', '<', before.at), eb.and([eb('a.at', '=', before.at), eb('a.id', '<', before.id)])]));
   return query.orderBy('a.at', 'desc').orderBy('a.id', 'desc').limit(filter.limit).execute();

@@ -7,7 +7,7 @@ import { AccountLink, Page } from './views.js';
 /**
  * Each audited action as the Auditoria page names it, by the operator API route it equals (or the
  * back-office route of an action on operators, which has no API route). One place: a new audited
- * route gets its label here (test/backoffice/audit.test.ts checks every route of the operator API
+ * route gets its label here (test/backoffice/pages.test.ts checks every route of the operator API
  * that changes something has one).
  */
 export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {

@@ -5,9 +5,8 @@ import { presentTransaction } from '../transactions/presenter.js';
 import type { SessionUser } from '../users/service.js';
 import { field, idParam } from '../pages/forms.js';
 import type { DashboardServices } from './kit.js';
-import { DASHBOARD_CSS, DASHBOARD_JS } from '../pages/assets.js';
 import { chargePages } from './chargeRoutes.js';
-import { DASHBOARD_SITE } from '../pages/components.js';
+import { DASHBOARD_SITE } from './site.js';
 import { disputePages } from './disputeRoutes.js';
 import { moneyPages } from './moneyRoutes.js';
 import { pageStack } from '../pages/siteRoutes.js';
@@ -44,13 +43,6 @@ export const dashboardRoutes =
     await app.register(moneyPages(kit, services));
     await app.register(disputePages(kit, services));
     await app.register(teamPages(kit, services));
-
-    app.get('/assets/app.css', async (_request, reply) =>
-      reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(DASHBOARD_CSS),
-    );
-    app.get('/assets/app.js', async (_request, reply) =>
-      reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(DASHBOARD_JS),
-    );
 
     app.get(
       '/',

@@ -1,5 +1,5 @@
-/** The dashboard's one stylesheet (DESIGN.md §2: our own small CSS, served by the gateway, no CDN). */
-export const DASHBOARD_CSS = `
+/** The one stylesheet of both sites (DESIGN.md §2: our own small CSS, served by the gateway, no CDN). */
+export const PAGE_CSS = `
 :root { color-scheme: light; --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; --accent: #0b5cad; --bad: #a40e26; --ok: #116329; --bg: #f6f8fa; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
@@ -76,7 +76,7 @@ details > summary { font-weight: 600; padding: .25rem 0; }
  * The dashboard's one script, progressive: every page works without it. A submitted form's button
  * says it is working and cannot be pressed twice; "Copiar" buttons copy a field's text.
  */
-export const DASHBOARD_JS = `
+export const PAGE_JS = `
 document.addEventListener('submit', (event) => {
   const form = event.target;
   if (!(form instanceof HTMLFormElement)) return;

@@ -16,24 +16,7 @@ export type Site = { base: '/dashboard' | '/backoffice'; brand: string; menu: re
  * What every page knows of the request: the signed-in user (none on the sign-in pages), the form
  * token and its site (the dashboard when not said).
  */
-export type PageContext = { csrfToken: string; user?: { email: string; role: string } | undefined; site?: Site | undefined };
-
-/** The pages of the menu, in its order (DESIGN.md §10). */
-const MENU: readonly MenuItem[] = [
-  { href: '/dashboard', title: 'Início' },
-  { href: '/dashboard/cobrancas', title: 'Cobranças' },
-  { href: '/dashboard/saques', title: 'Saques' },
-  { href: '/dashboard/destinatarios', title: 'Destinatários' },
-  { href: '/dashboard/disputas', title: 'Disputas' },
-  { href: '/dashboard/chaves', title: 'Chaves de API' },
-  { href: '/dashboard/webhooks', title: 'Webhooks' },
-  { href: '/dashboard/equipe', title: 'Equipe' },
-  { href: '/dashboard/seguranca', title: 'Segurança' },
-];
-
-export const DASHBOARD_SITE: Site = { base: '/dashboard', brand: 'Painel PIX', menu: MENU };
-
-export const siteOf = (context: PageContext): Site => context.site ?? DASHBOARD_SITE;
+export type PageContext = { csrfToken: string; user?: { email: string; role: string } | undefined; site: Site };
 
 /** The API's statuses as the dashboard names them; the API's own word stays in the page's code for support. */
 const STATUS_NAMES: Record<string, string> = {
@@ -99,7 +82,7 @@ export const Money = (props: { cents: number }) => (
 export const CsrfField = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
 
 export function Layout(props: { title: string; context: PageContext; children?: Children }) {
-  const site = siteOf(props.context);
+  const { site } = props.context;
   return (
     <>
       {'<!doctype html>'}
@@ -108,8 +91,8 @@ export function Layout(props: { title: string; context: PageContext; children?: 
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <title safe>{`${props.title} · ${site.brand}`}</title>
-          <link rel="stylesheet" href="/dashboard/assets/app.css" />
-          <script src="/dashboard/assets/app.js" defer></script>
+          <link rel="stylesheet" href={`${site.base}/assets/app.css`} />
+          <script src={`${site.base}/assets/app.js`} defer></script>
         </head>
         <body>
           <a class="skip" href="#conteudo">

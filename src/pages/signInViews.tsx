@@ -1,5 +1,5 @@
 import { messages } from '../messages.js';
-import { Alert, CodeForm, CsrfField, Layout, Notice, siteOf, TotpEnrolment, type PageContext } from './components.js';
+import { Alert, CodeForm, CsrfField, Layout, Notice, TotpEnrolment, type PageContext } from './components.js';
 
 // The pages of signing in and of the page stack itself, the same on both sites.
 
@@ -9,7 +9,7 @@ export function SignInPage(props: { context: PageContext; error?: string | undef
       <h1>Entrar</h1>
       <Notice message={props.notice} />
       <Alert message={props.error} />
-      <form class="stack" method="post" action={`${siteOf(props.context).base}/entrar`}>
+      <form class="stack" method="post" action={`${props.context.site.base}/entrar`}>
         <CsrfField token={props.context.csrfToken} />
         <label>
           E-mail
@@ -30,7 +30,7 @@ export function SignInPage(props: { context: PageContext; error?: string | undef
  * operator's first sign-in), the enrolment, whose first code completes the sign-in.
  */
 export function CodePage(props: { context: PageContext; error?: string | undefined; enrolment?: { secret: string; qrDataUrl: string } | undefined }) {
-  const action = `${siteOf(props.context).base}/entrar/codigo`;
+  const action = `${props.context.site.base}/entrar/codigo`;
   return (
     <Layout title="Código de verificação" context={props.context}>
       <h1>Código de verificação</h1>
@@ -53,10 +53,10 @@ export function CodePage(props: { context: PageContext; error?: string | undefin
 export function InvitePage(props: { context: PageContext; token: string; error?: string | undefined }) {
   return (
     <Layout title="Criar senha" context={props.context}>
-      <h1 safe>{`Bem-vindo ao ${siteOf(props.context).brand}`}</h1>
+      <h1 safe>{`Bem-vindo ao ${props.context.site.brand}`}</h1>
       <p>Escolha uma senha de 12 a 128 caracteres para entrar.</p>
       <Alert message={props.error} />
-      <form class="stack" method="post" action={`${siteOf(props.context).base}/convite/${props.token}`}>
+      <form class="stack" method="post" action={`${props.context.site.base}/convite/${props.token}`}>
         <CsrfField token={props.context.csrfToken} />
         <label>
           Nova senha
@@ -70,7 +70,7 @@ export function InvitePage(props: { context: PageContext; token: string; error?:
 
 /** An invitation link that no longer sets a password: the message, what to do, and no form. */
 export function InviteRefusedPage(props: { context: PageContext }) {
-  const base = siteOf(props.context).base;
+  const base = props.context.site.base;
   return (
     <Layout title="Convite indisponível" context={props.context}>
       <h1>Convite indisponível</h1>
@@ -92,7 +92,7 @@ export function ErrorPage(props: { context: PageContext; title: string; message:
         {props.message}
       </p>
       <p>
-        <a href={siteOf(props.context).base}>Voltar ao início</a>
+        <a href={props.context.site.base}>Voltar ao início</a>
       </p>
     </Layout>
   );

@@ -8,6 +8,7 @@ import { DomainError, httpStatusOf, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { SessionStage } from '../platform/schema.js';
 import type { InviteState } from '../users/credentials.js';
+import { PAGE_CSS, PAGE_JS } from './assets.js';
 import type { Site, PageContext } from './components.js';
 import type { ListFilterForm } from './filters.js';
 import { field, filterOf } from './forms.js';
@@ -96,6 +97,11 @@ export async function pageStack<U extends SignedInPerson>(app: FastifyInstance, 
   app.addHook('onSend', async (_request, reply) => {
     void reply.headers(SECURITY_HEADERS);
   });
+  // Each site serves the one stylesheet and script under its own base (the pages link them there).
+  app.get('/assets/app.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PAGE_CSS));
+  app.get('/assets/app.js', async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PAGE_JS),
+  );
 
   const send = async (reply: FastifyReply, page: Page | Promise<Page>, status = 200) =>
     reply

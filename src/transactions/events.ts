@@ -6,10 +6,17 @@ import { insertEventsWithDeliveries } from '../webhooks/repository.js';
 import { presentTransaction } from './presenter.js';
 
 /**
- * What an event's body carries besides the transaction, as its own domain presents it: the MED
- * case (dispute and chargeback events) and the refund (charge refund events).
+ * An object as a domain presents it in an event body: flat JSON values (times already Unix
+ * milliseconds), so a database row (with its Dates) cannot slip into a webhook.
  */
-export type EventContext = { infraction?: object | undefined; refund?: object | undefined };
+type Presented = Readonly<Record<string, string | number | boolean | null | undefined>>;
+
+/**
+ * What an event's body carries besides the transaction, as its own domain presents it: the MED
+ * case (dispute and chargeback events; infractions/presenter.ts) and the refund (charge refund
+ * events; refunds/presenter.ts).
+ */
+export type EventContext = { infraction?: Presented | undefined; refund?: Presented | undefined };
 
 /**
  * Writes the events of status changes, in the transaction that made the changes (outbox): no

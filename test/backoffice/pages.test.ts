@@ -85,6 +85,22 @@ const EMPTY_PAGES: { path: string; name: string; empty: string[] }[] = [
   },
 ];
 
+describe('the page stack under each site', () => {
+  it('each site links and serves the one stylesheet and script under its own base', async () => {
+    for (const base of ['/dashboard', '/backoffice']) {
+      const signIn = await gateway.call('GET', `${base}/entrar`);
+      expect(signIn.status).toBe(200);
+      expect(signIn.body).toContain(`<link rel="stylesheet" href="${base}/assets/app.css"/>`);
+      expect(signIn.body).toContain(`<script src="${base}/assets/app.js" defer></script>`);
+      const css = await gateway.call('GET', `${base}/assets/app.css`);
+      expect([css.status, css.headers.get('content-type')]).toEqual([200, 'text/css; charset=utf-8']);
+      expect(css.body).toContain('.money');
+      const script = await gateway.call('GET', `${base}/assets/app.js`);
+      expect([script.status, script.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
+    }
+  });
+});
+
 describe('a new operator on an empty back-office', { timeout: 120_000 }, () => {
   it('every list is empty and says what to do next; the menu fits at both widths; axe passes', async () => {
     const { page } = await signedInOperator(gateway, browser, 'admin');

@@ -52,7 +52,7 @@ const LAYERS = [
 const ROOT = ['services', 'app', 'cli', 'worker'];
 // The entries of src/ as they are: a folder is a module, and so is a top-level `.ts` file.
 const entries = readdirSync(new URL('src', import.meta.url), { withFileTypes: true }).filter((entry) => !entry.name.startsWith('.'));
-const pathOfEntry = new Map(entries.map((entry) => [entry.name.replace(/\.ts$/, ''), entry.isDirectory() ? `src/${entry.name}` : `src/${entry.name}`]));
+const pathOfEntry = new Map(entries.map((entry) => [entry.name.replace(/\.ts$/, ''), `src/${entry.name}`]));
 const pathOf = (name) => pathOfEntry.get(name) ?? `src/${name}`;
 // Every folder and file of src/ has its place on the map (a new one is placed, not forgotten), and every name on it exists.
 const placed = new Set([...LAYERS.flat(), ...ROOT, 'migrations']);

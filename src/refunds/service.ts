@@ -354,15 +354,7 @@ export class RefundService {
       settled: !open,
       now,
       timing,
-      escalate: () =>
-        insertAlert(this.db, {
-          accountId: refund.accountId,
-          kind: 'refund_outcome_unknown_24h',
-          transactionId: refund.transactionId,
-          details: { refundId: refund.id, attempts: send.attempts, checks: send.checks + 1, lastAnswer: outcome.status },
-          at: now,
-          severity: 'high',
-        }),
+      escalation: { transactionId: refund.transactionId, details: { refundId: refund.id, lastAnswer: outcome.status } },
     });
     return false;
   }

@@ -1,3 +1,4 @@
+import { insertAlert } from '../alerts/repository.js';
 import { InvalidStateError } from '../errors.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Executor } from '../platform/database.js';
@@ -52,12 +53,19 @@ export async function checkDue(worker: Worker, batch: number, check: (send: Prov
 /**
  * A check that decided nothing: a send whose withdrawal or refund is settled closes (once its watch
  * for a late completion is over); otherwise it is asked about again on the schedule, and the
- * operator is told once when its 24 hours pass without an outcome (`escalate`).
+ * operator is told once, by a high alert of the send's kind, when its 24 hours pass without an
+ * outcome (`escalation`: what the alert names besides the send's own counts).
  */
 export async function followUp(
   db: Executor,
   send: ProviderSendRow,
-  check: { note: ProviderSendNote; settled: boolean; now: Date; timing: SendTiming; escalate: () => Promise<void> },
+  check: {
+    note: ProviderSendNote;
+    settled: boolean;
+    now: Date;
+    timing: SendTiming;
+    escalation: { transactionId: string; details: Record<string, unknown> };
+  },
 ): Promise<void> {
   const { note, now } = check;
   if (check.settled && (send.state !== 'watching' || now >= send.deadlineAt)) {
@@ -65,7 +73,17 @@ export async function followUp(
     return;
   }
   const escalate = send.state === 'sent' && now >= send.deadlineAt && !send.escalatedAt;
-  if (escalate) await check.escalate();
+  if (escalate) {
+    const { transactionId, details } = check.escalation;
+    await insertAlert(db, {
+      accountId: send.accountId,
+      kind: `${send.kind}_outcome_unknown_24h`,
+      transactionId,
+      details: { ...details, attempts: send.attempts, checks: send.checks + 1 },
+      at: now,
+      severity: 'high',
+    });
+  }
   await changeSend(
     db,
     send.id,

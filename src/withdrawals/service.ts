@@ -456,15 +456,7 @@ export class WithdrawalService {
       settled: !open,
       now,
       timing: this.provider.sendTiming,
-      escalate: () =>
-        insertAlert(this.db, {
-          accountId: row.accountId,
-          kind: 'withdrawal_outcome_unknown_24h',
-          transactionId: row.id,
-          details: { status: row.status, attempts: send.attempts, checks: send.checks + 1, lastAnswer: outcome.status },
-          at: now,
-          severity: 'high',
-        }),
+      escalation: { transactionId: row.id, details: { status: row.status, lastAnswer: outcome.status } },
     });
     return false;
   }

@@ -41,7 +41,7 @@ const LAYERS = [
   ['pix'],
   ['platform'],
   ['provider', 'accounts', 'alerts', 'operations'],
-  ['webhooks', 'ledger', 'users'],
+  ['webhooks', 'ledger', 'users', 'routing'],
   ['transactions', 'sends', 'operators'],
   ['charges', 'recipients', 'refunds', 'audit'],
   ['withdrawals', 'infractions'],

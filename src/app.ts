@@ -39,7 +39,8 @@ import { openApiWebhooks } from './webhooks/schemas.js';
 import { withdrawalAdminRoutes } from './withdrawals/adminRoutes.js';
 import { providerSendAdminRoutes } from './sends/adminRoutes.js';
 import { withdrawalRoutes } from './withdrawals/routes.js';
-import { sandboxRoutes } from './sandbox/routes.js';
+import { sandboxOutageRoutes, sandboxRoutes } from './sandbox/routes.js';
+import { routingAdminRoutes } from './routing/adminRoutes.js';
 import type { Services } from './services.js';
 import { transactionRoutes } from './transactions/routes.js';
 import { transactionAdminRoutes } from './transactions/adminRoutes.js';
@@ -191,6 +192,14 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       },
       { prefix: '/sandbox/v1' },
     );
+    await app.register(
+      async (scope) => {
+        scope.addHook('onRequest', adminAuthentication(config.adminToken));
+        scope.addHook('onSend', auditOperatorActions(services));
+        await scope.register(sandboxOutageRoutes({ sandbox }));
+      },
+      { prefix: '/sandbox/v1' },
+    );
   }
   await app.register(dashboardRoutes(services), { prefix: '/dashboard' });
   await app.register(backofficeRoutes(services), { prefix: '/backoffice' });
@@ -211,6 +220,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       await admin.register(infractionAdminRoutes(services));
       await admin.register(userAdminRoutes(services));
       await admin.register(operatorAdminRoutes(services));
+      await admin.register(routingAdminRoutes(services));
     },
     { prefix: '/admin/v1' },
   );

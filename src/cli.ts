@@ -90,7 +90,7 @@ async function startRuntime(config: Config) {
   const metricsServer = config.metricsPort === undefined ? null : await startMetricsServer(services.metrics, config.metricsPort, config.host);
   const close = async () => {
     await metricsServer?.close();
-    await services.providerInbound?.close();
+    await Promise.all(services.providerInbound.map((inbound) => inbound.close()));
     await database.close();
   };
   return { backend: database.backend, services, close };
@@ -105,7 +105,7 @@ async function serve(environment: Environment): Promise<void> {
   // On the embedded database this process is the only one: it runs the workers too.
   const stopWorkers = backend === 'pglite' ? startWorkers(services, app.log) : null;
   await app.listen({ port: config.port, host: config.host });
-  const notificationUrl = await services.providerInbound?.listen();
+  const notificationUrls = (await Promise.all(services.providerInbound.map((inbound) => inbound.listen()))).filter((url) => url !== null);
 
   // Printed to the terminal (not the log) once, when created: keep them.
   const lines = [`PIX gateway listening on ${config.publicBaseUrl} (database: ${describeDatabase(config)})`];
@@ -123,7 +123,8 @@ async function serve(environment: Environment): Promise<void> {
     );
   }
   lines.push(`API reference: ${config.publicBaseUrl}/docs`);
-  if (notificationUrl) lines.push(`PSP notifications: ${notificationUrl} (register this host's public name, port and path as the webhook of PSP_PIX_KEY)`);
+  for (const url of notificationUrls)
+    lines.push(`PSP notifications: ${url} (register this host's public name, port and path as the webhook of the PSP's receiving key)`);
   process.stdout.write(`\n${lines.join('\n')}\n\n`);
 
   onShutdownSignal(app.log, async () => {

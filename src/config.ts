@@ -74,6 +74,7 @@ const environmentSchema = z.object({
     .refine((value) => /^smtps?:\/\//.test(value), 'must start with smtp:// or smtps://')
     .optional(),
   PIX_PROVIDER: z.enum(['simulated', 'apipix'], { error: "must be 'simulated' or 'apipix'" }).default('simulated'),
+  PROVIDERS_FILE: z.string().min(1).optional(),
   PSP_BASE_URL: z
     .url()
     .refine((value) => value.startsWith('https://'), 'must be an https:// URL')
@@ -121,6 +122,19 @@ function describeScheme(value: string): string {
   return scheme && !credentialsLike ? `a URL with scheme "${scheme}:"` : 'a value that is not such a URL';
 }
 
+/** A provider the gateway talks to: the built-in simulator (its own sandbox state) or a PSP's API Pix. */
+export type ProviderSettings =
+  | {
+      id: string;
+      kind: 'simulated';
+      /** How long a call waits before it gives up while the sandbox's outage switch says `timeout`. */
+      timeoutMs: number;
+    }
+  | { id: string; kind: 'apipix'; psp: PspSettings };
+
+/** The id of the provider PIX_PROVIDER and PSP_* configure (without PROVIDERS_FILE, the only one). */
+const DEFAULT_PROVIDER_ID = 'default';
+
 export type PspSettings = {
   baseUrl: string;
   tokenUrl: string;
@@ -153,9 +167,11 @@ type Settings = {
   publicBaseUrl: string;
   /** Invitations are e-mailed through it when set (DESIGN.md §10). */
   smtpUrl: string | undefined;
-  pixProvider: 'simulated' | 'apipix';
-  /** The PSP of `PIX_PROVIDER=apipix` (DESIGN.md §12); null with the simulator. */
-  psp: PspSettings | null;
+  /**
+   * The PIX providers the gateway talks to (DESIGN.md §14): those of PROVIDERS_FILE, or the one
+   * PIX_PROVIDER/PSP_* configure, whose id is `default`. Never empty; ids are unique.
+   */
+  providers: ProviderSettings[];
   sandboxSettleMs: number | 'manual';
   /** Days a merchant has to defend a MED case (DESIGN.md §9). */
   medDefenseDays: number;
@@ -195,14 +211,13 @@ export function readEnvironment(environment: NodeJS.ProcessEnv = process.env): E
   }
   return {
     port: env.PORT,
-    psp: env.PIX_PROVIDER === 'apipix' ? pspSettingsOf(env) : null,
+    providers: env.PROVIDERS_FILE ? readProvidersFile(env.PROVIDERS_FILE, env.PSP_TIMEOUT_MS) : [defaultProviderOf(env)],
     metricsPort: env.METRICS_PORT,
     host: env.HOST,
     database,
     serviceName: env.SERVICE_NAME,
     publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
     smtpUrl: env.SMTP_URL,
-    pixProvider: env.PIX_PROVIDER,
     sandboxSettleMs: env.SANDBOX_SETTLE_MS,
     medDefenseDays: env.MED_DEFENSE_DAYS,
     webhookRetryScheduleSeconds: env.WEBHOOK_RETRY_SCHEDULE,
@@ -216,6 +231,128 @@ export function readEnvironment(environment: NodeJS.ProcessEnv = process.env): E
     adminToken: env.ADMIN_TOKEN,
     secretKey: env.SECRET_KEY,
   };
+}
+
+function defaultProviderOf(env: z.infer<typeof environmentSchema>): ProviderSettings {
+  if (env.PIX_PROVIDER === 'apipix') return { id: DEFAULT_PROVIDER_ID, kind: 'apipix', psp: pspSettingsOf(env) };
+  return { id: DEFAULT_PROVIDER_ID, kind: 'simulated', timeoutMs: SIMULATED_TIMEOUT_MS };
+}
+
+/** A simulated provider's call under the `timeout` outage gives up after this long, unless its entry says otherwise. */
+const SIMULATED_TIMEOUT_MS = 1000;
+
+const httpsUrl = z.url().refine((value) => value.startsWith('https://'), 'must be an https:// URL');
+
+/** One entry of PROVIDERS_FILE: DESIGN.md §12's settings in camelCase; secrets only as files. */
+const providerEntrySchema = z.discriminatedUnion(
+  'kind',
+  [
+    z.strictObject({
+      id: z.string(),
+      kind: z.literal('simulated'),
+      timeoutMs: z.number().int().min(10).max(120_000).optional(),
+    }),
+    z.strictObject({
+      id: z.string(),
+      kind: z.literal('apipix'),
+      baseUrl: httpsUrl,
+      tokenUrl: httpsUrl.optional(),
+      clientId: z.string().min(1),
+      clientSecretFile: readableFile,
+      certFile: readableFile,
+      keyFile: readableFile,
+      caFile: readableFile.optional(),
+      pixKey: z.string().min(1).max(77),
+      /** The cash-out API the PSP publishes; only Efí's is built (docs/providers.md). */
+      cashOut: z.literal('efi', { error: "must be 'efi'" }).optional(),
+      timeoutMs: z.number().int().min(100).max(120_000).optional(),
+      pollIntervalMs: z.number().int().min(1000).optional(),
+      settlingWindowMs: z.number().int().min(0).max(86_400_000).optional(),
+      webhookPort: z.number().int().min(0).max(65535).optional(),
+      webhookCertFile: readableFile.optional(),
+      webhookKeyFile: readableFile.optional(),
+      webhookClientCaFile: readableFile.optional(),
+    }),
+  ],
+  { error: "must be 'simulated' or 'apipix'" },
+);
+
+const PROVIDER_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+/** Settings that hold a secret: the file names the file it is in, never the secret (DESIGN.md §14). */
+const INLINE_SECRETS = ['clientSecret', 'key', 'password', 'token'];
+
+/**
+ * Reads PROVIDERS_FILE (DESIGN.md §14). A bad file stops the start with one line naming the
+ * entry and the field: an operator fixes it without reading a stack.
+ */
+function readProvidersFile(path: string, defaultPspTimeoutMs: number): ProviderSettings[] {
+  const refuse = (problem: string) => new ConfigurationError(`Invalid configuration: PROVIDERS_FILE ${problem}`);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw refuse(`${path} cannot be read`);
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    throw refuse(`${path} is not JSON`);
+  }
+  const entries = z.object({ providers: z.array(z.unknown()).min(1) }).safeParse(document);
+  if (!entries.success) throw refuse('must be { "providers": [ ... ] } with at least one provider');
+  const seen = new Set<string>();
+  return entries.data.providers.map((raw, index) => {
+    const rawId = typeof raw === 'object' && raw !== null && 'id' in raw && typeof raw.id === 'string' ? raw.id : undefined;
+    const entry = `providers[${index}]${rawId ? ` ("${rawId}")` : ''}`;
+    const inline = typeof raw === 'object' && raw !== null ? INLINE_SECRETS.find((field) => field in raw) : undefined;
+    if (inline) throw refuse(`${entry} ${inline} must not be written in the file: name the file that holds it (${inline}File)`);
+    const parsed = providerEntrySchema.safeParse(raw);
+    if (!parsed.success) {
+      const [issue] = parsed.error.issues;
+      const field = issue?.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue?.path.join('.') || 'kind';
+      const problem = issue?.code === 'unrecognized_keys' ? 'is not a setting of a provider' : (issue?.message ?? 'is invalid');
+      throw refuse(`${entry} ${field} ${problem}`);
+    }
+    const settings = parsed.data;
+    if (!PROVIDER_ID_PATTERN.test(settings.id)) throw refuse(`${entry} id must be 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit`);
+    if (seen.has(settings.id)) throw refuse(`${entry} id "${settings.id}" is used by an earlier entry`);
+    seen.add(settings.id);
+    if (settings.kind === 'simulated') return { id: settings.id, kind: 'simulated', timeoutMs: settings.timeoutMs ?? SIMULATED_TIMEOUT_MS };
+    const webhookFiles = [settings.webhookCertFile, settings.webhookKeyFile, settings.webhookClientCaFile];
+    if (webhookFiles.some(Boolean) && !webhookFiles.every(Boolean)) {
+      throw refuse(`${entry} webhookCertFile, webhookKeyFile, webhookClientCaFile go together (the PSP notification listener)`);
+    }
+    const clientSecret = readFileSync(settings.clientSecretFile, 'utf8').trim();
+    if (!clientSecret) throw refuse(`${entry} clientSecretFile is empty`);
+    const baseUrl = settings.baseUrl.replace(/\/+$/, '');
+    return {
+      id: settings.id,
+      kind: 'apipix',
+      psp: {
+        baseUrl,
+        tokenUrl: settings.tokenUrl ?? `${new URL(baseUrl).origin}/oauth/token`,
+        clientId: settings.clientId,
+        clientSecret,
+        certFile: settings.certFile,
+        keyFile: settings.keyFile,
+        caFile: settings.caFile,
+        pixKey: settings.pixKey,
+        timeoutMs: settings.timeoutMs ?? defaultPspTimeoutMs,
+        pollIntervalMs: settings.pollIntervalMs ?? 60_000,
+        settlingWindowMs: settings.settlingWindowMs ?? 300_000,
+        webhook:
+          settings.webhookCertFile && settings.webhookKeyFile && settings.webhookClientCaFile
+            ? {
+                port: settings.webhookPort ?? 8443,
+                certFile: settings.webhookCertFile,
+                keyFile: settings.webhookKeyFile,
+                clientCaFile: settings.webhookClientCaFile,
+              }
+            : null,
+      },
+    };
+  });
 }
 
 function pspSettingsOf(env: z.infer<typeof environmentSchema>): PspSettings {

@@ -15,7 +15,8 @@ import type { Clock } from './platform/clock.js';
 import type { Db } from './platform/database.js';
 import { createMailer } from './platform/mailer.js';
 import { InboundService } from './inbound/service.js';
-import { createProvider } from './provider/index.js';
+import { createProviders } from './provider/index.js';
+import { RoutingService } from './routing/service.js';
 import { ProviderSendService } from './sends/service.js';
 import type { ProviderInbound, ProviderLogger } from './provider/provider.js';
 import { RecipientService } from './recipients/service.js';
@@ -46,9 +47,11 @@ export type Services = {
   audit: AuditService;
   /** The service team's internal alerts. */
   alerts: AlertService;
-  /** A real PSP's notification listener and poller (DESIGN.md §12); null with the simulator. */
-  providerInbound: ProviderInbound | null;
-  /** The simulated network's controls; null with a real provider (no sandbox then). */
+  /** Which provider takes new charges and withdrawals, and every provider's health (DESIGN.md §14). */
+  routing: RoutingService;
+  /** Each real PSP's notification listener and poller (DESIGN.md §12); none with simulators only. */
+  providerInbound: ProviderInbound[];
+  /** The simulated providers' controls; null when every provider is a real PSP (no sandbox then). */
   sandbox: SandboxService | null;
   webhooks: WebhookService;
   health: HealthService;
@@ -61,21 +64,26 @@ export type Services = {
 export type ProcessProbes = { poolStats?: () => { total: number; idle: number; waiting: number }; logger?: ProviderLogger };
 
 export function createServices(config: Config, db: Db, clock: Clock, probes: ProcessProbes = {}): Services {
-  const { provider, network, inbound } = createProvider(config, db, clock, probes.logger ?? pino({ level: config.logLevel }));
+  // The metrics observe every provider call; the providers' health is read back when scraped.
   const webhooks = new WebhookService(db, clock, config);
   const accounts = new AccountService(db, clock);
-  const charges = new ChargeService(db, clock, provider);
-  const withdrawals = new WithdrawalService(db, clock, provider, config);
-  const refunds = new RefundService(db, clock, provider);
-  const infractions = new InfractionService(db, clock, config, refunds);
-  const providerInbound = inbound?.(new InboundService(db, clock, charges, refunds, infractions)) ?? null;
   const providerSends = new ProviderSendService(db, clock);
   const metrics = new Metrics({
     pool: probes.poolStats ?? (() => ({ total: 0, idle: 0, waiting: 0 })),
     outbox: () => webhooks.backlog(),
     openInfractions: () => infractions.countOpen(),
     providerSends: () => providerSends.countOpenByAge(),
+    providers: () => registry.health(),
   });
+  const { registry, networks, inbound } = createProviders(config, db, clock, probes.logger ?? pino({ level: config.logLevel }), (call) =>
+    metrics.providerCalls.observe({ provider: call.providerId, operation: call.operation, outcome: call.outcome }, call.seconds),
+  );
+  const routing = new RoutingService(db, clock, registry);
+  const charges = new ChargeService(db, clock, registry, routing);
+  const withdrawals = new WithdrawalService(db, clock, registry, routing, config);
+  const refunds = new RefundService(db, clock, registry);
+  const infractions = new InfractionService(db, clock, config, refunds);
+  const providerInbound = inbound((providerId) => new InboundService(providerId, db, clock, charges, refunds, infractions));
   return {
     config,
     clock,
@@ -92,8 +100,9 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     alerts: new AlertService(db),
     users: new UserService(db, clock, config, accounts, createMailer(config)),
     operators: new OperatorService(db, clock, config),
+    routing,
     providerInbound,
-    sandbox: network ? new SandboxService(network, charges, withdrawals, refunds, infractions) : null,
+    sandbox: networks.size > 0 ? new SandboxService(networks, charges, withdrawals, refunds, infractions) : null,
     webhooks,
     health: new HealthService(db),
     metrics,

@@ -43,10 +43,13 @@ export function startWorkers(
       while (!stopped && (await sandbox.settleDue()) > 0);
     });
   }
-  const { providerInbound, config } = services;
-  if (providerInbound && config.psp) {
-    every(config.psp.pollIntervalMs, 'psp-poll', () => providerInbound.poll());
+  for (const inbound of services.providerInbound) {
+    every(inbound.pollIntervalMs, `psp-poll-${inbound.providerId}`, () => inbound.poll());
   }
+  // Charges registered where the answer was lost (a failover) are removed there once the provider answers again.
+  every(options.reconciliationIntervalMs ?? 5000, 'orphan-charges', async () => {
+    while (!stopped && (await services.charges.removeOrphans()) > 0);
+  });
   // Sends whose request lost its result are sent again once their lease lapses; the others are asked about on their schedule.
   every(options.expiryIntervalMs ?? 1000, 'provider-sends', async () => {
     while (!stopped && (await services.withdrawals.sendUnsent()) + (await services.refunds.sendUnsent()) > 0);

@@ -128,11 +128,17 @@ describe('readEnvironment: secrets and provider', () => {
       PSP_KEY_FILE: certificate,
       PSP_PIX_KEY: 'recebimentos@example.com',
     };
-    expect(readEnvironment(psp).psp).toMatchObject({
-      baseUrl: 'https://psp.example.com/api/v2',
-      tokenUrl: 'https://psp.example.com/oauth/token',
-      webhook: null,
-    });
+    expect(readEnvironment(psp).providers).toMatchObject([
+      {
+        id: 'default',
+        kind: 'apipix',
+        psp: {
+          baseUrl: 'https://psp.example.com/api/v2',
+          tokenUrl: 'https://psp.example.com/oauth/token',
+          webhook: null,
+        },
+      },
+    ]);
     expect(refusal({ ...psp, PSP_CERT_FILE: '/nonexistent/client.crt' }).message).toBe('Invalid configuration: PSP_CERT_FILE must name a readable file');
     expect(refusal({ ...psp, PSP_BASE_URL: 'http://psp.example.com' }).message).toBe('Invalid configuration: PSP_BASE_URL must be an https:// URL');
     expect(refusal({ ...psp, PSP_WEBHOOK_CERT_FILE: certificate }).message).toBe(
@@ -141,7 +147,7 @@ describe('readEnvironment: secrets and provider', () => {
   });
 
   it('PIX_PROVIDER defaults to the simulator', () => {
-    expect(readEnvironment({ DATABASE_URL: 'memory://' }).pixProvider).toBe('simulated');
+    expect(readEnvironment({ DATABASE_URL: 'memory://' }).providers).toEqual([{ id: 'default', kind: 'simulated', timeoutMs: 1000 }]);
   });
 });
 

@@ -47,3 +47,47 @@ export async function insertChargeWithinRateLimit(db: Executor, charge: NewCharg
     RETURNING id`.execute(db);
   return inserted.rows.length === 1;
 }
+
+/** A charge registration whose answer was lost at `providerId`: removed there when it answers again. */
+export async function insertOrphanCharge(db: Executor, orphan: { providerId: string; transactionId: string; accountId: string; at: Date }): Promise<void> {
+  await db
+    .insertInto('orphanCharges')
+    .values({ providerId: orphan.providerId, transactionId: orphan.transactionId, accountId: orphan.accountId, nextAttemptAt: orphan.at, createdAt: orphan.at })
+    .onConflict((conflict) => conflict.columns(['providerId', 'transactionId']).doNothing())
+    .execute();
+}
+
+/**
+ * Claims orphans due for a removal attempt at the given providers: each one's next attempt moves to
+ * `leaseUntil`, so no other worker tries it meanwhile.
+ */
+export async function claimDueOrphans(db: Executor, providerIds: string[], now: Date, leaseUntil: Date, limit: number) {
+  if (providerIds.length === 0) return [];
+  const { rows } = await sql<{ providerId: string; transactionId: string; accountId: string; attempts: number }>`
+    UPDATE orphan_charges SET next_attempt_at = ${leaseUntil}
+    WHERE (provider_id, transaction_id) IN (
+      SELECT provider_id, transaction_id FROM orphan_charges
+      WHERE removed_at IS NULL AND next_attempt_at <= ${now} AND provider_id IN (${sql.join(providerIds)})
+      ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    )
+    RETURNING provider_id, transaction_id, account_id, attempts`.execute(db);
+  return rows;
+}
+
+/** The orphan's removal: done (`removedAt`), or tried again at `nextAttemptAt`. */
+export async function settleOrphan(
+  db: Executor,
+  orphan: { providerId: string; transactionId: string },
+  result: { removedAt: Date } | { nextAttemptAt: Date; error: string },
+): Promise<void> {
+  await db
+    .updateTable('orphanCharges')
+    .set((eb) =>
+      'removedAt' in result
+        ? { removedAt: result.removedAt, attempts: eb('attempts', '+', 1), lastError: null }
+        : { nextAttemptAt: result.nextAttemptAt, attempts: eb('attempts', '+', 1), lastError: result.error },
+    )
+    .where('providerId', '=', orphan.providerId)
+    .where('transactionId', '=', orphan.transactionId)
+    .execute();
+}

@@ -7,7 +7,16 @@ import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import type { TransactionRow, TransactionStatus } from '../platform/schema.js';
-import { ProviderError, ProviderOutcomeUnknownError, type IncomingPayment, type PixProvider, type ReceivedPayment } from '../provider/provider.js';
+import {
+  ProviderError,
+  ProviderOutcomeUnknownError,
+  type CreatedCharge,
+  type IncomingPayment,
+  type PixProvider,
+  type ReceivedPayment,
+} from '../provider/provider.js';
+import type { ProviderRegistry } from '../provider/registry.js';
+import type { RoutingService } from '../routing/service.js';
 import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE } from '../transactions/idempotencyRepository.js';
 import { findChargeByEndToEndId, findTransaction, lockTransaction, updateStatusOfDue } from '../transactions/repository.js';
 import { CHARGE, chargeStatusAt, type Transition } from '../transactions/states.js';
@@ -20,6 +29,11 @@ import type { CreateChargeBody } from './schemas.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
+/** An orphan's removal is tried again after 10 s, doubling up to an hour. */
+const ORPHAN_RETRY_MS = 10_000;
+const ORPHAN_RETRY_MAX_MS = HOUR_MS;
+/** How long a worker holds an orphan it tries to remove. */
+const ORPHAN_LEASE_MS = 60_000;
 const DEFAULT_EXPIRES_IN_DAYS = 2;
 
 type ChargeSummary = { transactionId: string; status: TransactionStatus; pixPayload: string; expiresAt: Date; amountCents: number };
@@ -44,7 +58,8 @@ export class ChargeService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly provider: PixProvider,
+    private readonly providers: ProviderRegistry,
+    private readonly routing: RoutingService,
   ) {}
 
   async createCharge(account: Account, input: CreateChargeBody): Promise<ChargeResult> {
@@ -62,21 +77,7 @@ export class ChargeService {
 
     const transactionId = newId();
     const expiresAt = new Date(now.getTime() + (input.expiresInDays ?? DEFAULT_EXPIRES_IN_DAYS) * DAY_MS);
-    let registered;
-    try {
-      registered = await this.provider.createCharge({
-        accountId: account.id,
-        transactionId,
-        amountCents: input.amountCents,
-        expiresAt,
-        merchantName: account.name,
-        merchantCity: account.city,
-      });
-    } catch (error) {
-      // Not recorded here, so never shown to a payer: whatever the PSP kept cannot be paid through us.
-      if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError) throw new ProviderFailedError(messages.providerChargeFailed);
-      throw error;
-    }
+    const { provider, registered } = await this.register(account, { transactionId, amountCents: input.amountCents, expiresAt });
     const charge: NewCharge = {
       id: transactionId,
       accountId: account.id,
@@ -87,7 +88,7 @@ export class ChargeService {
       pixPayload: registered.pixPayload,
       location: registered.location,
       expiresAt,
-      providerId: this.provider.id,
+      providerId: provider.id,
       createdAt: now,
     };
     const hourly = { bucket: 'pix:hour', windowMs: HOUR_MS, limit: account.limits.pixPerHour };
@@ -112,6 +113,60 @@ export class ChargeService {
       if (!(await repository.insertChargeWithinRateLimit(tx, charge, hourly))) throw new RateLimitedError(messages.pixRateLimited);
       return created;
     });
+  }
+
+  /**
+   * Registers the charge at the first provider of the routing that takes it (DESIGN.md §14): one
+   * that refuses, times out or is down is followed by the next, within this request. Where the
+   * answer was lost the charge may exist: recorded as an orphan, removed there when it answers again
+   * (never shown to a payer, so never paid through us). None takes it: 502.
+   */
+  private async register(
+    account: Account,
+    charge: { transactionId: string; amountCents: number; expiresAt: Date },
+  ): Promise<{ provider: PixProvider; registered: CreatedCharge }> {
+    for (const provider of await this.routing.candidates('charges', account.id)) {
+      try {
+        const registered = await provider.createCharge({ accountId: account.id, ...charge, merchantName: account.name, merchantCity: account.city });
+        return { provider, registered };
+      } catch (error) {
+        if (error instanceof ProviderOutcomeUnknownError) {
+          await repository.insertOrphanCharge(this.db, {
+            providerId: provider.id,
+            transactionId: charge.transactionId,
+            accountId: account.id,
+            at: this.clock.now(),
+          });
+        } else if (!(error instanceof ProviderError)) {
+          throw error;
+        }
+      }
+    }
+    throw new ProviderFailedError(messages.providerChargeFailed);
+  }
+
+  /**
+   * Worker step: removes the orphan charges of the providers that answer again (their breaker
+   * closed); a removal that fails is tried again later, backing off. Returns how many were removed.
+   */
+  async removeOrphans(batch = 50): Promise<number> {
+    const now = this.clock.now();
+    // A provider still down is left alone; its orphans wait (a probe of new traffic closes its breaker).
+    const available = this.providers.ids.filter((id) => this.providers.isClosed(id));
+    const due = await repository.claimDueOrphans(this.db, available, now, new Date(now.getTime() + ORPHAN_LEASE_MS), batch);
+    let removed = 0;
+    for (const orphan of due) {
+      try {
+        await this.providers.get(orphan.providerId).cancelCharge(orphan.transactionId);
+        await repository.settleOrphan(this.db, orphan, { removedAt: this.clock.now() });
+        removed++;
+      } catch (error) {
+        if (!(error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError)) throw error;
+        const retryMs = Math.min(ORPHAN_RETRY_MS * 2 ** orphan.attempts, ORPHAN_RETRY_MAX_MS);
+        await repository.settleOrphan(this.db, orphan, { nextAttemptAt: new Date(this.clock.now().getTime() + retryMs), error: error.message });
+      }
+    }
+    return removed;
   }
 
   /** The sandbox's payer pays a pending charge of the account: the amount must be the charge's. */
@@ -172,7 +227,7 @@ export class ChargeService {
     const charge = movableCharge(await findTransaction(this.db, accountId, transactionId), this.clock.now(), refusal);
     assertAllowed(charge, CHARGE.cancel, refusal);
     try {
-      await this.provider.cancelCharge(transactionId);
+      await this.providers.get(charge.providerId).cancelCharge(transactionId);
     } catch (error) {
       if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError) throw new ProviderFailedError(messages.providerCancelFailed);
       throw error;
@@ -181,8 +236,8 @@ export class ChargeService {
   }
 
   /** The provider removed a pending charge (a PSP withdrew it; the sandbox's `fail`), of the account when given. */
-  failCharge(transactionId: string, accountId?: string): Promise<TransactionRow> {
-    return this.movePending(transactionId, CHARGE.fail, { accountId });
+  failCharge(transactionId: string, accountId?: string, providerId?: string): Promise<TransactionRow> {
+    return this.movePending(transactionId, CHARGE.fail, { accountId, providerId });
   }
 
   /** The charge a received PIX paid (a PSP names PIX by end-to-end id). */
@@ -197,10 +252,16 @@ export class ChargeService {
     return renderQrImage(charge.pixPayload, format, size);
   }
 
-  /** A charge that is not payable any more (not pending, or its validity elapsed), of the account; NotFoundError otherwise. */
-  async findUnpayableCharge(accountId: string, transactionId: string): Promise<TransactionRow> {
+  /** A charge of the account; NotFoundError otherwise. */
+  async findCharge(accountId: string, transactionId: string): Promise<TransactionRow> {
     const charge = await findTransaction(this.db, accountId, transactionId);
     if (charge?.type !== 'pix_in') throw new NotFoundError(messages.transactionNotFound);
+    return charge;
+  }
+
+  /** A charge that is not payable any more (not pending, or its validity elapsed), of the account; NotFoundError otherwise. */
+  async findUnpayableCharge(accountId: string, transactionId: string): Promise<TransactionRow> {
+    const charge = await this.findCharge(accountId, transactionId);
     if (chargeStatusAt(charge, this.clock.now()) === 'pending') throw new InvalidStateError(messages.sandboxChargeStillPending);
     return charge;
   }
@@ -209,11 +270,13 @@ export class ChargeService {
   private movePending(
     transactionId: string,
     transition: Transition,
-    options: { accountId?: string | undefined; refusal?: (status: string) => string },
+    options: { accountId?: string | undefined; providerId?: string | undefined; refusal?: (status: string) => string },
   ): Promise<TransactionRow> {
     return this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();
       const charge = await this.lockPayableCharge(tx, options.accountId, transactionId, now, options.refusal);
+      // A provider speaks only of the charges it issued.
+      if (options.providerId !== undefined && charge.providerId !== options.providerId) throw new NotFoundError(messages.transactionNotFound);
       assertAllowed(charge, transition, options.refusal);
       return applyTransition(tx, charge, transition, now);
     });

@@ -14,6 +14,8 @@ import type { RefundService } from '../refunds/service.js';
  */
 export class InboundService implements ProviderReports {
   constructor(
+    /** The provider whose reports these are: it speaks only of what is bound to it (DESIGN.md §14). */
+    private readonly providerId: string,
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly charges: ChargeService,
@@ -32,6 +34,8 @@ export class InboundService implements ProviderReports {
       const found = await this.charges.lockForIncoming(tx, payment, now);
       if (!found) return 'unknown_charge';
       const { charge, payable } = found;
+      // A PIX for a charge this provider did not issue (an orphan of a failover, paid after all): not ours to credit here.
+      if (charge.providerId !== this.providerId) return 'other_provider';
       // Under the charge's lock: a repeat of this PIX finds what its first report did.
       if (charge.endToEndId === payment.endToEndId || (await this.refunds.isReturnedPayment(tx, payment.endToEndId))) return 'duplicate';
       if (payable) {
@@ -47,7 +51,8 @@ export class InboundService implements ProviderReports {
 
   async chargeRemoved(transactionId: string): Promise<void> {
     try {
-      await this.charges.failCharge(transactionId);
+      // Only a charge this provider issued: an orphan it removes (ours, after a failover) is not the charge bound elsewhere.
+      await this.charges.failCharge(transactionId, undefined, this.providerId);
     } catch (error) {
       // Paid, cancelled or expired meanwhile, or not ours: nothing to remove.
       if (!(error instanceof InvalidStateError || error instanceof NotFoundError)) throw error;
@@ -56,7 +61,7 @@ export class InboundService implements ProviderReports {
 
   async refundSettled(refundId: string, outcome: RefundOutcome): Promise<void> {
     try {
-      await this.refunds.applyOutcome(refundId, outcome);
+      await this.refunds.applyOutcome(refundId, outcome, { providerId: this.providerId });
     } catch (error) {
       // Settled already (a repeat), or not a refund of ours.
       if (!(error instanceof InvalidStateError || error instanceof NotFoundError)) throw error;
@@ -71,7 +76,7 @@ export class InboundService implements ProviderReports {
   async chargebackReported(chargeback: ReportedChargeback): Promise<ChargebackReceipt> {
     if (await this.refunds.findByEndToEndId(chargeback.refundEndToEndId)) return 'duplicate';
     const charge = await this.charges.findByPaymentEndToEndId(chargeback.paymentEndToEndId);
-    if (!charge) return 'unknown_payment';
+    if (charge?.providerId !== this.providerId) return 'unknown_payment';
     try {
       const running =
         (await this.infractions.findRunningOf(charge.id)) ??

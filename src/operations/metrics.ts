@@ -7,7 +7,12 @@ export type MetricSources = {
   openInfractions: () => Promise<number>;
   /** Sends to the PSP not closed yet, by kind, state and age bucket. */
   providerSends: () => Promise<{ kind: string; state: string; age: string; count: number }[]>;
+  /** Each provider's breaker state and latency percentiles as this process sees them. */
+  providers: () => { id: string; state: string; latencyMsP50: number | null; latencyMsP99: number | null }[];
 };
+
+/** The states a provider's breaker reports (DESIGN.md §14). */
+const PROVIDER_STATES = ['up', 'degraded', 'down'] as const;
 
 /**
  * The process's Prometheus metrics (DESIGN.md §13), served at /metrics (or on METRICS_PORT).
@@ -32,6 +37,13 @@ export class Metrics {
     name: 'pix_gateway_webhook_attempts_total',
     help: 'Webhook delivery attempts by outcome: delivered, retry (will be tried again) or failed (final).',
     labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly providerCalls = new Histogram({
+    name: 'pix_gateway_provider_call_duration_seconds',
+    help: 'Calls that move something at a PIX provider, by provider, operation and outcome: ok, refused (the provider said no), failed (timeout or unreachable) or skipped (breaker open: not made).',
+    labelNames: ['provider', 'operation', 'outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
   readonly workerStep = new Histogram({
@@ -87,6 +99,30 @@ export class Metrics {
       async collect() {
         this.reset();
         for (const { kind, state, age, count } of await sources.providerSends()) this.set({ kind, state, age }, count);
+      },
+    });
+    new Gauge({
+      name: 'pix_gateway_provider_state',
+      help: "Each provider's breaker state in this process: 1 for its current state (up, degraded, down), 0 for the others.",
+      labelNames: ['provider', 'state'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const provider of sources.providers()) {
+          for (const state of PROVIDER_STATES) this.set({ provider: provider.id, state }, provider.state === state ? 1 : 0);
+        }
+      },
+    });
+    new Gauge({
+      name: 'pix_gateway_provider_latency_ms',
+      help: "Each provider's call latency over its latest calls in this process, by quantile (0.5, 0.99).",
+      labelNames: ['provider', 'quantile'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const provider of sources.providers()) {
+          if (provider.latencyMsP50 !== null) this.set({ provider: provider.id, quantile: '0.5' }, provider.latencyMsP50);
+          if (provider.latencyMsP99 !== null) this.set({ provider: provider.id, quantile: '0.99' }, provider.latencyMsP99);
+        }
       },
     });
     new Gauge({

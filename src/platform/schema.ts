@@ -204,6 +204,8 @@ export interface RefundsTable {
   paymentEndToEndId: string;
   refundEndToEndId: string | null;
   infractionId: string | null;
+  /** The provider that received the PIX it returns (its charge's): the refund is sent and asked about there. */
+  providerId: string;
   createdAt: Date;
   settledAt: Date | null;
   updatedAt: Date;
@@ -338,6 +340,8 @@ export interface SandboxDictKeysTable {
 }
 
 export interface SandboxWithdrawalsTable {
+  /** The simulated provider that received it. */
+  providerId: string;
   transactionId: string;
   accountId: string;
   beneficiary: ColumnType<Party, string, string>;
@@ -349,11 +353,57 @@ export interface SandboxWithdrawalsTable {
 }
 
 export interface SandboxRefundsTable {
+  providerId: string;
   refundId: string;
   accountId: string;
   outcome: 'refunded' | 'failed' | null;
   refundEndToEndId: string | null;
   settleAt: Date | null;
+  createdAt: Date;
+}
+
+/** A charge a simulated provider registered although its answer was lost (outage `timeout`). */
+export interface SandboxChargesTable {
+  providerId: string;
+  transactionId: string;
+  accountId: string;
+  status: 'active' | 'removed';
+  createdAt: Date;
+}
+
+export type SimulatedOutage = 'down' | 'timeout';
+
+export interface SandboxProviderOutagesTable {
+  providerId: string;
+  mode: SimulatedOutage;
+  since: Date;
+}
+
+/** A provider's share of the traffic in a routing list. */
+export type RoutingTarget = { providerId: string; weight: number };
+
+/** The routing rules (DESIGN.md §14): default lists, and an account's own lists where it has them. */
+export type RoutingRules = {
+  charges: RoutingTarget[];
+  withdrawals: RoutingTarget[];
+  accounts: Record<string, { charges?: RoutingTarget[] | undefined; withdrawals?: RoutingTarget[] | undefined }>;
+};
+
+export interface RoutingRulesTable {
+  id: number;
+  rules: ColumnType<RoutingRules, string, string>;
+  updatedAt: Date;
+}
+
+/** A charge registration whose answer was lost at a provider: the `cob` that may exist there is removed when it answers again. */
+export interface OrphanChargesTable {
+  providerId: string;
+  transactionId: string;
+  accountId: string;
+  attempts: Generated<number>;
+  nextAttemptAt: Date;
+  removedAt: Date | null;
+  lastError: string | null;
   createdAt: Date;
 }
 
@@ -487,6 +537,10 @@ export interface DB {
   schemaMigrations: SchemaMigrationsTable;
   auditLog: AuditLogTable;
   providerSends: ProviderSendsTable;
+  sandboxCharges: SandboxChargesTable;
+  sandboxProviderOutages: SandboxProviderOutagesTable;
+  routingRules: RoutingRulesTable;
+  orphanCharges: OrphanChargesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

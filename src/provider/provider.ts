@@ -1,4 +1,4 @@
-import type { Holder, Party } from '../platform/schema.js';
+import type { Holder, Party, SimulatedOutage } from '../platform/schema.js';
 
 /**
  * What the gateway needs from a PIX provider (PSP). End-to-end ids, payers, beneficiaries and
@@ -14,6 +14,9 @@ export type ChargeRequest = {
   merchantName: string;
   merchantCity: string;
 };
+
+/** A charge withdrawn at the provider, or one the provider never had (an orphan whose registration never arrived). */
+export type ChargeRemoval = 'removed' | 'absent';
 
 export type CreatedCharge = {
   /** Location of the dynamic charge's payload, without scheme (BR Code field 26.25). */
@@ -75,8 +78,12 @@ export type ReceivedPayment = {
 /** A PIX the provider reports on its own (notification, poller) for the charge `transactionId`. */
 export type IncomingPayment = ReceivedPayment & { transactionId: string; amountCents: number };
 
-/** What became of an incoming PIX: credited to its charge, returned to the payer (charge not payable), or known already. */
-export type PaymentReceipt = 'credited' | 'returned' | 'duplicate' | 'unknown_charge';
+/**
+ * What became of an incoming PIX: credited to its charge, returned to the payer (charge not
+ * payable), known already, for no charge of ours, or for a charge bound to another provider (not
+ * applied: DESIGN.md §14).
+ */
+export type PaymentReceipt = 'credited' | 'returned' | 'duplicate' | 'unknown_charge' | 'other_provider';
 
 /** `unknown_payment`: the PIX paid no charge of ours. */
 export type ChargebackReceipt = 'applied' | 'duplicate' | 'unknown_payment';
@@ -103,6 +110,9 @@ export interface ProviderReports {
 
 /** A provider's own listeners and pollers, started by the process that runs the workers. */
 export interface ProviderInbound {
+  readonly providerId: string;
+  /** How often the worker runs `poll`. */
+  readonly pollIntervalMs: number;
   /** Reads what notifications may have missed; returns how many reports it applied. */
   poll(): Promise<number>;
   /** Starts the provider's notification listener, if it has one; returns its URL. */
@@ -130,9 +140,6 @@ export type RefundRequest = {
 export type RefundOutcome =
   { status: 'refunded'; refundEndToEndId: string } | { status: 'failed'; reason: string } | { status: 'unknown' } | { status: 'not_received' };
 
-/** The id of the provider that PIX_PROVIDER and PSP_* configure (DESIGN.md §14: without PROVIDERS_FILE, the only one). */
-export const DEFAULT_PROVIDER_ID = 'default';
-
 export interface PixProvider {
   /** The configured provider's id, which every transaction it issued or sent records (DESIGN.md §14). */
   readonly id: string;
@@ -142,7 +149,7 @@ export interface PixProvider {
   /** Registers a dynamic charge; throws ProviderError when the provider refuses or cannot answer. */
   createCharge(request: ChargeRequest): Promise<CreatedCharge>;
   /** Withdraws a pending charge so that it cannot be paid any more; ProviderError when refused or unanswered. */
-  cancelCharge(transactionId: string): Promise<void>;
+  cancelCharge(transactionId: string): Promise<ChargeRemoval>;
   /**
    * Sends a withdrawal. Throws ProviderError when nothing was sent (safe to undo), and
    * ProviderOutcomeUnknownError when it cannot tell whether it was sent.
@@ -172,6 +179,10 @@ export type RefundDirective = 'provider_error';
  * offers it: with a real provider there is no sandbox.
  */
 export interface SimulatedNetwork {
+  /** The simulated provider's id: each one keeps its own side of the network. */
+  readonly id: string;
+  /** The outage switch (DESIGN.md §14): `down` refuses every call, `timeout` lets calls hang and lose their answers, `up` ends it. */
+  setOutage(mode: SimulatedOutage | 'up'): Promise<void>;
   /** The account's next charge creation fails this way (one-shot). */
   armNextCharge(accountId: string, outcome: ChargeDirective): Promise<void>;
   /** The account's next withdrawal submission fails this way (one-shot). */
@@ -205,8 +216,19 @@ export type ProviderLogger = {
   error(details: object, message: string): void;
 };
 
+/**
+ * The provider did not do it, surely: it refused, or the request never reached it. `unavailable`:
+ * it could not be reached (connection refused, 503, breaker open), which counts against its
+ * health; a refusal does not (the provider answered).
+ */
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';
+  readonly unavailable: boolean;
+
+  constructor(message: string, options: { unavailable?: boolean } = {}) {
+    super(message);
+    this.unavailable = options.unavailable ?? false;
+  }
 }
 
 export class ProviderOutcomeUnknownError extends Error {

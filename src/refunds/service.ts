@@ -5,14 +5,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import type { InfractionRow, ProviderSendNote, ProviderSendRow, RefundRow, TransactionRow } from '../platform/schema.js';
-import {
-  ProviderError,
-  ProviderOutcomeUnknownError,
-  type PixProvider,
-  type ReceivedPayment,
-  type RefundOutcome,
-  type RefundRequest,
-} from '../provider/provider.js';
+import { ProviderError, ProviderOutcomeUnknownError, type ReceivedPayment, type RefundOutcome, type RefundRequest } from '../provider/provider.js';
 import { claimIdempotencyKey, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '../transactions/idempotencyRepository.js';
 import { findTransaction, lockTransaction } from '../transactions/repository.js';
 import { CHARGE, chargeStatusAt } from '../transactions/states.js';
@@ -25,6 +18,7 @@ import * as sends from '../sends/repository.js';
 import type { SendChange } from '../sends/repository.js';
 import { insertAlert } from '../alerts/repository.js';
 import { presentRefund } from './presenter.js';
+import type { ProviderRegistry } from '../provider/registry.js';
 import * as repository from './repository.js';
 
 const DAY_MS = 86_400_000;
@@ -61,12 +55,12 @@ export class RefundService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly provider: PixProvider,
+    private readonly providers: ProviderRegistry,
   ) {}
 
-  /** What the worker steps of this kind share (src/sends/checks.ts). */
+  /** What the worker steps of this kind share (src/sends/checks.ts): a claim lasts as long as the slowest provider's send. */
   private get worker() {
-    return { db: this.db, clock: this.clock, timing: this.provider.sendTiming, kind: 'refund' as const };
+    return { db: this.db, clock: this.clock, timing: this.providers.longestTiming, kind: 'refund' as const };
   }
 
   /** A merchant's refund of one of its charges. */
@@ -110,6 +104,7 @@ export class RefundService {
         paymentEndToEndId: paymentEndToEndIdOf(charge),
         refundEndToEndId: null,
         infractionId: null,
+        providerId: charge.providerId,
         createdAt: now,
         settledAt: null,
         updatedAt: now,
@@ -155,6 +150,7 @@ export class RefundService {
       paymentEndToEndId: paymentEndToEndIdOf(charge),
       refundEndToEndId: null,
       infractionId: infraction.id,
+      providerId: charge.providerId,
       createdAt: at,
       settledAt: null,
       updatedAt: at,
@@ -184,7 +180,7 @@ export class RefundService {
    */
   async send(refund: RefundRow): Promise<{ refund: RefundRow; refused: boolean }> {
     const now = this.clock.now();
-    const [send] = await sends.claimUnsent(this.db, { id: refund.id }, now, leaseUntil(now, this.provider.sendTiming));
+    const [send] = await sends.claimUnsent(this.db, { id: refund.id }, now, leaseUntil(now, this.providers.timingOf(refund.providerId)));
     if (!send) return { refund, refused: false };
     return this.attempt(refund, send);
   }
@@ -193,10 +189,11 @@ export class RefundService {
   private async attempt(refund: RefundRow, send: ProviderSendRow): Promise<{ refund: RefundRow; refused: boolean }> {
     const started = send.attemptStartedAt ?? this.clock.now();
     const note = (answer: string, detail?: string) => attemptNote(started, answer, detail);
-    const timing = this.provider.sendTiming;
+    const provider = this.providers.get(refund.providerId);
+    const timing = provider.sendTiming;
     let outcome: RefundOutcome;
     try {
-      outcome = await this.provider.requestRefund(refundRequestOf(refund));
+      outcome = await provider.requestRefund(refundRequestOf(refund));
     } catch (error) {
       if (error instanceof ProviderError && send.reachedMaybeAt === null) {
         const failed = await this.applyOutcome(
@@ -248,6 +245,7 @@ export class RefundService {
       paymentEndToEndId: payment.endToEndId,
       refundEndToEndId: null,
       infractionId: null,
+      providerId: charge.providerId,
       createdAt: at,
       settledAt: null,
       updatedAt: at,
@@ -273,12 +271,13 @@ export class RefundService {
   async applyOutcome(
     refundId: string,
     outcome: RefundOutcome,
-    options: { accountId?: string; releaseExternalRef?: boolean; send?: SendChange } = {},
+    /** `providerId`: the provider that reports it; a refund bound to another one is not its to settle (not found). */
+    options: { accountId?: string; providerId?: string; releaseExternalRef?: boolean; send?: SendChange } = {},
   ): Promise<RefundRow | null> {
     if (outcome.status === 'unknown' || outcome.status === 'not_received') return null;
     return this.db.transaction().execute(async (tx) => {
       const refund = await repository.lockRefund(tx, refundId, options.accountId);
-      if (!refund) throw new NotFoundError(messages.refundNotFound);
+      if (!refund || (options.providerId !== undefined && refund.providerId !== options.providerId)) throw new NotFoundError(messages.refundNotFound);
       if (refund.status !== 'processing') throw new InvalidStateError(messages.refundNotProcessing(refund.status));
       // Charge after refund, always: the order every writer of both takes.
       const charge = await lockTransaction(tx, 'pix_in', refund.transactionId);
@@ -311,7 +310,7 @@ export class RefundService {
   async applyProviderOutcome(refundId: string): Promise<RefundRow | null> {
     const refund = await repository.findRefund(this.db, refundId);
     if (!refund) throw new NotFoundError(messages.refundNotFound);
-    return this.applyOutcome(refundId, await this.provider.refundOutcome(refundRequestOf(refund)));
+    return this.applyOutcome(refundId, await this.providers.get(refund.providerId).refundOutcome(refundRequestOf(refund)));
   }
 
   /** Worker step: refunds whose send has no result and whose lease lapsed are sent again under the same id. */
@@ -336,9 +335,10 @@ export class RefundService {
     const refund = await repository.findRefund(this.db, send.id);
     if (!refund) throw new Error(`send ${send.id} without its refund`);
     if (send.state === 'owed') return collectOwed(this.db, send, lateDebitOf(refund), this.clock.now());
-    const outcome = await this.provider.refundOutcome(refundRequestOf(refund));
+    const provider = this.providers.get(refund.providerId);
+    const outcome = await provider.refundOutcome(refundRequestOf(refund));
     const now = this.clock.now();
-    const timing = this.provider.sendTiming;
+    const timing = provider.sendTiming;
     const note: ProviderSendNote = { at: now.toISOString(), step: 'check', answer: outcome.status };
     const open = refund.status === 'processing';
     if (open && (outcome.status === 'refunded' || outcome.status === 'failed')) {

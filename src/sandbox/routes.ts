@@ -293,3 +293,32 @@ export const sandboxRoutes =
         presentInfraction(await sandbox.closeInfraction(request.merchant.account.id, requireInfractionId(request.params.id), request.body.outcome)),
     );
   };
+
+const outageBody = z.object({ mode: z.enum(['down', 'timeout', 'up'], { error: messages.sandboxOutageModeInvalid }) }, { error: messages.bodyNotObject });
+
+/**
+ * The simulator's outage switch (DESIGN.md §14), an operator's control (admin token): one simulated
+ * provider refuses every call (`down`), lets calls hang and lose their answers (`timeout`), or
+ * works again (`up`). Shared by every process on the database within half a second.
+ */
+export const sandboxOutageRoutes =
+  ({ sandbox }: { sandbox: SandboxService }): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/providers/:providerId/outage',
+      {
+        schema: {
+          tags: ['Sandbox'],
+          security: [{ adminToken: [] }],
+          summary: 'Puts a simulated provider down, in timeouts, or up again (operator token)',
+          params: z.object({ providerId: z.string().max(64) }),
+          body: outageBody,
+          response: { 200: z.object({ providerId: z.string(), mode: z.enum(['down', 'timeout', 'up']) }), ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        await sandbox.setOutage(request.params.providerId, request.body.mode);
+        return { providerId: request.params.providerId, mode: request.body.mode };
+      },
+    );
+  };

@@ -1,8 +1,8 @@
 import type { ChargeService } from '../charges/service.js';
-import { InvalidRequestError, InvalidStateError } from '../errors.js';
+import { InvalidRequestError, InvalidStateError, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import { normalizePixKey, pixKeyFormatError } from '../pix/pixKeys.js';
-import type { Party, TransactionRow, InfractionRow, RefundRow } from '../platform/schema.js';
+import type { Party, TransactionRow, InfractionRow, RefundRow, SimulatedOutage } from '../platform/schema.js';
 import type { InfractionService, OpenInfractionInput } from '../infractions/service.js';
 import type { ChargeDirective, RefundDirective, SimulatedNetwork, WithdrawalDirective } from '../provider/provider.js';
 import type { RefundService } from '../refunds/service.js';
@@ -18,17 +18,39 @@ export type SettleOutcome = 'paid' | 'failed' | 'returned';
  * returns); the charge and withdrawal services apply those reports as they would a PSP's.
  */
 export class SandboxService {
+  /** The network of account-wide controls (armed failures, the DICT): shared by every simulated provider, as the DICT is. */
+  private readonly network: SimulatedNetwork;
+
   constructor(
-    private readonly network: SimulatedNetwork,
+    private readonly networks: ReadonlyMap<string, SimulatedNetwork>,
     private readonly charges: ChargeService,
     private readonly withdrawals: WithdrawalService,
     private readonly refunds: RefundService,
     private readonly infractions: InfractionService,
-  ) {}
+  ) {
+    const [first] = networks.values();
+    if (!first) throw new Error('the sandbox needs a simulated provider');
+    this.network = first;
+  }
 
-  /** A payer (the default one when none is given) pays the charge. */
-  pay(accountId: string, transactionId: string, payer: Party | undefined, amountCents: number | undefined): Promise<TransactionRow> {
-    return this.charges.applyPayment(accountId, transactionId, this.network.pay(payer, amountCents));
+  /** The simulated provider a transaction is bound to; one bound to a real PSP is not the sandbox's to play. */
+  private networkOf(providerId: string): SimulatedNetwork {
+    const network = this.networks.get(providerId);
+    if (!network) throw new InvalidStateError(messages.sandboxRealProvider);
+    return network;
+  }
+
+  /** A payer (the default one when none is given) pays the charge, at the provider that issued it. */
+  async pay(accountId: string, transactionId: string, payer: Party | undefined, amountCents: number | undefined): Promise<TransactionRow> {
+    const charge = await this.charges.findCharge(accountId, transactionId);
+    return this.charges.applyPayment(accountId, transactionId, this.networkOf(charge.providerId).pay(payer, amountCents));
+  }
+
+  /** The outage switch of a simulated provider (DESIGN.md §14); 404 for any other id. */
+  async setOutage(providerId: string, mode: SimulatedOutage | 'up'): Promise<void> {
+    const network = this.networks.get(providerId);
+    if (!network) throw new NotFoundError(messages.providerNotFound);
+    await network.setOutage(mode);
   }
 
   expire(accountId: string, transactionId: string): Promise<TransactionRow> {
@@ -46,7 +68,7 @@ export class SandboxService {
    */
   async latePayment(accountId: string, transactionId: string, payer: Party | undefined, amountCents: number | undefined): Promise<RefundRow> {
     const charge = await this.charges.findUnpayableCharge(accountId, transactionId);
-    return this.refunds.returnPayment(charge, this.network.pay(payer, amountCents ?? charge.amountCents));
+    return this.refunds.returnPayment(charge, this.networkOf(charge.providerId).pay(payer, amountCents ?? charge.amountCents));
   }
 
   armNextRefund(accountId: string, outcome: RefundDirective): Promise<void> {
@@ -57,7 +79,7 @@ export class SandboxService {
   async settleRefund(accountId: string, refundId: string, outcome: 'refunded' | 'failed'): Promise<RefundRow> {
     const refund = await this.refunds.get(accountId, refundId);
     if (refund.status !== 'processing') throw new InvalidStateError(messages.refundNotProcessing(refund.status));
-    const decided = await this.network.decideRefund(refundId, outcome);
+    const decided = await this.networkOf(refund.providerId).decideRefund(refundId, outcome);
     // Decided already by the network (e.g. a settlement that raced this call): apply what it knows.
     const applied =
       decided.status === 'unknown' ? await this.refunds.applyProviderOutcome(refundId) : await this.refunds.applyOutcome(refundId, decided, { accountId });
@@ -98,9 +120,10 @@ export class SandboxService {
    */
   async settle(accountId: string, transactionId: string, outcome: SettleOutcome, amountCents: number | undefined): Promise<TransactionRow> {
     const withdrawal = await this.withdrawals.findWithdrawal(accountId, transactionId);
-    if (outcome === 'returned') return this.withdrawals.markReturned(transactionId, accountId, this.network.returnWithdrawal(amountCents));
+    const network = this.networkOf(withdrawal.providerId);
+    if (outcome === 'returned') return this.withdrawals.markReturned(transactionId, accountId, network.returnWithdrawal(amountCents));
     assertAllowed(withdrawal, WITHDRAWAL.settle);
-    const decided = await this.network.decideWithdrawal(transactionId, outcome);
+    const decided = await network.decideWithdrawal(transactionId, outcome);
     if (withdrawal.status === WITHDRAWAL.loseTrack.to) return withdrawal;
     // Applied as the provider's notification of this very outcome, under the row lock: a
     // concurrent settlement that got there first makes this one a 422.
@@ -110,17 +133,23 @@ export class SandboxService {
   /** Worker step: processing withdrawals and refunds whose SANDBOX_SETTLE_MS elapsed are paid / refunded. */
   async settleDue(batch = 200): Promise<number> {
     let settled = 0;
-    for (const due of await this.network.dueRefunds(batch)) {
-      const decided = await this.network.decideRefund(due.refundId, 'refunded');
+    for (const network of this.networks.values()) settled += await this.settleDueAt(network, batch);
+    return settled;
+  }
+
+  private async settleDueAt(network: SimulatedNetwork, batch: number): Promise<number> {
+    let settled = 0;
+    for (const due of await network.dueRefunds(batch)) {
+      const decided = await network.decideRefund(due.refundId, 'refunded');
       try {
         if (await this.refunds.applyOutcome(due.refundId, decided)) settled++;
       } catch (error) {
         if (!(error instanceof InvalidStateError)) throw error; // a concurrent settle won the race
       }
     }
-    for (const due of await this.network.dueSettlements(batch)) {
+    for (const due of await network.dueSettlements(batch)) {
       const withdrawal = await this.withdrawals.findWithdrawal(due.accountId, due.transactionId);
-      const decided = await this.network.decideWithdrawal(due.transactionId, 'paid');
+      const decided = await network.decideWithdrawal(due.transactionId, 'paid');
       if (withdrawal.status !== WITHDRAWAL.submit.to) continue; // settled by hand meanwhile, or waiting for reconciliation
       try {
         if (await this.withdrawals.applyOutcome(due.transactionId, decided)) settled++;

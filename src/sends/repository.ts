@@ -152,3 +152,25 @@ export async function countNeedingOperator(db: Executor, now: Date): Promise<num
     .executeTakeFirstOrThrow();
   return row.count;
 }
+
+/**
+ * Ends an attempt that provably reached nobody and starts the next one, at another provider, under
+ * a new lease: only while the send is unsent and no attempt may have reached a provider. False
+ * otherwise (then it must not move).
+ */
+export async function restartUnreached(tx: Tx, id: string, note: ProviderSendNote, at: Date, leaseUntil: Date): Promise<boolean> {
+  const result = await tx
+    .updateTable('providerSends')
+    .set({
+      history: appended(note),
+      attempts: sql`attempts + 1`,
+      attemptStartedAt: at,
+      leaseUntil,
+      updatedAt: at,
+    })
+    .where('id', '=', id)
+    .where('state', '=', 'unsent')
+    .where('reachedMaybeAt', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

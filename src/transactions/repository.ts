@@ -136,3 +136,18 @@ export function updateStatusOfDue(tx: Tx, transition: Transition, due: { expires
     .returningAll()
     .execute();
 }
+
+/**
+ * Binds a withdrawal still `processing` to another provider (DESIGN.md §14: only when the first
+ * provably never received it); false when it is not processing any more.
+ */
+export async function rebindProcessingWithdrawal(tx: Tx, transactionId: string, providerId: string, at: Date): Promise<boolean> {
+  const result = await tx
+    .updateTable('transactions')
+    .set({ providerId, updatedAt: at })
+    .where('id', '=', transactionId)
+    .where('type', '=', 'withdrawal')
+    .where('status', '=', 'processing')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

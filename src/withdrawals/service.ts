@@ -13,13 +13,16 @@ import {
   ProviderError,
   ProviderOutcomeUnknownError,
   type PixProvider,
+  type SendTiming,
   type WithdrawalOutcome,
   type WithdrawalPaid,
   type WithdrawalReturn,
 } from '../provider/provider.js';
 import { findRecipient } from '../recipients/repository.js';
 import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '../transactions/idempotencyRepository.js';
-import { findTransaction, lockTransaction, type StatusChanges } from '../transactions/repository.js';
+import { findTransaction, lockTransaction, rebindProcessingWithdrawal, type StatusChanges } from '../transactions/repository.js';
+import type { ProviderRegistry } from '../provider/registry.js';
+import type { RoutingService } from '../routing/service.js';
 import { WITHDRAWAL, type Transition } from '../transactions/states.js';
 import { applyTransition, assertAllowed, createTransaction } from '../transactions/transition.js';
 import { acknowledged, afterLateCompletion, attemptNote, decisionNote, inDoubt, watchedAfterFailure } from '../sends/changes.js';
@@ -60,13 +63,18 @@ export class WithdrawalService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly provider: PixProvider,
+    private readonly providers: ProviderRegistry,
+    private readonly routing: RoutingService,
     private readonly config: Pick<Config, 'serviceName'>,
   ) {}
 
-  /** What the worker steps of this kind share (src/sends/checks.ts). */
+  /** What the worker steps of this kind share (src/sends/checks.ts): a claim lasts as long as the slowest provider's send. */
   private get worker() {
-    return { db: this.db, clock: this.clock, timing: this.provider.sendTiming, kind: 'withdrawal' as const };
+    return { db: this.db, clock: this.clock, timing: this.providers.longestTiming, kind: 'withdrawal' as const };
+  }
+
+  private timingOf(row: TransactionRow): SendTiming {
+    return this.providers.timingOf(row.providerId);
   }
 
   async createWithdrawal(account: Account, input: CreateWithdrawalBody): Promise<WithdrawalResult> {
@@ -84,6 +92,9 @@ export class WithdrawalService {
     }
     const feeCents = computeFee(account.fees.withdrawal, input.amountCents, { capAtAmount: false });
     const creation = account.withdrawalMode === 'manual' ? WITHDRAWAL.hold : WITHDRAWAL.submit;
+    // The routing's order: the first takes it, the others only if it provably never received it.
+    const [first, ...fallbacks] = await this.routing.candidates('withdrawals', account.id);
+    if (!first) throw new ProviderFailedError(messages.withdrawalProviderFailed);
 
     let send: ProviderSendRow | undefined;
     const outcome = await this.db.transaction().execute(async (tx): Promise<WithdrawalResult> => {
@@ -129,7 +140,7 @@ export class WithdrawalService {
           pixKey: input.pixKey,
           pixKeyType: input.pixKeyType,
           recipientId: destination.recipientId,
-          providerId: this.provider.id,
+          providerId: first.id,
           createdAt: now,
           updatedAt: now,
         },
@@ -153,12 +164,12 @@ export class WithdrawalService {
 
     if (outcome.outcome === 'replayed') return this.replay(outcome.withdrawal);
     if (!send) return outcome;
-    return this.attempt(outcome.withdrawal, send, 'created');
+    return this.attempt(outcome.withdrawal, send, 'created', fallbacks);
   }
 
   /** The durable intent to send a debited withdrawal, written with its debit (docs/providers.md "Unknown outcomes"). */
   private recordIntent(tx: Tx, row: TransactionRow, at: Date): Promise<ProviderSendRow> {
-    const timing = this.provider.sendTiming;
+    const timing = this.timingOf(row);
     return sends.insertSend(tx, {
       id: row.id,
       kind: 'withdrawal',
@@ -177,7 +188,7 @@ export class WithdrawalService {
   private async replay(row: TransactionRow): Promise<WithdrawalResult> {
     if (row.status !== WITHDRAWAL.submit.to) return { outcome: 'replayed', withdrawal: row };
     const now = this.clock.now();
-    const [send] = await sends.claimUnsent(this.db, { id: row.id }, now, leaseUntil(now, this.provider.sendTiming));
+    const [send] = await sends.claimUnsent(this.db, { id: row.id }, now, leaseUntil(now, this.timingOf(row)));
     if (!send) return { outcome: 'replayed', withdrawal: row };
     return this.attempt(row, send, 'replayed');
   }
@@ -186,17 +197,24 @@ export class WithdrawalService {
    * One attempt to send a processing withdrawal under its lease, and what its answer proves: the
    * PSP took it (outcome later), refused it for its key (failed), surely did not receive it (failed
    * with the debit back when no earlier attempt may have reached it; 502 to the request), or may
-   * have received it (failed_unknown, asked about until known).
+   * have received it (failed_unknown, asked about until known). One that surely never reached its
+   * provider moves to the next of `fallbacks` (the routing's order) before it is given up.
    */
-  private async attempt(row: TransactionRow, send: ProviderSendRow, answered: 'created' | 'replayed'): Promise<WithdrawalResult> {
+  private async attempt(
+    row: TransactionRow,
+    send: ProviderSendRow,
+    answered: 'created' | 'replayed',
+    fallbacks: PixProvider[] = [],
+  ): Promise<WithdrawalResult> {
     const started = send.attemptStartedAt ?? this.clock.now();
     // No attempt starts after its lease: the settling window counts from a start that was recorded.
     if (!send.leaseUntil || this.clock.now() >= send.leaseUntil) return { outcome: answered, withdrawal: row };
-    const timing = this.provider.sendTiming;
+    const provider = this.providers.get(row.providerId);
+    const timing = provider.sendTiming;
     const note = (answer: string, detail?: string) => attemptNote(started, answer, detail);
     let submission;
     try {
-      submission = await this.provider.createWithdrawal({
+      submission = await provider.createWithdrawal({
         accountId: row.accountId,
         transactionId: row.id,
         amountCents: row.amountCents,
@@ -206,7 +224,12 @@ export class WithdrawalService {
       });
     } catch (error) {
       if (error instanceof ProviderError && send.reachedMaybeAt === null) {
-        // Nothing reached the PSP, on this attempt or any before: undo the debit and free the externalRef so a retry can succeed.
+        // Nothing reached a PSP, on this attempt or any before: the next provider may take it; else undo the debit and free the externalRef so a retry can succeed.
+        const [next, ...rest] = fallbacks;
+        if (next) {
+          const moved = await this.moveToProvider(row, send, next, note('not_sent', `${error.message}; moved to provider ${next.id}`));
+          if (moved) return this.attempt(moved.row, moved.send, answered, rest);
+        }
         await this.fail(row.id, {
           releaseExternalRef: true,
           send: { state: 'closed', note: note('not_sent', error.message), attemptEnded: { reached: false } },
@@ -234,6 +257,27 @@ export class WithdrawalService {
     await sends.changeSend(this.db, row.id, acknowledged(send, note('accepted'), at, timing), at);
     if (submission.confirmationInterrupted) throw new ProviderFailedError(messages.withdrawalConfirmationInterrupted(row.id));
     return { outcome: answered, withdrawal: row };
+  }
+
+  /**
+   * Binds a withdrawal whose attempt provably reached nobody to the next provider and starts its
+   * attempt there (DESIGN.md §14), in one database transaction; undefined when it must not move
+   * (no longer processing, or some attempt may have reached a provider).
+   */
+  private async moveToProvider(
+    row: TransactionRow,
+    send: ProviderSendRow,
+    next: PixProvider,
+    note: ProviderSendNote,
+  ): Promise<{ row: TransactionRow; send: ProviderSendRow } | undefined> {
+    const at = this.clock.now();
+    const lease = leaseUntil(at, next.sendTiming);
+    const moved = await this.db.transaction().execute(async (tx) => {
+      if (!(await sends.restartUnreached(tx, send.id, note, at, lease))) return false;
+      return rebindProcessingWithdrawal(tx, row.id, next.id, at);
+    });
+    if (!moved) return undefined;
+    return { row: { ...row, providerId: next.id, updatedAt: at }, send: { ...send, attempts: send.attempts + 1, attemptStartedAt: at, leaseUntil: lease } };
   }
 
   /** 1/s, 2/min, 10/UTC hour by default, per account: the spec's three messages, in that order. */
@@ -364,7 +408,11 @@ export class WithdrawalService {
         send = await this.recordIntent(tx, row, at);
       },
     });
-    if (send) await this.attempt(approved, send, 'created');
+    if (send) {
+      // Routed when created; if its provider provably refuses it now, the routing's others may take it.
+      const fallbacks = (await this.routing.candidates('withdrawals', approved.accountId)).filter((provider) => provider.id !== approved.providerId);
+      await this.attempt(approved, send, 'created', fallbacks);
+    }
     return (await findTransaction(this.db, approved.accountId, approved.id)) ?? approved;
   }
 
@@ -430,7 +478,8 @@ export class WithdrawalService {
     const row = await findTransaction(this.db, send.accountId, send.id);
     if (!row) throw new Error(`send ${send.id} without its withdrawal`);
     if (send.state === 'owed') return collectOwed(this.db, send, this.lateDebitOf(row), this.clock.now());
-    const outcome = await this.provider.withdrawalOutcome({ transactionId: row.id, expectedHolder: expectedHolderOf(row) });
+    const provider = this.providers.get(row.providerId);
+    const outcome = await provider.withdrawalOutcome({ transactionId: row.id, expectedHolder: expectedHolderOf(row) });
     const now = this.clock.now();
     const note: ProviderSendNote = { at: now.toISOString(), step: 'check', answer: outcome.status };
     const open = SENDING.has(row.status);
@@ -439,13 +488,13 @@ export class WithdrawalService {
       if (row.status === WITHDRAWAL.settleAfterReversal.from[0]) return this.settleAfterReversal(row, send, outcome, note);
     } else if (outcome.status === 'failed') {
       if (open) return Boolean(await this.fail(row.id, { releaseExternalRef: false, send: { state: 'closed', note, checks: 'counted' } }, row.accountId));
-    } else if (outcome.status === 'not_received' && open && notFoundIsProof(send, now, this.provider.sendTiming)) {
+    } else if (outcome.status === 'not_received' && open && notFoundIsProof(send, now, provider.sendTiming)) {
       // The settling window has passed since the latest attempt that may have reached the PSP: it never received it.
       await this.fail(
         row.id,
         {
           releaseExternalRef: false,
-          send: watchedAfterFailure(send, note, now, this.provider.sendTiming),
+          send: watchedAfterFailure(send, note, now, provider.sendTiming),
         },
         row.accountId,
       );
@@ -455,7 +504,7 @@ export class WithdrawalService {
       note,
       settled: !open,
       now,
-      timing: this.provider.sendTiming,
+      timing: provider.sendTiming,
       escalation: { transactionId: row.id, details: { status: row.status, lastAnswer: outcome.status } },
     });
     return false;

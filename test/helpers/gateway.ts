@@ -188,7 +188,7 @@ export async function startGateway(environment: Record<string, string> = {}, opt
         ...peers.map((peer) => peer.close()),
         ...closers.map((close) => close()),
         services.webhookDispatcher.stop(),
-        services.providerInbound?.close(),
+        ...services.providerInbound.map((inbound) => inbound.close()),
       ]);
       await app.close();
       if (serverUrl) await dropSchema(database, schema);

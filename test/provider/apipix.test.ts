@@ -57,7 +57,7 @@ beforeAll(async () => {
     PSP_WEBHOOK_KEY_FILE: certificates.gatewayServerKey,
     PSP_WEBHOOK_CLIENT_CA_FILE: certificates.caCert,
   });
-  const listening = await gateway.services.providerInbound?.listen();
+  const listening = await gateway.services.providerInbound[0]?.listen();
   if (!listening) throw new Error('no notification listener');
   double.setWebhook(listening);
   merchant = await gateway.createMerchant({ ...NO_CHARGE_FEES, limits: { withdrawPerSecond: 100, withdrawPerMinute: 100, withdrawPerHour: 100 } });
@@ -74,7 +74,7 @@ afterAll(async () => {
   rmSync(certificateDir, { recursive: true, force: true });
 });
 
-const poll = () => gateway.services.providerInbound?.poll() ?? Promise.resolve(0);
+const poll = () => gateway.services.providerInbound[0]?.poll() ?? Promise.resolve(0);
 const refundsOf = async (transactionId: string) =>
   (await gateway.call('GET', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey })).body.refunds as Record<string, unknown>[];
 
@@ -213,7 +213,7 @@ describe(`API Pix adapter: received PIX (${backend})`, () => {
     const statuses = await Promise.all(Array.from({ length: 8 }, () => double.notifyRaw({ pix: [{ endToEndId }] })));
     expect(statuses).toEqual(Array.from({ length: 8 }, () => 200));
     await eventually(async () => expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('paid'));
-    await gateway.services.providerInbound?.poll();
+    await gateway.services.providerInbound[0]?.poll();
     expect(await balanceOf(gateway, merchant)).toBe(before + 1000);
     expect(await eventNames(gateway, transactionId)).toEqual(['transaction.paid']);
   });

@@ -4,6 +4,7 @@ import { ProviderFailedError } from '../../src/errors.js';
 import type { Clock } from '../../src/platform/clock.js';
 import type { Party } from '../../src/platform/schema.js';
 import {
+  type ChargeRemoval,
   ProviderError,
   ProviderOutcomeUnknownError,
   type ChargeRequest,
@@ -16,6 +17,8 @@ import {
   type WithdrawalSubmission,
 } from '../../src/provider/provider.js';
 import { WithdrawalService } from '../../src/withdrawals/service.js';
+import { ProviderRegistry } from '../../src/provider/registry.js';
+import { RoutingService } from '../../src/routing/service.js';
 import { fund } from '../helpers/api.js';
 import { backend, startGateway, type Gateway } from '../helpers/gateway.js';
 
@@ -58,7 +61,7 @@ class ModelPsp implements PixProvider {
   createCharge(_request: ChargeRequest): Promise<CreatedCharge> {
     throw new Error('not used');
   }
-  cancelCharge(): Promise<void> {
+  cancelCharge(): Promise<ChargeRemoval> {
     throw new Error('not used');
   }
   requestRefund(): Promise<RefundOutcome> {
@@ -139,7 +142,9 @@ describe(`unknown outcomes at a PSP, over random timings (${backend})`, () => {
           const sendBudgetMs = 3 * 4 * timeout + 1200;
           const timing = { sendBudgetMs, settlingWindowMs: Math.max(limitMs + sendBudgetMs, 2 * sendBudgetMs) };
           const psp = new ModelPsp(timing, clock);
-          const service = new WithdrawalService(gateway.database.db, clock, psp, { serviceName: 'SVC' });
+          const providers = new ProviderRegistry([psp]);
+          const routing = new RoutingService(gateway.database.db, clock, providers);
+          const service = new WithdrawalService(gateway.database.db, clock, providers, routing, { serviceName: 'SVC' });
           const merchant = await gateway.createMerchant({ limits: { withdrawPerSecond: 100, withdrawPerMinute: 100, withdrawPerHour: 100 } });
           await fund(gateway, merchant, 10_000);
           const account = await gateway.services.accounts.getAccount(merchant.accountId);

@@ -27,6 +27,12 @@ const FIRST_POLL_WINDOW_MS = 60 * MINUTE_MS;
 /** Charges live at most 30 days (expiresInDays): a removed one is looked for that far back. */
 const REMOVED_CHARGE_WINDOW_MS = 30 * 24 * 60 * MINUTE_MS;
 const PAGE_SIZE = 100;
+
+/**
+ * Where a provider's webhook is registered (API Pix appends `/pix`): `/apipix` for the provider
+ * PIX_PROVIDER configures, `/apipix/<id>` for each one of PROVIDERS_FILE.
+ */
+const notificationBaseOf = (providerId: string) => (providerId === 'default' ? '/apipix' : `/apipix/${providerId}`);
 /** Notifications read back at once; more wait (the PSP's answer never waits for them). */
 const MAX_PENDING_NOTIFICATIONS = 1000;
 
@@ -41,6 +47,7 @@ export class ApiPixInbound implements ProviderInbound {
   private listener: { url: string; close(): Promise<void> } | null = null;
 
   constructor(
+    readonly providerId: string,
     private readonly client: PspClient,
     private readonly db: Db,
     private readonly clock: Clock,
@@ -72,15 +79,24 @@ export class ApiPixInbound implements ProviderInbound {
     while (this.inFlight.size > 0) await Promise.all(this.inFlight);
   }
 
+  get pollIntervalMs(): number {
+    return this.settings.pollIntervalMs;
+  }
+
+  /** Each provider's poller keeps its own cursor. */
+  private get cursorName(): string {
+    return `${this.providerId}:pix`;
+  }
+
   async poll(): Promise<number> {
     const fim = this.clock.now();
-    const cursor = (await findCursor(this.db, 'pix')) ?? new Date(fim.getTime() - FIRST_POLL_WINDOW_MS);
+    const cursor = (await findCursor(this.db, this.cursorName)) ?? new Date(fim.getTime() - FIRST_POLL_WINDOW_MS);
     const inicio = new Date(cursor.getTime() - POLL_OVERLAP_MS);
     let applied = 0;
     for await (const page of this.pages(pixPageSchema, '/pix', { inicio: inicio.toISOString(), fim: fim.toISOString() })) {
       for (const pix of page.pix ?? []) applied += await this.apply(pix);
     }
-    await advanceCursor(this.db, 'pix', fim);
+    await advanceCursor(this.db, this.cursorName, fim);
     const created = { inicio: new Date(fim.getTime() - REMOVED_CHARGE_WINDOW_MS).toISOString(), fim: fim.toISOString(), status: 'REMOVIDA_PELO_PSP' };
     for await (const page of this.pages(cobPageSchema, '/cob', created)) {
       for (const cob of page.cobs) {
@@ -93,7 +109,7 @@ export class ApiPixInbound implements ProviderInbound {
 
   async listen(): Promise<string | null> {
     if (!this.settings.webhook || this.listener) return this.listener?.url ?? null;
-    this.listener = await startNotificationListener(this.settings.webhook, this);
+    this.listener = await startNotificationListener(this.settings.webhook, notificationBaseOf(this.providerId), this);
     return this.listener.url;
   }
 
@@ -124,6 +140,12 @@ export class ApiPixInbound implements ProviderInbound {
     let applied = 0;
     const receipt = await this.reports.paymentReceived({ transactionId, endToEndId: pix.endToEndId, amountCents: centsOf(pix.valor), payer: payerOf(pix) });
     if (receipt === 'unknown_charge') this.logger.warn({ endToEndId: pix.endToEndId }, 'PIX received for no charge of ours: left to the operator');
+    if (receipt === 'other_provider') {
+      this.logger.warn(
+        { transactionId, endToEndId: pix.endToEndId, providerId: this.providerId },
+        'PIX received for a charge bound to another provider: not applied, left to the operator',
+      );
+    }
     if (receipt === 'credited' || receipt === 'returned') {
       applied++;
       this.logger.info({ transactionId, endToEndId: pix.endToEndId, receipt }, 'PIX from the PSP applied');

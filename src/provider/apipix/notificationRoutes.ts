@@ -6,9 +6,6 @@ import { messages } from '../../messages.js';
 
 type Acknowledger = { acknowledge(body: unknown): boolean };
 
-/** Where the PSP's webhook is registered: `https://<host>:<PSP_WEBHOOK_PORT>/apipix` (API Pix appends `/pix`). */
-const NOTIFICATION_PATH = '/apipix/pix';
-
 /**
  * The PSP's notification listener (DESIGN.md §12): HTTPS on a port of its own that completes the
  * TLS handshake only with a client certificate issued by PSP_WEBHOOK_CLIENT_CA_FILE — the PSP's.
@@ -16,6 +13,8 @@ const NOTIFICATION_PATH = '/apipix/pix';
  */
 export async function startNotificationListener(
   webhook: NonNullable<PspSettings['webhook']>,
+  /** Where the PSP's webhook is registered: `https://<host>:<port><base>`; API Pix appends `/pix`. */
+  base: string,
   inbound: Acknowledger,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const app = Fastify({
@@ -34,12 +33,12 @@ export async function startNotificationListener(
     // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- an https server's sockets are TLS sockets
     if (!(request.raw.socket as TLSSocket).authorized) return reply.code(403).send({ error: messages.pspClientCertificateRequired });
   });
-  app.post(NOTIFICATION_PATH, async (request, reply) => {
+  app.post(`${base}/pix`, async (request, reply) => {
     if (!inbound.acknowledge(request.body)) return reply.code(400).send({ error: messages.pspNotificationInvalid });
     return reply.code(200).send({});
   });
   await app.listen({ port: webhook.port, host: '0.0.0.0' });
   const address = app.server.address();
   const port = address && typeof address !== 'string' ? address.port : webhook.port;
-  return { url: `https://localhost:${port}/apipix`, close: () => app.close() };
+  return { url: `https://localhost:${port}${base}`, close: () => app.close() };
 }

@@ -3,6 +3,7 @@ import type { Holder } from '../../platform/schema.js';
 import {
   ProviderError,
   ProviderOutcomeUnknownError,
+  type ChargeRemoval,
   type ChargeRequest,
   type CreatedCharge,
   type PixProvider,
@@ -70,15 +71,20 @@ export class ApiPixProvider implements PixProvider {
     return { location: cob.location, pixPayload: cob.pixCopiaECola };
   }
 
-  async cancelCharge(transactionId: string): Promise<void> {
+  async cancelCharge(transactionId: string): Promise<ChargeRemoval> {
     const path = `/cob/${txidOf(transactionId)}`;
     try {
       await this.client.call({ method: 'PATCH', path, body: { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' }, idempotent: true });
+      return 'removed';
     } catch (error) {
       // A repeat of a PATCH that got through is refused: the charge is removed all the same.
       if (!(error instanceof PspRefusal)) refusedOrUnanswered(error);
-      const cob = await this.read(cobSchema, { method: 'GET', path, idempotent: true }).catch(refusedOrUnanswered);
+      const cob = await this.query(cobSchema, path);
+      // An orphan whose registration never reached the PSP: nothing to remove.
+      if (cob === 'not_found') return 'absent';
+      if (!cob) throw new ProviderError('PSP did not answer whether the charge was removed', { unavailable: true });
       if (!cob.status.startsWith('REMOVIDA_')) throw new ProviderError(`PSP refused the removal (status ${cob.status})`);
+      return 'removed';
     }
   }
 
@@ -180,6 +186,7 @@ const devolucaoPath = (request: RefundRequest) => `/pix/${request.paymentEndToEn
  */
 function refusedOrUnanswered(error: unknown): never {
   if (error instanceof PspRefusal) throw new ProviderError(error.message);
-  if (error instanceof PspUnavailable) throw error.delivered ? new ProviderOutcomeUnknownError(error.message) : new ProviderError(error.message);
+  if (error instanceof PspUnavailable)
+    throw error.delivered ? new ProviderOutcomeUnknownError(error.message) : new ProviderError(error.message, { unavailable: true });
   throw error;
 }

@@ -1,6 +1,6 @@
 import type { Executor } from '../../platform/database.js';
 import { precompiled } from '../../platform/precompiled.js';
-import type { Party } from '../../platform/schema.js';
+import type { Party, SimulatedOutage } from '../../platform/schema.js';
 
 /** The simulated network's own state: armed failures, its DICT and the withdrawals it was sent. */
 
@@ -57,30 +57,47 @@ export async function findDictKeyOwner(db: Executor, accountId: string, keyType:
 
 export async function insertSubmittedWithdrawal(
   db: Executor,
-  withdrawal: { transactionId: string; accountId: string; beneficiary: Party; settleAt: Date | null; createdAt: Date },
+  withdrawal: { providerId: string; transactionId: string; accountId: string; beneficiary: Party; settleAt: Date | null; createdAt: Date },
 ): Promise<void> {
   await db
     .insertInto('sandboxWithdrawals')
     .values({ ...withdrawal, beneficiary: JSON.stringify(withdrawal.beneficiary), outcome: null, endToEndId: null })
     // Two attempts of one send racing: the network keeps the first.
-    .onConflict((conflict) => conflict.column('transactionId').doNothing())
+    .onConflict((conflict) => conflict.columns(['providerId', 'transactionId']).doNothing())
     .execute();
 }
 
-export function findSubmittedWithdrawal(db: Executor, transactionId: string) {
-  return db.selectFrom('sandboxWithdrawals').select(['outcome', 'beneficiary', 'endToEndId']).where('transactionId', '=', transactionId).executeTakeFirst();
+export function findSubmittedWithdrawal(db: Executor, providerId: string, transactionId: string) {
+  return db
+    .selectFrom('sandboxWithdrawals')
+    .select(['outcome', 'beneficiary', 'endToEndId'])
+    .where('providerId', '=', providerId)
+    .where('transactionId', '=', transactionId)
+    .executeTakeFirst();
 }
 
 /** The network's final answer; a paid one keeps the end-to-end id it was paid under. Undefined when the network never received the withdrawal. */
-export function decideSubmittedWithdrawal(db: Executor, transactionId: string, decision: { outcome: 'paid' | 'failed'; endToEndId: string | null }) {
-  return db.updateTable('sandboxWithdrawals').set(decision).where('transactionId', '=', transactionId).returning('beneficiary').executeTakeFirst();
+export function decideSubmittedWithdrawal(
+  db: Executor,
+  providerId: string,
+  transactionId: string,
+  decision: { outcome: 'paid' | 'failed'; endToEndId: string | null },
+) {
+  return db
+    .updateTable('sandboxWithdrawals')
+    .set(decision)
+    .where('providerId', '=', providerId)
+    .where('transactionId', '=', transactionId)
+    .returning('beneficiary')
+    .executeTakeFirst();
 }
 
 /** Undecided withdrawals whose automatic settlement time has come, oldest first. */
-export function findDueSettlements(db: Executor, now: Date, limit: number) {
+export function findDueSettlements(db: Executor, providerId: string, now: Date, limit: number) {
   return db
     .selectFrom('sandboxWithdrawals')
     .select(['transactionId', 'accountId'])
+    .where('providerId', '=', providerId)
     .where('outcome', 'is', null)
     .where('settleAt', '<=', now)
     .orderBy('settleAt')
@@ -90,32 +107,88 @@ export function findDueSettlements(db: Executor, now: Date, limit: number) {
 
 export async function insertSentRefund(
   db: Executor,
-  refund: { refundId: string; accountId: string; outcome: 'refunded' | null; refundEndToEndId: string | null; settleAt: Date | null; createdAt: Date },
+  refund: {
+    providerId: string;
+    refundId: string;
+    accountId: string;
+    outcome: 'refunded' | null;
+    refundEndToEndId: string | null;
+    settleAt: Date | null;
+    createdAt: Date;
+  },
 ) {
   await db
     .insertInto('sandboxRefunds')
     .values(refund)
-    .onConflict((conflict) => conflict.column('refundId').doNothing())
+    .onConflict((conflict) => conflict.columns(['providerId', 'refundId']).doNothing())
     .execute();
 }
 
-export function findSentRefund(db: Executor, refundId: string) {
-  return db.selectFrom('sandboxRefunds').select(['outcome', 'refundEndToEndId']).where('refundId', '=', refundId).executeTakeFirst();
+export function findSentRefund(db: Executor, providerId: string, refundId: string) {
+  return db
+    .selectFrom('sandboxRefunds')
+    .select(['outcome', 'refundEndToEndId'])
+    .where('providerId', '=', providerId)
+    .where('refundId', '=', refundId)
+    .executeTakeFirst();
 }
 
 /** The network's final answer for an undecided refund; undefined when it never received it or decided it already. */
-export function decideSentRefund(db: Executor, refundId: string, decision: { outcome: 'refunded' | 'failed'; refundEndToEndId: string | null }) {
-  return db.updateTable('sandboxRefunds').set(decision).where('refundId', '=', refundId).where('outcome', 'is', null).returning('refundId').executeTakeFirst();
+export function decideSentRefund(
+  db: Executor,
+  providerId: string,
+  refundId: string,
+  decision: { outcome: 'refunded' | 'failed'; refundEndToEndId: string | null },
+) {
+  return db
+    .updateTable('sandboxRefunds')
+    .set(decision)
+    .where('providerId', '=', providerId)
+    .where('refundId', '=', refundId)
+    .where('outcome', 'is', null)
+    .returning('refundId')
+    .executeTakeFirst();
 }
 
 /** Undecided refunds whose automatic settlement time has come, oldest first. */
-export function findDueRefunds(db: Executor, now: Date, limit: number) {
+export function findDueRefunds(db: Executor, providerId: string, now: Date, limit: number) {
   return db
     .selectFrom('sandboxRefunds')
     .select(['refundId', 'accountId'])
+    .where('providerId', '=', providerId)
     .where('outcome', 'is', null)
     .where('settleAt', '<=', now)
     .orderBy('settleAt')
     .limit(limit)
+    .execute();
+}
+
+/** A charge registered although the caller never heard back (outage `timeout`). */
+export async function insertLostCharge(db: Executor, charge: { providerId: string; transactionId: string; accountId: string; createdAt: Date }) {
+  await db
+    .insertInto('sandboxCharges')
+    .values({ ...charge, status: 'active' })
+    .onConflict((conflict) => conflict.columns(['providerId', 'transactionId']).doNothing())
+    .execute();
+}
+
+export async function removeCharge(db: Executor, providerId: string, transactionId: string): Promise<void> {
+  await db.updateTable('sandboxCharges').set({ status: 'removed' }).where('providerId', '=', providerId).where('transactionId', '=', transactionId).execute();
+}
+
+export async function findOutage(db: Executor, providerId: string): Promise<SimulatedOutage | undefined> {
+  return (await db.selectFrom('sandboxProviderOutages').select('mode').where('providerId', '=', providerId).executeTakeFirst())?.mode;
+}
+
+/** Sets (or, with `up`, ends) the provider's outage. */
+export async function setOutage(db: Executor, providerId: string, mode: SimulatedOutage | 'up', since: Date): Promise<void> {
+  if (mode === 'up') {
+    await db.deleteFrom('sandboxProviderOutages').where('providerId', '=', providerId).execute();
+    return;
+  }
+  await db
+    .insertInto('sandboxProviderOutages')
+    .values({ providerId, mode, since })
+    .onConflict((conflict) => conflict.column('providerId').doUpdateSet({ mode, since }))
     .execute();
 }

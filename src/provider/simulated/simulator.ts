@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { buildDynamicBrCode } from '../../pix/brcode.js';
 import { generateEndToEndId } from '../../pix/endToEndId.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/database.js';
-import type { Party } from '../../platform/schema.js';
+import type { Party, SimulatedOutage } from '../../platform/schema.js';
 import {
   ProviderError,
   ProviderOutcomeUnknownError,
   type ChargeDirective,
+  type ChargeRemoval,
   type ChargeRequest,
   type CreatedCharge,
   type PixProvider,
@@ -40,6 +42,9 @@ const SIMULATED_BANK_ACCOUNT = { ispb: SIMULATED_ISPB, branch: '0001', account: 
 
 const ISPB_PATTERN = /^[0-9A-Z]{8}$/;
 
+/** How long a process trusts the outage switch it read: another process's switch reaches it within this. */
+const OUTAGE_READ_TTL_MS = 500;
+
 /**
  * The built-in PIX network simulator. Charges get a location on our own public host
  * (`<host>/pix/v2/<32 hex>`, DESIGN.md §5). Withdrawals resolve email/phone/evp keys in the
@@ -51,34 +56,58 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   /** A send is a database write or two; a process that dies mid-send has lost its connection within seconds. */
   readonly sendTiming = { sendBudgetMs: 5_000, settlingWindowMs: 10_000 };
 
+  private outageRead: { mode: SimulatedOutage | undefined; at: number } | null = null;
+
   constructor(
     readonly id: string,
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly locationHost: string,
     private readonly settleMs: number | 'manual',
+    /** How long a call hangs before giving up while the outage switch says `timeout`. */
+    private readonly timeoutMs: number,
   ) {}
 
   async createCharge(request: ChargeRequest): Promise<CreatedCharge> {
+    const outage = await this.refuseIfDown();
     const outcome = await repository.takeDirective(this.db, request.accountId, 'charge');
     if (outcome === 'provider_error') throw new ProviderError('simulated provider error on charge creation');
+    if (outage === 'timeout') {
+      // Registered, but the answer never comes back: the orphan the gateway removes later.
+      const lost = { providerId: this.id, transactionId: request.transactionId, accountId: request.accountId, createdAt: this.clock.now() };
+      await repository.insertLostCharge(this.db, lost);
+      await this.timeOut();
+    }
     // 32 hex digits from a random UUID: Node draws those from a buffered pool, where 16 fresh random
     // bytes per charge were ~4% of a charge's CPU.
     const location = `${this.locationHost}/pix/v2/${randomUUID().replaceAll('-', '')}`;
     return { location, pixPayload: buildDynamicBrCode({ locationUrl: location, merchantName: request.merchantName, merchantCity: request.merchantCity }) };
   }
 
-  /** The simulator keeps no state for a charge: nothing to withdraw. */
-  async cancelCharge(): Promise<void> {}
+  /** The simulator keeps state only for charges whose answer was lost (the orphans): those are removed. */
+  async cancelCharge(transactionId: string): Promise<ChargeRemoval> {
+    if ((await this.refuseIfDown()) === 'timeout') await this.timeOut();
+    await repository.removeCharge(this.db, this.id, transactionId);
+    return 'removed';
+  }
 
   async createWithdrawal(request: WithdrawalRequest): Promise<WithdrawalSubmission> {
+    const outage = await this.refuseIfDown();
+    const submission = await this.receiveWithdrawal(request);
+    // A timeout after sending: received (and paid in time), the answer lost.
+    if (outage === 'timeout') await this.timeOut();
+    return submission;
+  }
+
+  private async receiveWithdrawal(request: WithdrawalRequest): Promise<WithdrawalSubmission> {
     // A send received already (the same transaction id, as a PSP's idEnvio) is acknowledged again, never made twice.
-    if (await repository.findSubmittedWithdrawal(this.db, request.transactionId)) return { status: 'accepted' };
+    if (await repository.findSubmittedWithdrawal(this.db, this.id, request.transactionId)) return { status: 'accepted' };
     const directive = await repository.takeDirective(this.db, request.accountId, 'withdrawal');
     if (directive === 'provider_error') throw new ProviderError('simulated provider error on withdrawal');
     const now = this.clock.now();
     const record = (beneficiary: Party, settleAt: Date | null) =>
       repository.insertSubmittedWithdrawal(this.db, {
+        providerId: this.id,
         transactionId: request.transactionId,
         accountId: request.accountId,
         beneficiary,
@@ -104,7 +133,8 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   }
 
   async withdrawalOutcome(withdrawal: { transactionId: string }): Promise<WithdrawalOutcome> {
-    const row = await repository.findSubmittedWithdrawal(this.db, withdrawal.transactionId);
+    if (!(await this.answersQueries())) return { status: 'unknown' };
+    const row = await repository.findSubmittedWithdrawal(this.db, this.id, withdrawal.transactionId);
     // As a PSP answers: a withdrawal it never received is not found.
     if (!row) return { status: 'not_received' };
     if (row.outcome === 'failed') return { status: 'failed', reason: 'provider_failed' };
@@ -114,8 +144,15 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   }
 
   async requestRefund(request: RefundRequest): Promise<RefundOutcome> {
+    const outage = await this.refuseIfDown();
+    const outcome = await this.receiveRefund(request);
+    if (outage === 'timeout') await this.timeOut();
+    return outcome;
+  }
+
+  private async receiveRefund(request: RefundRequest): Promise<RefundOutcome> {
     // A refund received already (its id, as a PSP's devolução id) answers what the network knows of it.
-    if (await repository.findSentRefund(this.db, request.refundId)) return this.refundOutcome(request);
+    if (await repository.findSentRefund(this.db, this.id, request.refundId)) return this.knownRefundOutcome(request.refundId);
     const directive = await repository.takeDirective(this.db, request.accountId, 'refund');
     if (directive === 'provider_error') throw new ProviderError('simulated provider error on refund');
     const now = this.clock.now();
@@ -123,6 +160,7 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
       // The PSP executes a MED return itself before it reports the case closed: settled at once.
       const refundEndToEndId = generateEndToEndId(SIMULATED_ISPB, now, 'D');
       await repository.insertSentRefund(this.db, {
+        providerId: this.id,
         refundId: request.refundId,
         accountId: request.accountId,
         outcome: 'refunded',
@@ -134,6 +172,7 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
     }
     const settleAt = this.settleMs === 'manual' ? null : new Date(now.getTime() + this.settleMs);
     await repository.insertSentRefund(this.db, {
+      providerId: this.id,
       refundId: request.refundId,
       accountId: request.accountId,
       outcome: null,
@@ -145,7 +184,12 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   }
 
   async refundOutcome(request: RefundRequest): Promise<RefundOutcome> {
-    const row = await repository.findSentRefund(this.db, request.refundId);
+    if (!(await this.answersQueries())) return { status: 'unknown' };
+    return this.knownRefundOutcome(request.refundId);
+  }
+
+  private async knownRefundOutcome(refundId: string): Promise<RefundOutcome> {
+    const row = await repository.findSentRefund(this.db, this.id, refundId);
     if (!row) return { status: 'not_received' };
     if (row.outcome === 'failed') return { status: 'failed', reason: 'provider_failed' };
     if (row.outcome === 'refunded' && row.refundEndToEndId) return { status: 'refunded', refundEndToEndId: row.refundEndToEndId };
@@ -160,13 +204,13 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
 
   async decideRefund(refundId: string, outcome: 'refunded' | 'failed'): Promise<RefundOutcome> {
     const refundEndToEndId = outcome === 'refunded' ? generateEndToEndId(SIMULATED_ISPB, this.clock.now(), 'D') : null;
-    const decided = await repository.decideSentRefund(this.db, refundId, { outcome, refundEndToEndId });
+    const decided = await repository.decideSentRefund(this.db, this.id, refundId, { outcome, refundEndToEndId });
     if (!decided) return { status: 'unknown' };
     return refundEndToEndId ? { status: 'refunded', refundEndToEndId } : { status: 'failed', reason: 'provider_failed' };
   }
 
   dueRefunds(limit: number) {
-    return repository.findDueRefunds(this.db, this.clock.now(), limit);
+    return repository.findDueRefunds(this.db, this.id, this.clock.now(), limit);
   }
 
   armNextCharge(accountId: string, outcome: ChargeDirective): Promise<void> {
@@ -190,7 +234,7 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
 
   async decideWithdrawal(transactionId: string, outcome: 'paid' | 'failed'): Promise<WithdrawalOutcome> {
     const endToEndId = outcome === 'paid' ? generateEndToEndId(SIMULATED_ISPB, this.clock.now()) : null;
-    const submitted = await repository.decideSubmittedWithdrawal(this.db, transactionId, { outcome, endToEndId });
+    const submitted = await repository.decideSubmittedWithdrawal(this.db, this.id, transactionId, { outcome, endToEndId });
     if (outcome === 'failed') return { status: 'failed', reason: 'provider_failed' };
     return submitted && endToEndId ? { status: 'paid', endToEndId, beneficiary: submitted.beneficiary } : { status: 'unknown' };
   }
@@ -200,6 +244,40 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   }
 
   dueSettlements(limit: number) {
-    return repository.findDueSettlements(this.db, this.clock.now(), limit);
+    return repository.findDueSettlements(this.db, this.id, this.clock.now(), limit);
+  }
+
+  async setOutage(mode: SimulatedOutage | 'up'): Promise<void> {
+    await repository.setOutage(this.db, this.id, mode, this.clock.now());
+    this.outageRead = { mode: mode === 'up' ? undefined : mode, at: performance.now() };
+  }
+
+  /** The outage switch as this process knows it (read again after OUTAGE_READ_TTL_MS). */
+  private async outage(): Promise<SimulatedOutage | undefined> {
+    const now = performance.now();
+    if (this.outageRead && now - this.outageRead.at < OUTAGE_READ_TTL_MS) return this.outageRead.mode;
+    const mode = await repository.findOutage(this.db, this.id);
+    this.outageRead = { mode, at: now };
+    return mode;
+  }
+
+  /** `down`: refused as a connection is, nothing received. Answers the outage otherwise. */
+  private async refuseIfDown(): Promise<SimulatedOutage | undefined> {
+    const outage = await this.outage();
+    if (outage === 'down') throw new ProviderError(`simulated provider ${this.id} is down (connection refused)`, { unavailable: true });
+    return outage;
+  }
+
+  /** The caller waits its timeout and never hears back. */
+  private async timeOut(): Promise<never> {
+    await sleep(this.timeoutMs);
+    throw new ProviderOutcomeUnknownError(`simulated provider ${this.id} timed out`);
+  }
+
+  /** A query answers `unknown` while the provider is out (after the timeout, with `timeout`). */
+  private async answersQueries(): Promise<boolean> {
+    const outage = await this.outage();
+    if (outage === 'timeout') await sleep(this.timeoutMs);
+    return outage === undefined;
   }
 }

@@ -1,0 +1,190 @@
+import { Breaker, type BreakerPolicy, type ProviderState } from './health.js';
+import {
+  ProviderError,
+  ProviderOutcomeUnknownError,
+  type ChargeRequest,
+  type ChargeRemoval,
+  type CreatedCharge,
+  type PixProvider,
+  type RefundOutcome,
+  type RefundRequest,
+  type SendTiming,
+  type WithdrawalOutcome,
+  type WithdrawalRequest,
+  type WithdrawalSubmission,
+} from './provider.js';
+import type { Holder } from '../platform/schema.js';
+
+/** The calls that move something at the provider; each one feeds its breaker and its metrics. */
+export type GuardedOperation = 'createCharge' | 'cancelCharge' | 'createWithdrawal' | 'requestRefund';
+
+/**
+ * How a guarded call ended: `ok` (answered, a business refusal included), `refused` (the provider
+ * said no: ProviderError), `failed` (unreachable or timed out).
+ */
+export type CallOutcome = 'ok' | 'refused' | 'failed';
+
+export type CallObserver = (call: { providerId: string; operation: GuardedOperation; outcome: CallOutcome; seconds: number }) => void;
+
+/** A provider as operators see it (GET /admin/v1/providers). */
+export type ProviderHealth = {
+  id: string;
+  kind: string;
+  state: ProviderState;
+  lastError: { message: string; at: Date } | null;
+  latencyMsP50: number | null;
+  latencyMsP99: number | null;
+};
+
+/**
+ * A provider with its breaker (DESIGN.md §14): each call that moves something feeds the breaker
+ * with its result and latency; routing reads the breaker to choose. Queries (outcomes) are not
+ * counted: an unreachable provider answers them `unknown`, which says nothing of its health.
+ */
+class GuardedProvider implements PixProvider {
+  readonly id: string;
+  readonly name: string;
+  readonly sendTiming: SendTiming;
+
+  constructor(
+    private readonly inner: PixProvider,
+    readonly breaker: Breaker,
+    private readonly observe: CallObserver,
+  ) {
+    this.id = inner.id;
+    this.name = inner.name;
+    this.sendTiming = inner.sendTiming;
+  }
+
+  createCharge(request: ChargeRequest): Promise<CreatedCharge> {
+    return this.guard('createCharge', () => this.inner.createCharge(request));
+  }
+
+  cancelCharge(transactionId: string): Promise<ChargeRemoval> {
+    return this.guard('cancelCharge', () => this.inner.cancelCharge(transactionId));
+  }
+
+  createWithdrawal(request: WithdrawalRequest): Promise<WithdrawalSubmission> {
+    return this.guard('createWithdrawal', () => this.inner.createWithdrawal(request));
+  }
+
+  withdrawalOutcome(withdrawal: { transactionId: string; expectedHolder: Holder }): Promise<WithdrawalOutcome> {
+    return this.inner.withdrawalOutcome(withdrawal);
+  }
+
+  requestRefund(request: RefundRequest): Promise<RefundOutcome> {
+    return this.guard('requestRefund', () => this.inner.requestRefund(request));
+  }
+
+  refundOutcome(request: RefundRequest): Promise<RefundOutcome> {
+    return this.inner.refundOutcome(request);
+  }
+
+  private async guard<T>(operation: GuardedOperation, call: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const finish = (outcome: CallOutcome, error?: string) => {
+      const ms = performance.now() - started;
+      this.breaker.record(outcome === 'failed' ? 'failure' : 'success', ms, error);
+      this.observe({ providerId: this.id, operation, outcome, seconds: ms / 1000 });
+    };
+    try {
+      const result = await call();
+      finish('ok');
+      return result;
+    } catch (error) {
+      if (error instanceof ProviderOutcomeUnknownError || (error instanceof ProviderError && error.unavailable)) finish('failed', error.message);
+      else if (error instanceof ProviderError) finish('refused');
+      throw error;
+    }
+  }
+}
+
+/**
+ * Every configured provider by id, each with its breaker. A transaction's calls go to the
+ * provider it is bound to (`get`); new charges and withdrawals are routed by the breakers' states.
+ */
+export class ProviderRegistry {
+  private readonly byId = new Map<string, GuardedProvider>();
+  /** The longest send budget and settling window of any provider: what a worker claims a send of any of them for. */
+  readonly longestTiming: SendTiming;
+
+  constructor(providers: readonly PixProvider[], options: { policy?: BreakerPolicy; now?: () => number; observe?: CallObserver } = {}) {
+    if (providers.length === 0) throw new Error('at least one PIX provider is required');
+    for (const provider of providers) {
+      this.byId.set(provider.id, new GuardedProvider(provider, new Breaker(options.policy, options.now), options.observe ?? (() => {})));
+    }
+    this.longestTiming = {
+      sendBudgetMs: Math.max(...providers.map((provider) => provider.sendTiming.sendBudgetMs)),
+      settlingWindowMs: Math.max(...providers.map((provider) => provider.sendTiming.settlingWindowMs)),
+    };
+  }
+
+  /** Ids in the configured order. */
+  get ids(): string[] {
+    return [...this.byId.keys()];
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  /**
+   * The provider a transaction is bound to. One no longer configured is refused like an unreachable
+   * one (nothing is sent), and its transactions wait for it to come back.
+   */
+  get(id: string): PixProvider {
+    return this.byId.get(id) ?? new UnconfiguredProvider(id, this.longestTiming);
+  }
+
+  /** The send timing of a provider (the longest when it is no longer configured). */
+  timingOf(id: string): SendTiming {
+    return this.byId.get(id)?.sendTiming ?? this.longestTiming;
+  }
+
+  /** Whether the provider takes new traffic (its breaker closed). */
+  isClosed(id: string): boolean {
+    return this.byId.get(id)?.breaker.isClosed() ?? false;
+  }
+
+  /** Whether this caller is the one to try a down provider now (its half-open probe). */
+  takeProbe(id: string): boolean {
+    return this.byId.get(id)?.breaker.takeProbe() ?? false;
+  }
+
+  health(): ProviderHealth[] {
+    return [...this.byId.values()].map((provider) => ({ id: provider.id, kind: provider.name, ...provider.breaker.snapshot() }));
+  }
+}
+
+/** A provider id a transaction names but the configuration no longer has: every call is refused before anything is sent. */
+class UnconfiguredProvider implements PixProvider {
+  readonly name = 'unconfigured';
+
+  constructor(
+    readonly id: string,
+    readonly sendTiming: SendTiming,
+  ) {}
+
+  private refuse(): never {
+    throw new ProviderError(`provider ${this.id} is not configured`, { unavailable: true });
+  }
+
+  createCharge(): Promise<CreatedCharge> {
+    this.refuse();
+  }
+  cancelCharge(): Promise<ChargeRemoval> {
+    this.refuse();
+  }
+  createWithdrawal(): Promise<WithdrawalSubmission> {
+    this.refuse();
+  }
+  async withdrawalOutcome(): Promise<WithdrawalOutcome> {
+    return { status: 'unknown' };
+  }
+  requestRefund(): Promise<RefundOutcome> {
+    this.refuse();
+  }
+  async refundOutcome(): Promise<RefundOutcome> {
+    return { status: 'unknown' };
+  }
+}

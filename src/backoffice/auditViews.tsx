@@ -35,6 +35,8 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'POST /admin/v1/webhook-endpoints/:endpointId/rotate-secret': 'Segredo de webhook trocado',
   'POST /admin/v1/webhook-deliveries/:deliveryId/resend': 'Webhook reenviado',
   'POST /admin/v1/operators': 'Operador convidado',
+  'PUT /admin/v1/routing': 'Regras de roteamento alteradas',
+  'POST /sandbox/v1/providers/:providerId/outage': 'Pane simulada de provedor',
   'PATCH /backoffice/operators/:operatorId': 'Papel de operador alterado',
   'DELETE /backoffice/operators/:operatorId': 'Operador removido',
 };

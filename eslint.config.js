@@ -44,7 +44,7 @@ const LAYERS = [
   ['webhooks', 'ledger', 'users', 'routing'],
   ['transactions', 'sends', 'operators'],
   ['charges', 'recipients', 'refunds', 'audit'],
-  ['withdrawals', 'infractions'],
+  ['withdrawals', 'infractions', 'reconciliation'],
   ['inbound', 'sandbox'],
   ['pages'],
   ['dashboard', 'backoffice'],

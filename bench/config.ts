@@ -15,7 +15,7 @@ export type BenchConfig = {
   pgbenchScale: number;
   /** Write a CPU profile of the gateway per scenario to bench/profiles/ (the figures are then slower). */
   profile: boolean;
-  /** Scenario ids to run (hello, pgbench, 1, 2a, 2b, 3, 4, 5, 6); all when absent. */
+  /** Scenario ids to run (hello, pgbench, 1, 2a, 2b, 3, 4, 5, 6, 7); all when absent. */
   only: Set<string> | null;
 };
 

@@ -11,7 +11,16 @@ import { recreateDatabase, runPgbench } from './postgres.js';
 import { ROOT } from './processes.js';
 import { formatNotes, formatProfiles, formatTable, writeResults } from './report.js';
 import type { Baselines, ScenarioResult } from './results.js';
-import { balanceScenario, chargeScenario, listScenario, readTransactionScenario, unavailableScenario, withdrawalScenario, type Fleet } from './scenarios.js';
+import {
+  balanceScenario,
+  chargeScenario,
+  failoverScenario,
+  listScenario,
+  readTransactionScenario,
+  unavailableScenario,
+  withdrawalScenario,
+  type Fleet,
+} from './scenarios.js';
 import { webhookDrainScenario, webhookScenario } from './webhookScenario.js';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
@@ -46,6 +55,12 @@ function steps(config: BenchConfig): Step[] {
       title: 'POST /v1/pix, PGlite memory://',
       database: 'pglite',
       run: () => chargeScenario(config, { databaseUrl: 'memory://', backend: 'pglite', merchants: null }, '6'),
+    },
+    {
+      id: '7',
+      title: 'failover: POST /v1/pix, one of two PSPs killed mid-run',
+      database: 'postgres',
+      run: async () => failoverScenario(config, { databaseUrl: await recreateDatabase(config, 'bench_failover'), backend: 'postgres', merchants: null }),
     },
   ];
 }

@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type autocannon from 'autocannon';
@@ -289,3 +290,73 @@ export function unavailableScenario(id: string, title: string, database: Scenari
     unavailable: reason,
   };
 }
+
+/** The two simulated providers of the failover scenario, in a PROVIDERS_FILE of their own. */
+function failoverProvidersFile(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'bench-providers-'));
+  const path = join(folder, 'providers.json');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      providers: [
+        { id: 'psp-a', kind: 'simulated' },
+        { id: 'psp-b', kind: 'simulated' },
+      ],
+    }),
+  );
+  return path;
+}
+
+/** How long after the kill counts as "during the failover": the breaker's first open period and its first probe. */
+const FAILOVER_WINDOW_SECONDS = 3;
+
+/**
+ * Scenario 7 (DESIGN.md §14): POST /v1/pix at full rate with two simulated providers splitting
+ * the charges; at mid-run one is killed (its outage switch: connection refused). Measured in three
+ * back-to-back windows — before, the 3 s after the kill, and after — with the success rate over
+ * all of them and the charges the dead provider took after the kill (none may be).
+ */
+export const failoverScenario = (config: BenchConfig, fleet: Fleet): Promise<ScenarioResult> =>
+  onGateway(
+    config,
+    '7',
+    fleet,
+    async (gateway, merchants) => {
+      const spec = loadSpec(config, gateway, fleet.backend, chargeRequests(merchants));
+      const phaseSeconds = Math.max(3, Math.round(config.durationSeconds / 2));
+      const before = await measureLoad({ ...spec, durationSeconds: phaseSeconds });
+      const killedAt = new Date();
+      await expectJson(200, gateway.url, 'POST', '/sandbox/v1/providers/psp-a/outage', { token: ADMIN_TOKEN, body: { mode: 'down' } });
+      const during = await measureLoad({ ...spec, warmupSeconds: 0, durationSeconds: FAILOVER_WINDOW_SECONDS });
+      const after = await measureLoad({ ...spec, warmupSeconds: 0, durationSeconds: phaseSeconds });
+      await sleep(500); // requests in flight when the load stopped finish on the server
+      const [dead] = await queryDatabase<{ count: number }>(
+        fleet.databaseUrl,
+        `SELECT count(*)::int AS count FROM transactions WHERE provider_id = 'psp-a' AND created_at > $1`,
+        [killedAt],
+      );
+      const phases = [before, during, after];
+      const total = phases.reduce((sum, phase) => sum + phase.total, 0);
+      const failed = phases.reduce((sum, phase) => sum + phase.non2xx + phase.errors, 0);
+      const successPercent = total === 0 ? 0 : (100 * (total - failed)) / total;
+      const checks: Check[] = [
+        { name: '≥ 99.9% succeed', ok: successPercent >= 99.9, detail: `${successPercent.toFixed(3)}% of ${total.toLocaleString('en-US')} (${failed} failed)` },
+        {
+          name: 'p99 during < 3× steady',
+          ok: during.p99Ms < 3 * before.p99Ms,
+          detail: `p99 ${during.p99Ms} ms during, ${before.p99Ms} ms before`,
+        },
+        { name: 'none from the dead PSP', ok: (dead?.count ?? 0) === 0, detail: `${dead?.count ?? 0} charges bound to psp-a after the kill` },
+      ];
+      const describe = (name: string, phase: LoadResult) =>
+        `${name}: ${Math.round(phase.requestsPerSecond).toLocaleString('en-US')} req/s, p50 ${phase.p50Ms} ms, p99 ${phase.p99Ms} ms, ${phase.non2xx + phase.errors} failed of ${phase.total.toLocaleString('en-US')}`;
+      const notes = [describe('before', before), describe(`during (${FAILOVER_WINDOW_SECONDS} s after the kill)`, during), describe('after', after)];
+      return fromLoad(
+        { id: '7', title: 'failover: POST /v1/pix, one of two PSPs killed mid-run', fleet, target: null, baseline: 'hello' },
+        during,
+        checks,
+        notes,
+      );
+    },
+    { PROVIDERS_FILE: failoverProvidersFile() },
+  );

@@ -41,6 +41,7 @@ import { providerSendAdminRoutes } from './sends/adminRoutes.js';
 import { withdrawalRoutes } from './withdrawals/routes.js';
 import { sandboxOutageRoutes, sandboxRoutes } from './sandbox/routes.js';
 import { routingAdminRoutes } from './routing/adminRoutes.js';
+import { reconciliationAdminRoutes } from './reconciliation/adminRoutes.js';
 import type { Services } from './services.js';
 import { transactionRoutes } from './transactions/routes.js';
 import { transactionAdminRoutes } from './transactions/adminRoutes.js';
@@ -221,6 +222,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       await admin.register(userAdminRoutes(services));
       await admin.register(operatorAdminRoutes(services));
       await admin.register(routingAdminRoutes(services));
+      await admin.register(reconciliationAdminRoutes(services));
     },
     { prefix: '/admin/v1' },
   );

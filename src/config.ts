@@ -302,6 +302,7 @@ function readProvidersFile(path: string, defaultPspTimeoutMs: number): ProviderS
   const entries = z.object({ providers: z.array(z.unknown()).min(1) }).safeParse(document);
   if (!entries.success) throw refuse('must be { "providers": [ ... ] } with at least one provider');
   const seen = new Set<string>();
+  const listenerPorts = new Set<number>();
   return entries.data.providers.map((raw, index) => {
     const rawId = typeof raw === 'object' && raw !== null && 'id' in raw && typeof raw.id === 'string' ? raw.id : undefined;
     const entry = `providers[${index}]${rawId ? ` ("${rawId}")` : ''}`;
@@ -311,7 +312,8 @@ function readProvidersFile(path: string, defaultPspTimeoutMs: number): ProviderS
     if (!parsed.success) {
       const [issue] = parsed.error.issues;
       const field = issue?.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue?.path.join('.') || 'kind';
-      const problem = issue?.code === 'unrecognized_keys' ? 'is not a setting of a provider' : (issue?.message ?? 'is invalid');
+      const missing = typeof raw === 'object' && raw !== null && issue?.code === 'invalid_type' && !(String(issue.path[0]) in raw);
+      const problem = issue?.code === 'unrecognized_keys' ? 'is not a setting of a provider' : missing ? 'is required' : (issue?.message ?? 'is invalid');
       throw refuse(`${entry} ${field} ${problem}`);
     }
     const settings = parsed.data;
@@ -322,6 +324,12 @@ function readProvidersFile(path: string, defaultPspTimeoutMs: number): ProviderS
     const webhookFiles = [settings.webhookCertFile, settings.webhookKeyFile, settings.webhookClientCaFile];
     if (webhookFiles.some(Boolean) && !webhookFiles.every(Boolean)) {
       throw refuse(`${entry} webhookCertFile, webhookKeyFile, webhookClientCaFile go together (the PSP notification listener)`);
+    }
+    const port = settings.webhookCertFile ? (settings.webhookPort ?? 8443) : null;
+    // Two listeners cannot share a port (0: the system picks a free one for each).
+    if (port) {
+      if (listenerPorts.has(port)) throw refuse(`${entry} webhookPort ${port} is used by an earlier entry`);
+      listenerPorts.add(port);
     }
     const clientSecret = readFileSync(settings.clientSecretFile, 'utf8').trim();
     if (!clientSecret) throw refuse(`${entry} clientSecretFile is empty`);

@@ -240,6 +240,9 @@ export const messages = {
   routingListEmpty: (path: string) => `${path} deve ter ao menos um provedor.`,
   routingWeightInvalid: (path: string) => `${path} deve ser um número maior que zero.`,
   providerNotFound: 'Provedor não encontrado.',
+  reconciliationPeriodInvalid: 'from e to devem ser instantes em milissegundos, com from antes de to e no máximo 31 dias entre eles.',
+  reconciliationNotFound: 'Conciliação não encontrada.',
+  reconciliationIdInvalid: 'runId inválido.',
   accountIdInvalid: 'accountId inválido.',
   apiKeyNotFound: 'API key não encontrada.',
   keyIdInvalid: 'keyId inválido.',
@@ -254,6 +257,9 @@ export const messages = {
   withdrawLimitsInvalid: 'limits: withdrawMinCents deve ser menor ou igual a withdrawMaxCents.',
   cpfInvalid: (field: string) => `${field} deve ser um CPF válido.`,
   cnpjInvalid: (field: string) => `${field} deve ser um CNPJ válido.`,
+  routingSaved: 'Regras de roteamento salvas.',
+  routingAccountWithoutWeights: (accountId: string) => `Conta ${accountId}: informe o peso de ao menos um provedor em cobranças ou saques.`,
+  routingAccountIdMissing: 'Informe o id da conta que terá os pesos digitados em Regras próprias para uma conta.',
 } as const;
 
 /** Brazilian currency text for messages: 123456 → `R$ 1.234,56` (plain space, not NBSP). */

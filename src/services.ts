@@ -17,6 +17,7 @@ import { createMailer } from './platform/mailer.js';
 import { InboundService } from './inbound/service.js';
 import { createProviders } from './provider/index.js';
 import { RoutingService } from './routing/service.js';
+import { ReconciliationService } from './reconciliation/service.js';
 import { ProviderSendService } from './sends/service.js';
 import type { ProviderInbound, ProviderLogger } from './provider/provider.js';
 import { RecipientService } from './recipients/service.js';
@@ -49,6 +50,8 @@ export type Services = {
   alerts: AlertService;
   /** Which provider takes new charges and withdrawals, and every provider's health (DESIGN.md §14). */
   routing: RoutingService;
+  /** Each PSP's records compared with the ledger (DESIGN.md §14). */
+  reconciliation: ReconciliationService;
   /** Each real PSP's notification listener and poller (DESIGN.md §12); none with simulators only. */
   providerInbound: ProviderInbound[];
   /** The simulated providers' controls; null when every provider is a real PSP (no sandbox then). */
@@ -74,11 +77,13 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     openInfractions: () => infractions.countOpen(),
     providerSends: () => providerSends.countOpenByAge(),
     providers: () => registry.health(),
+    reconciliation: () => reconciliation.latestDifferences(),
   });
   const { registry, networks, inbound } = createProviders(config, db, clock, probes.logger ?? pino({ level: config.logLevel }), (call) =>
     metrics.providerCalls.observe({ provider: call.providerId, operation: call.operation, outcome: call.outcome }, call.seconds),
   );
   const routing = new RoutingService(db, clock, registry);
+  const reconciliation = new ReconciliationService(db, clock, registry);
   const charges = new ChargeService(db, clock, registry, routing);
   const withdrawals = new WithdrawalService(db, clock, registry, routing, config);
   const refunds = new RefundService(db, clock, registry);
@@ -101,6 +106,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     users: new UserService(db, clock, config, accounts, createMailer(config)),
     operators: new OperatorService(db, clock, config),
     routing,
+    reconciliation,
     providerInbound,
     sandbox: networks.size > 0 ? new SandboxService(networks, charges, withdrawals, refunds, infractions) : null,
     webhooks,

@@ -59,6 +59,8 @@ export function startWorkers(
   every(options.expiryIntervalMs ?? 1000, 'med-defense-deadlines', async () => {
     while (!stopped && (await services.infractions.analyzeOverdue()) > 0);
   });
+  // Yesterday's comparison of each PSP's records with the ledger, once (the first worker to look claims it).
+  every(60_000, 'reconciliation-daily', () => services.reconciliation.runDaily());
   every(60_000, 'housekeeping', async () => {
     await services.accounts.purgeExpiredRateCounters();
     await services.transactions.purgeExpiredIdempotencyKeys();

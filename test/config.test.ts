@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -148,6 +148,102 @@ describe('readEnvironment: secrets and provider', () => {
 
   it('PIX_PROVIDER defaults to the simulator', () => {
     expect(readEnvironment({ DATABASE_URL: 'memory://' }).providers).toEqual([{ id: 'default', kind: 'simulated', timeoutMs: 1000 }]);
+  });
+});
+
+describe('readEnvironment: PROVIDERS_FILE', () => {
+  const readable = fileURLToPath(import.meta.url); // any readable file stands for a certificate here
+  const secretFile = () => {
+    const path = join(freshFolder(), 'client-secret');
+    writeFileSync(path, 'the-secret\n');
+    return path;
+  };
+  const apipix = (overrides: Record<string, unknown> = {}) => ({
+    id: 'efi',
+    kind: 'apipix',
+    baseUrl: 'https://pix.example.com/v2',
+    clientId: 'client',
+    clientSecretFile: secretFile(),
+    certFile: readable,
+    keyFile: readable,
+    pixKey: 'recebimentos@example.com',
+    ...overrides,
+  });
+  const withFile = (content: unknown) => {
+    const path = join(freshFolder(), 'providers.json');
+    writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+    return { DATABASE_URL: 'memory://', PROVIDERS_FILE: path };
+  };
+
+  it('reads simulated and apipix providers, the secret from its file, and leaves PIX_PROVIDER aside', () => {
+    const env = withFile({ providers: [{ id: 'sim-a', kind: 'simulated', timeoutMs: 200 }, apipix({ webhookPort: 9443 })] });
+    const { providers } = readEnvironment({ ...env, PIX_PROVIDER: 'apipix' });
+    expect(providers).toMatchObject([
+      { id: 'sim-a', kind: 'simulated', timeoutMs: 200 },
+      {
+        id: 'efi',
+        kind: 'apipix',
+        psp: {
+          baseUrl: 'https://pix.example.com/v2',
+          tokenUrl: 'https://pix.example.com/oauth/token',
+          clientSecret: 'the-secret',
+          timeoutMs: 10_000,
+          webhook: null,
+        },
+      },
+    ]);
+  });
+
+  it.each([
+    ['not JSON', '{ providers: ', (path: string) => `${path} is not JSON`],
+    ['no list', { providers: [] }, () => 'must be { "providers": [ ... ] } with at least one provider'],
+    ['an unknown kind', { providers: [{ id: 'x', kind: 'paypal' }] }, () => `providers[0] ("x") kind must be 'simulated' or 'apipix'`],
+    [
+      'a duplicate id',
+      {
+        providers: [
+          { id: 'a', kind: 'simulated' },
+          { id: 'a', kind: 'simulated' },
+        ],
+      },
+      () => 'providers[1] ("a") id "a" is used by an earlier entry',
+    ],
+    [
+      'a bad id',
+      { providers: [{ id: 'A B', kind: 'simulated' }] },
+      () => 'providers[0] ("A B") id must be 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit',
+    ],
+    ['an unknown setting', { providers: [{ id: 'a', kind: 'simulated', colour: 'blue' }] }, () => 'providers[0] ("a") colour is not a setting of a provider'],
+  ])('refuses %s with one line naming the entry and the field', (_case, content, message) => {
+    const env = withFile(content);
+    expect(refusal(env).message).toBe(`Invalid configuration: PROVIDERS_FILE ${message(env.PROVIDERS_FILE)}`);
+  });
+
+  it('refuses a missing certificate, a missing field, an http:// PSP and a secret written inline, naming each', () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [apipix({ certFile: '/nonexistent/client.crt' }), 'providers[0] ("efi") certFile must name a readable file'],
+      [apipix({ pixKey: undefined }), 'providers[0] ("efi") pixKey is required'],
+      [apipix({ baseUrl: 'http://pix.example.com' }), 'providers[0] ("efi") baseUrl must be an https:// URL'],
+      [
+        apipix({ clientSecret: 'written-here' }),
+        'providers[0] ("efi") clientSecret must not be written in the file: name the file that holds it (clientSecretFile)',
+      ],
+      [
+        apipix({ webhookCertFile: readable }),
+        'providers[0] ("efi") webhookCertFile, webhookKeyFile, webhookClientCaFile go together (the PSP notification listener)',
+      ],
+    ];
+    for (const [entry, message] of cases) expect(refusal(withFile({ providers: [entry] })).message).toBe(`Invalid configuration: PROVIDERS_FILE ${message}`);
+    const listener = { webhookCertFile: readable, webhookKeyFile: readable, webhookClientCaFile: readable };
+    expect(refusal(withFile({ providers: [apipix(listener), apipix({ ...listener, id: 'outro', webhookPort: 8443 })] })).message).toBe(
+      'Invalid configuration: PROVIDERS_FILE providers[1] ("outro") webhookPort 8443 is used by an earlier entry',
+    );
+    expect(
+      readEnvironment(withFile({ providers: [apipix({ ...listener, webhookPort: 0 }), apipix({ ...listener, id: 'outro', webhookPort: 0 })] })).providers,
+    ).toHaveLength(2);
+    expect(refusal({ DATABASE_URL: 'memory://', PROVIDERS_FILE: '/nonexistent/providers.json' }).message).toBe(
+      'Invalid configuration: PROVIDERS_FILE /nonexistent/providers.json cannot be read',
+    );
   });
 });
 

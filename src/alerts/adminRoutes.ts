@@ -8,7 +8,7 @@ import type { AlertService } from './service.js';
 
 const alertSchema = z.object({
   alertId: z.string(),
-  accountId: z.string(),
+  accountId: z.string().nullable().meta({ description: 'Null for an alert of the platform itself (a reconciliation difference).' }),
   kind: z.string(),
   /** `high`: the operator must act (money completed after its reversal and not covered, an outcome unknown past 24 hours). */
   severity: z.enum(['normal', 'high']),

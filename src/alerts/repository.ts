@@ -5,7 +5,8 @@ import type { AlertSeverity } from '../platform/schema.js';
 /** An alert for the service team, written in the transaction of what raised it. */
 export async function insertAlert(
   tx: Executor,
-  alert: { accountId: string; kind: string; transactionId: string; details: Record<string, unknown>; at: Date; severity?: AlertSeverity },
+  /** `accountId` null: an alert of the platform itself; `transactionId` null: about no one transaction. */
+  alert: { accountId: string | null; kind: string; transactionId: string | null; details: Record<string, unknown>; at: Date; severity?: AlertSeverity },
 ) {
   await tx
     .insertInto('alerts')

@@ -10,6 +10,7 @@ import type { OperatorAction } from '../operators/roles.js';
 import type { OperatorService, OperatorSession } from '../operators/service.js';
 import type { Clock } from '../platform/clock.js';
 import type { RecipientService } from '../recipients/service.js';
+import type { RoutingService } from '../routing/service.js';
 import type { ProviderSendService } from '../sends/service.js';
 import type { TransactionService } from '../transactions/service.js';
 import type { UserService } from '../users/service.js';
@@ -54,4 +55,5 @@ export type BackofficeServices = {
   withdrawals: WithdrawalService;
   infractions: InfractionService;
   providerSends: ProviderSendService;
+  routing: RoutingService;
 };

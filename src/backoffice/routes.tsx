@@ -8,6 +8,7 @@ import { assertOperatorMayDo, operatorMayDo } from '../operators/roles.js';
 import { operatorActor, type OperatorSession } from '../operators/service.js';
 import { PAGE_ROWS, type BackofficeKit, type BackofficeServices } from './kit.js';
 import { accountPages } from './accountRoutes.js';
+import { providerPages } from './providerRoutes.js';
 import { queuePages } from './queueRoutes.js';
 import { AuditPage } from './auditViews.js';
 import { AlertsPage, backofficeSite, OperatorsPage, ProviderSendsPage, QueuesPage, type OperatorsData, type QueueCounts } from './views.js';
@@ -77,6 +78,7 @@ export const backofficeRoutes =
     const { send, contextOf, attempt, asOperator, checkCsrf, act } = kit;
     await app.register(queuePages(kit, services));
     await app.register(accountPages(kit, services));
+    await app.register(providerPages(kit, services));
 
     app.get(
       '/',

@@ -18,6 +18,7 @@ export function backofficeSite(counts: QueueCounts | undefined): Site {
     { href: '/backoffice/envios', title: 'Envios', count: counts?.sends },
     { href: '/backoffice/contas', title: 'Contas' },
     { href: '/backoffice/alertas', title: 'Alertas' },
+    { href: '/backoffice/provedores', title: 'Provedores' },
     { href: '/backoffice/auditoria', title: 'Auditoria' },
     { href: '/backoffice/operadores', title: 'Operadores' },
   ];
@@ -180,7 +181,7 @@ export function ProviderSendsPage(props: { context: PageContext; sends: ReturnTy
 
 export type AlertView = {
   alertId: string;
-  accountId: string;
+  accountId: string | null;
   kind: string;
   severity: 'normal' | 'high';
   transactionId: string | null;
@@ -203,9 +204,7 @@ export function AlertsPage(props: { context: PageContext; alerts: AlertView[] })
               <td safe>{formatDate(alert.createdAt)}</td>
               <td safe>{alert.kind}</td>
               <td>{alert.severity === 'high' ? 'alta' : 'normal'}</td>
-              <td>
-                <AccountLink accountId={alert.accountId} />
-              </td>
+              <td>{alert.accountId ? <AccountLink accountId={alert.accountId} /> : 'Plataforma'}</td>
               <td>
                 <code safe>{alert.transactionId ?? '—'}</code>
               </td>

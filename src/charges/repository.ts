@@ -78,13 +78,17 @@ export async function claimDueOrphans(db: Executor, providerIds: string[], now: 
 export async function settleOrphan(
   db: Executor,
   orphan: { providerId: string; transactionId: string },
-  result: { removedAt: Date } | { nextAttemptAt: Date; error: string },
+  result: { removedAt: Date; outcome: 'removed' | 'absent' | 'paid' } | { nextAttemptAt: Date; error: string },
 ): Promise<void> {
   await db
     .updateTable('orphanCharges')
     .set((eb) =>
       'removedAt' in result
-        ? { removedAt: result.removedAt, attempts: eb('attempts', '+', 1), lastError: null }
+        ? {
+            removedAt: result.removedAt,
+            attempts: eb('attempts', '+', 1),
+            lastError: result.outcome === 'paid' ? 'paid at the provider: returned to its payer' : null,
+          }
         : { nextAttemptAt: result.nextAttemptAt, attempts: eb('attempts', '+', 1), lastError: result.error },
     )
     .where('providerId', '=', orphan.providerId)

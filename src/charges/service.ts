@@ -157,8 +157,9 @@ export class ChargeService {
     let removed = 0;
     for (const orphan of due) {
       try {
-        await this.providers.get(orphan.providerId).cancelCharge(orphan.transactionId);
-        await repository.settleOrphan(this.db, orphan, { removedAt: this.clock.now() });
+        const removal = await this.providers.get(orphan.providerId).cancelCharge(orphan.transactionId);
+        // Paid after all: nothing to remove; its PIX is returned to the payer when the PSP reports it (src/inbound/).
+        await repository.settleOrphan(this.db, orphan, { removedAt: this.clock.now(), outcome: removal });
         removed++;
       } catch (error) {
         if (!(error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError)) throw error;
@@ -227,7 +228,8 @@ export class ChargeService {
     const charge = movableCharge(await findTransaction(this.db, accountId, transactionId), this.clock.now(), refusal);
     assertAllowed(charge, CHARGE.cancel, refusal);
     try {
-      await this.providers.get(charge.providerId).cancelCharge(transactionId);
+      // Paid meanwhile at the PSP: its PIX arrives as usual; the charge cannot be cancelled.
+      if ((await this.providers.get(charge.providerId).cancelCharge(transactionId)) === 'paid') throw new ProviderError('paid at the provider');
     } catch (error) {
       if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError) throw new ProviderFailedError(messages.providerCancelFailed);
       throw error;

@@ -6,6 +6,7 @@ import type { Db } from '../platform/database.js';
 import type { RefundRow } from '../platform/schema.js';
 import type { ChargebackReceipt, IncomingPayment, PaymentReceipt, ProviderReports, RefundOutcome, ReportedChargeback } from '../provider/provider.js';
 import type { RefundService } from '../refunds/service.js';
+import { insertAlert } from '../alerts/repository.js';
 
 /**
  * Applies what a PSP reports on its own (DESIGN.md §12): received PIX, removed charges, refund
@@ -34,10 +35,21 @@ export class InboundService implements ProviderReports {
       const found = await this.charges.lockForIncoming(tx, payment, now);
       if (!found) return 'unknown_charge';
       const { charge, payable } = found;
-      // A PIX for a charge this provider did not issue (an orphan of a failover, paid after all): not ours to credit here.
-      if (charge.providerId !== this.providerId) return 'other_provider';
       // Under the charge's lock: a repeat of this PIX finds what its first report did.
       if (charge.endToEndId === payment.endToEndId || (await this.refunds.isReturnedPayment(tx, payment.endToEndId))) return 'duplicate';
+      if (charge.providerId !== this.providerId) {
+        // A PIX to the charge's registration at this provider, which the gateway never showed (an
+        // orphan of a failover): never credited; returned to its payer by this provider, and the operator told.
+        toReturn = await this.refunds.recordReturnedPayment(tx, charge, payment, now, this.providerId);
+        await insertAlert(tx, {
+          accountId: charge.accountId,
+          kind: 'payment_to_orphan_charge',
+          transactionId: charge.id,
+          details: { providerId: this.providerId, boundTo: charge.providerId, endToEndId: payment.endToEndId, amountCents: payment.amountCents },
+          at: now,
+        });
+        return 'other_provider';
+      }
       if (payable) {
         await this.charges.credit(tx, charge, payment, now);
         return 'credited';

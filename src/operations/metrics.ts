@@ -9,6 +9,8 @@ export type MetricSources = {
   providerSends: () => Promise<{ kind: string; state: string; age: string; count: number }[]>;
   /** Each provider's breaker state and latency percentiles as this process sees them. */
   providers: () => { id: string; state: string; latencyMsP50: number | null; latencyMsP99: number | null }[];
+  /** Each provider's latest finished reconciliation run's count of differences. */
+  reconciliation: () => Promise<{ providerId: string; differences: number }[]>;
 };
 
 /** The states a provider's breaker reports (DESIGN.md §14). */
@@ -123,6 +125,16 @@ export class Metrics {
           if (provider.latencyMsP50 !== null) this.set({ provider: provider.id, quantile: '0.5' }, provider.latencyMsP50);
           if (provider.latencyMsP99 !== null) this.set({ provider: provider.id, quantile: '0.99' }, provider.latencyMsP99);
         }
+      },
+    });
+    new Gauge({
+      name: 'pix_gateway_reconciliation_differences',
+      help: "Differences the latest finished reconciliation of each provider found between the ledger and the PSP's records (0: they agree).",
+      labelNames: ['provider'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const { providerId, differences } of await sources.reconciliation()) this.set({ provider: providerId }, differences);
       },
     });
     new Gauge({

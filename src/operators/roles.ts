@@ -5,7 +5,8 @@ import type { OperatorRole } from '../platform/schema.js';
 export const OPERATOR_ROLES = ['admin', 'compliance', 'support'] as const satisfies readonly OperatorRole[];
 
 /** What an operator may change in the back-office, by role (DESIGN.md §11); every role reads. */
-export type OperatorAction = 'kyc' | 'recipients' | 'disputes' | 'blocks' | 'accounts' | 'withdrawals' | 'adjustments' | 'webhookResend' | 'operators';
+export type OperatorAction =
+  'kyc' | 'recipients' | 'disputes' | 'blocks' | 'accounts' | 'withdrawals' | 'adjustments' | 'webhookResend' | 'operators' | 'routing';
 
 const ALLOWED: Record<OperatorAction, readonly OperatorRole[]> = {
   kyc: ['admin', 'compliance'],
@@ -19,6 +20,8 @@ const ALLOWED: Record<OperatorAction, readonly OperatorRole[]> = {
   adjustments: ['admin'],
   webhookResend: ['admin', 'support'],
   operators: ['admin'],
+  // Which PSPs take new charges and withdrawals (DESIGN.md §14): admin only, as the settings above.
+  routing: ['admin'],
 };
 
 export const operatorMayDo = (role: OperatorRole, action: OperatorAction): boolean => ALLOWED[action].includes(role);

@@ -296,7 +296,8 @@ export interface RecipientsTable {
 
 export interface AlertsTable {
   id: string;
-  accountId: string;
+  /** Null for an alert of the platform itself (a reconciliation difference). */
+  accountId: string | null;
   kind: string;
   transactionId: string | null;
   details: ColumnType<Record<string, unknown>, string, never>;
@@ -343,6 +344,8 @@ export interface SandboxWithdrawalsTable {
   /** The simulated provider that received it. */
   providerId: string;
   transactionId: string;
+  /** Null for withdrawals received before migration 015 whose transaction was gone. */
+  amountCents: number | null;
   accountId: string;
   beneficiary: ColumnType<Party, string, string>;
   outcome: 'paid' | 'failed' | null;
@@ -355,6 +358,7 @@ export interface SandboxWithdrawalsTable {
 export interface SandboxRefundsTable {
   providerId: string;
   refundId: string;
+  amountCents: number | null;
   accountId: string;
   outcome: 'refunded' | 'failed' | null;
   refundEndToEndId: string | null;
@@ -405,6 +409,52 @@ export interface OrphanChargesTable {
   removedAt: Date | null;
   lastError: string | null;
   createdAt: Date;
+}
+
+/** A PIX a simulated provider received (its GET /pix, for reconciliation). */
+export interface SandboxPaymentsTable {
+  endToEndId: string;
+  providerId: string;
+  transactionId: string;
+  accountId: string;
+  amountCents: number;
+  paidAt: Date;
+}
+
+export type ReconciliationStatus = 'running' | 'done' | 'failed';
+export type DifferenceKind = 'missing_at_psp' | 'missing_in_ledger' | 'amount' | 'status';
+export type MovementKind = 'payment' | 'withdrawal' | 'refund';
+
+export interface ReconciliationRunsTable {
+  id: string;
+  providerId: string;
+  periodFrom: Date;
+  periodTo: Date;
+  requestedBy: string;
+  status: ReconciliationStatus;
+  matched: Generated<number>;
+  differences: Generated<number>;
+  ledgerInCents: Generated<number>;
+  ledgerOutCents: Generated<number>;
+  pspInCents: Generated<number>;
+  pspOutCents: Generated<number>;
+  error: string | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface ReconciliationDifferencesTable {
+  runId: string;
+  position: number;
+  kind: DifferenceKind;
+  movement: MovementKind;
+  reference: string;
+  accountId: string | null;
+  transactionId: string | null;
+  ledgerCents: number | null;
+  pspCents: number | null;
+  ledgerStatus: string | null;
+  pspStatus: string | null;
 }
 
 /** Where a PSP poller stopped reading (migration 011), written only under src/provider/. */
@@ -541,6 +591,9 @@ export interface DB {
   sandboxProviderOutages: SandboxProviderOutagesTable;
   routingRules: RoutingRulesTable;
   orphanCharges: OrphanChargesTable;
+  sandboxPayments: SandboxPaymentsTable;
+  reconciliationRuns: ReconciliationRunsTable;
+  reconciliationDifferences: ReconciliationDifferencesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -550,6 +603,8 @@ export type RecipientRow = Selectable<RecipientsTable>;
 export type InfractionRow = Selectable<InfractionsTable>;
 export type RefundRow = Selectable<RefundsTable>;
 export type ProviderSendRow = Selectable<ProviderSendsTable>;
+export type ReconciliationRunRow = Selectable<ReconciliationRunsTable>;
+export type ReconciliationDifferenceRow = Selectable<ReconciliationDifferencesTable>;
 export type UserRow = Selectable<UsersTable>;
 export type OperatorRow = Selectable<OperatorsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;

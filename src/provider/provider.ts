@@ -15,8 +15,11 @@ export type ChargeRequest = {
   merchantCity: string;
 };
 
-/** A charge withdrawn at the provider, or one the provider never had (an orphan whose registration never arrived). */
-export type ChargeRemoval = 'removed' | 'absent';
+/**
+ * A charge withdrawn at the provider, one the provider never had (an orphan whose registration
+ * never arrived), or one paid already (nothing left to remove: the PIX is reported as usual).
+ */
+export type ChargeRemoval = 'removed' | 'absent' | 'paid';
 
 export type CreatedCharge = {
   /** Location of the dynamic charge's payload, without scheme (BR Code field 26.25). */
@@ -80,8 +83,9 @@ export type IncomingPayment = ReceivedPayment & { transactionId: string; amountC
 
 /**
  * What became of an incoming PIX: credited to its charge, returned to the payer (charge not
- * payable), known already, for no charge of ours, or for a charge bound to another provider (not
- * applied: DESIGN.md §14).
+ * payable), known already, for no charge of ours, or for a charge bound to another provider (an
+ * orphan registration paid after all: returned to the payer through the provider that received
+ * it, never credited, the operator told; DESIGN.md §14).
  */
 export type PaymentReceipt = 'credited' | 'returned' | 'duplicate' | 'unknown_charge' | 'other_provider';
 
@@ -140,6 +144,21 @@ export type RefundRequest = {
 export type RefundOutcome =
   { status: 'refunded'; refundEndToEndId: string } | { status: 'failed'; reason: string } | { status: 'unknown' } | { status: 'not_received' };
 
+/**
+ * One movement as the provider's own records show it (reconciliation, DESIGN.md §14): a PIX it
+ * received (keyed by its end-to-end id), a withdrawal it sent or a devolução (keyed by our id).
+ */
+export type ProviderRecord = {
+  movement: 'payment' | 'withdrawal' | 'refund';
+  /** A payment's end-to-end id; our withdrawal's or refund's id (a MED return the PSP made on its own: its end-to-end id). */
+  reference: string;
+  /** A devolução's end-to-end id, when known. */
+  endToEndId?: string;
+  amountCents: number;
+  status: 'settled' | 'failed' | 'pending';
+  at: Date;
+};
+
 export interface PixProvider {
   /** The configured provider's id, which every transaction it issued or sent records (DESIGN.md §14). */
   readonly id: string;
@@ -168,6 +187,11 @@ export interface PixProvider {
   requestRefund(request: RefundRequest): Promise<RefundOutcome>;
   /** Asks for the outcome of a refund sent as `request` (reconciliation). */
   refundOutcome(request: RefundRequest): Promise<RefundOutcome>;
+  /**
+   * The provider's records of the period: the PIX it received, the withdrawals it sent and the
+   * devoluções it made; throws ProviderError when it cannot list them now.
+   */
+  listRecords(period: { from: Date; to: Date }): Promise<ProviderRecord[]>;
 }
 
 export type ChargeDirective = 'provider_error';
@@ -191,6 +215,8 @@ export interface SimulatedNetwork {
   registerDictKey(accountId: string, keyType: 'email' | 'phone' | 'evp', key: string, owner: Party): Promise<void>;
   /** A payer (the default one when none is given) pays a charge: the network's notification. */
   pay(payer: Party | undefined, amountCents: number | undefined): ReceivedPayment;
+  /** Keeps a payment the gateway applied in the provider's records (what its GET /pix would list). */
+  recordPayment(payment: { endToEndId: string; transactionId: string; accountId: string; amountCents: number }): Promise<void>;
   /**
    * The network decides a submitted withdrawal's outcome and reports it: paid (with the
    * end-to-end id and beneficiary), failed, or unknown when it never received the withdrawal

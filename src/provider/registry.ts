@@ -6,6 +6,7 @@ import {
   type ChargeRemoval,
   type CreatedCharge,
   type PixProvider,
+  type ProviderRecord,
   type RefundOutcome,
   type RefundRequest,
   type SendTiming,
@@ -78,6 +79,10 @@ class GuardedProvider implements PixProvider {
 
   refundOutcome(request: RefundRequest): Promise<RefundOutcome> {
     return this.inner.refundOutcome(request);
+  }
+
+  listRecords(period: { from: Date; to: Date }): Promise<ProviderRecord[]> {
+    return this.inner.listRecords(period);
   }
 
   private async guard<T>(operation: GuardedOperation, call: () => Promise<T>): Promise<T> {
@@ -186,5 +191,8 @@ class UnconfiguredProvider implements PixProvider {
   }
   async refundOutcome(): Promise<RefundOutcome> {
     return { status: 'unknown' };
+  }
+  listRecords(): Promise<ProviderRecord[]> {
+    this.refuse();
   }
 }

@@ -231,8 +231,12 @@ export class RefundService {
     return (await this.send(refund)).refund;
   }
 
-  /** The refund that returns `payment`, written in the caller's transaction; `send` it once committed. */
-  recordReturnedPayment(tx: Tx, charge: TransactionRow, payment: ReceivedPayment, at: Date): Promise<RefundRow> {
+  /**
+   * The refund that returns `payment`, written in the caller's transaction; `send` it once
+   * committed. It goes back through the provider that received it (`receivedBy`: the charge's own,
+   * unless the PIX paid an orphan registration of the charge at another provider).
+   */
+  recordReturnedPayment(tx: Tx, charge: TransactionRow, payment: ReceivedPayment, at: Date, receivedBy = charge.providerId): Promise<RefundRow> {
     return this.insertRefund(tx, {
       id: newId(),
       accountId: charge.accountId,
@@ -245,7 +249,7 @@ export class RefundService {
       paymentEndToEndId: payment.endToEndId,
       refundEndToEndId: null,
       infractionId: null,
-      providerId: charge.providerId,
+      providerId: receivedBy,
       createdAt: at,
       settledAt: null,
       updatedAt: at,

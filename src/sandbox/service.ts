@@ -43,7 +43,11 @@ export class SandboxService {
   /** A payer (the default one when none is given) pays the charge, at the provider that issued it. */
   async pay(accountId: string, transactionId: string, payer: Party | undefined, amountCents: number | undefined): Promise<TransactionRow> {
     const charge = await this.charges.findCharge(accountId, transactionId);
-    return this.charges.applyPayment(accountId, transactionId, this.networkOf(charge.providerId).pay(payer, amountCents));
+    const network = this.networkOf(charge.providerId);
+    const payment = network.pay(payer, amountCents);
+    const paid = await this.charges.applyPayment(accountId, transactionId, payment);
+    await network.recordPayment({ endToEndId: payment.endToEndId, transactionId, accountId, amountCents: charge.amountCents });
+    return paid;
   }
 
   /** The outage switch of a simulated provider (DESIGN.md §14); 404 for any other id. */
@@ -68,7 +72,11 @@ export class SandboxService {
    */
   async latePayment(accountId: string, transactionId: string, payer: Party | undefined, amountCents: number | undefined): Promise<RefundRow> {
     const charge = await this.charges.findUnpayableCharge(accountId, transactionId);
-    return this.refunds.returnPayment(charge, this.networkOf(charge.providerId).pay(payer, amountCents ?? charge.amountCents));
+    const network = this.networkOf(charge.providerId);
+    const payment = network.pay(payer, amountCents ?? charge.amountCents);
+    const returned = await this.refunds.returnPayment(charge, payment);
+    await network.recordPayment({ endToEndId: payment.endToEndId, transactionId, accountId, amountCents: amountCents ?? charge.amountCents });
+    return returned;
   }
 
   armNextRefund(accountId: string, outcome: RefundDirective): Promise<void> {

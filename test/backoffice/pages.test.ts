@@ -28,7 +28,7 @@ afterAll(async () => {
   await gateway.close();
 });
 
-const MENU = ['Back-office PIX', 'Filas', 'Destinatários', 'Saques', 'MED', 'Envios', 'Contas', 'Alertas', 'Auditoria', 'Operadores', 'Sair'];
+const MENU = ['Back-office PIX', 'Filas', 'Destinatários', 'Saques', 'MED', 'Envios', 'Contas', 'Alertas', 'Provedores', 'Auditoria', 'Operadores', 'Sair'];
 
 const normalized = (text: string) => text.replace(/\s+/g, ' ').trim();
 const emptyStates = async (page: Page) => (await page.locator('.empty').allInnerTexts()).map(normalized);
@@ -166,7 +166,20 @@ describe('the menu with its queue counts', { timeout: 120_000 }, () => {
     expect((await gateway.admin('POST', `/admin/v1/transactions/${chargeId}/infractions`, { reason: 'fraud' })).status).toBe(201);
 
     const { page } = await signedInOperator(gateway, browser, 'support');
-    const withCounts = ['Back-office PIX', 'Filas', 'Destinatários1', 'Saques1', 'MED1', 'Envios', 'Contas', 'Alertas', 'Auditoria', 'Operadores', 'Sair'];
+    const withCounts = [
+      'Back-office PIX',
+      'Filas',
+      'Destinatários1',
+      'Saques1',
+      'MED1',
+      'Envios',
+      'Contas',
+      'Alertas',
+      'Provedores',
+      'Auditoria',
+      'Operadores',
+      'Sair',
+    ];
     for (const width of [1280, 390] as const) {
       await atWidth(page, width);
       for (const path of ['/backoffice', '/backoffice/saques', '/backoffice/contas', '/backoffice/auditoria', '/backoffice/operadores']) {
@@ -282,10 +295,10 @@ describe('Auditoria reads as sentences', { timeout: 120_000 }, () => {
     expect(await whoColumn(`operator:${operatorId}`)).toEqual(byEmail);
   });
 
-  it('every route of the operator API that changes something, and the back-office actions on operators, has its label', async () => {
+  it('every route of the operator API that changes something, the simulator’s outage switch, and the back-office actions on operators, has its label', async () => {
     const spec = (await gateway.call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
     const audited = Object.entries(spec.paths)
-      .filter(([path]) => path.startsWith('/admin/v1/'))
+      .filter(([path]) => path.startsWith('/admin/v1/') || path === '/sandbox/v1/providers/{providerId}/outage')
       .flatMap(([path, operations]) =>
         Object.keys(operations)
           .filter((method) => ['post', 'patch', 'put', 'delete'].includes(method))

@@ -66,6 +66,12 @@ const SAMPLES: { [K in FunctionKey]?: Arguments<K>[] } = {
   infractionWrongStatus: [['rejected']],
   infractionAboveRemainder: [[100_000]],
   chargebackAboveCase: [[50_000]],
+  routingProviderUnknown: [['charges', 'psp-x']],
+  routingProviderRepeated: [['withdrawals', 'psp-a']],
+  routingAccountUnknown: [['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b']],
+  routingListEmpty: [['charges']],
+  routingWeightInvalid: [['charges[].weight']],
+  routingAccountWithoutWeights: [['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b']],
 };
 
 /** Each catalog entry as text: a fixed message, or one text per sample call of a function. */

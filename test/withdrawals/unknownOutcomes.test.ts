@@ -10,6 +10,7 @@ import {
   type ChargeRequest,
   type CreatedCharge,
   type PixProvider,
+  type ProviderRecord,
   type RefundOutcome,
   type SendTiming,
   type WithdrawalOutcome,
@@ -68,6 +69,9 @@ class ModelPsp implements PixProvider {
     throw new Error('not used');
   }
   refundOutcome(): Promise<RefundOutcome> {
+    throw new Error('not used');
+  }
+  listRecords(): Promise<ProviderRecord[]> {
     throw new Error('not used');
   }
 

@@ -219,3 +219,26 @@ function problemOf(body: unknown): PspProblem {
   const text = (key: string) => (typeof body[key] === 'string' ? { [key]: body[key] } : {});
   return { ...text('type'), ...text('title'), ...text('detail'), ...text('nome'), ...text('mensagem') };
 }
+
+const PAGE_SIZE = 100;
+
+/** The pages of an API Pix list (and of Efí's, which pages the same way), read one after the other. */
+export async function* readPages<T extends { parametros: { paginacao: { quantidadeDePaginas: number } } }>(
+  client: PspClient,
+  schema: { parse(value: unknown): T },
+  path: string,
+  query: Record<string, string>,
+): AsyncGenerator<T> {
+  for (let page = 0; ; page++) {
+    const answer = schema.parse(
+      await client.call({
+        method: 'GET',
+        path,
+        query: { ...query, 'paginacao.paginaAtual': String(page), 'paginacao.itensPorPagina': String(PAGE_SIZE) },
+        idempotent: true,
+      }),
+    );
+    yield answer;
+    if (page + 1 >= answer.parametros.paginacao.quantidadeDePaginas) return;
+  }
+}

@@ -2,7 +2,7 @@ import type { PspSettings } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/database.js';
 import type { ProviderInbound, ProviderLogger, ProviderReports } from '../provider.js';
-import { PspRefusal, PspUnavailable, type PspClient } from './client.js';
+import { PspRefusal, PspUnavailable, readPages, type PspClient } from './client.js';
 import { startNotificationListener } from './notificationRoutes.js';
 import {
   centsOf,
@@ -26,7 +26,6 @@ const POLL_OVERLAP_MS = 10 * MINUTE_MS;
 const FIRST_POLL_WINDOW_MS = 60 * MINUTE_MS;
 /** Charges live at most 30 days (expiresInDays): a removed one is looked for that far back. */
 const REMOVED_CHARGE_WINDOW_MS = 30 * 24 * 60 * MINUTE_MS;
-const PAGE_SIZE = 100;
 
 /**
  * Where a provider's webhook is registered (API Pix appends `/pix`): `/apipix` for the provider
@@ -172,23 +171,11 @@ export class ApiPixInbound implements ProviderInbound {
     return applied;
   }
 
-  /** The pages of an API Pix list, read one after the other. */
-  private async *pages<T extends { parametros: { paginacao: { quantidadeDePaginas: number } } }>(
+  private pages<T extends { parametros: { paginacao: { quantidadeDePaginas: number } } }>(
     schema: { parse(value: unknown): T },
     path: string,
     query: Record<string, string>,
-  ): AsyncGenerator<T> {
-    for (let page = 0; ; page++) {
-      const answer = schema.parse(
-        await this.client.call({
-          method: 'GET',
-          path,
-          query: { ...query, 'paginacao.paginaAtual': String(page), 'paginacao.itensPorPagina': String(PAGE_SIZE) },
-          idempotent: true,
-        }),
-      );
-      yield answer;
-      if (page + 1 >= answer.parametros.paginacao.quantidadeDePaginas) return;
-    }
+  ) {
+    return readPages(this.client, schema, path, query);
   }
 }

@@ -69,6 +69,21 @@ export const cobPageSchema = z.object({ parametros: z.object({ paginacao: pagina
 /** The PSP's notification body: only the end-to-end ids are used (each PIX is read back). */
 export const notificationSchema = z.object({ pix: z.array(z.object({ endToEndId })).max(1000) });
 
+/** Efí `GET /v2/gn/pix/enviados?inicio&fim`: the PIX sent in a period (reconciliation). */
+export const sentPixPageSchema = z.object({
+  parametros: z.object({ paginacao: paginationSchema }),
+  pix: z
+    .array(
+      z.object({
+        idEnvio: z.string().optional(),
+        valor: money,
+        status: z.enum(['EM_PROCESSAMENTO', 'REALIZADO', 'NAO_REALIZADO']),
+        horario: z.object({ solicitacao: z.string() }),
+      }),
+    )
+    .optional(),
+});
+
 /** Efí `PUT /v2/gn/pix/:idEnvio` and `GET /v2/gn/pix/enviados/id-envio/:idEnvio`. */
 export const sentPixSchema = z.object({
   idEnvio: z.string(),

@@ -8,6 +8,7 @@ import {
   type CreatedCharge,
   type PixProvider,
   type ProviderLogger,
+  type ProviderRecord,
   type RefundOutcome,
   type RefundRequest,
   type SendTiming,
@@ -15,7 +16,7 @@ import {
   type WithdrawalRequest,
   type WithdrawalSubmission,
 } from '../provider.js';
-import { PspRefusal, PspUnavailable, type PspCall, type PspClient } from './client.js';
+import { PspRefusal, PspUnavailable, readPages, type PspCall, type PspClient } from './client.js';
 import {
   beneficiaryOf,
   brCodeProblem,
@@ -23,9 +24,12 @@ import {
   cobSchema,
   createdCobSchema,
   devolucaoSchema,
+  idOfTxid,
   isMedReturn,
+  pixPageSchema,
   pixSchema,
   refundOutcomeOf,
+  sentPixPageSchema,
   sentPixSchema,
   txidOf,
   valorOf,
@@ -83,6 +87,7 @@ export class ApiPixProvider implements PixProvider {
       // An orphan whose registration never reached the PSP: nothing to remove.
       if (cob === 'not_found') return 'absent';
       if (!cob) throw new ProviderError('PSP did not answer whether the charge was removed', { unavailable: true });
+      if (cob.status === 'CONCLUIDA') return 'paid';
       if (!cob.status.startsWith('REMOVIDA_')) throw new ProviderError(`PSP refused the removal (status ${cob.status})`);
       return 'removed';
     }
@@ -165,6 +170,46 @@ export class ApiPixProvider implements PixProvider {
       if (error instanceof PspRefusal || error instanceof PspUnavailable) return null;
       throw error;
     }
+  }
+
+  /**
+   * The PSP's records of the period: the PIX received (`GET /pix`) with their devoluções, and the
+   * PIX sent through Efí's cash-out (`GET /gn/pix/enviados`). ProviderError when it cannot list them.
+   */
+  async listRecords(period: { from: Date; to: Date }): Promise<ProviderRecord[]> {
+    const range = { inicio: period.from.toISOString(), fim: period.to.toISOString() };
+    const records: ProviderRecord[] = [];
+    try {
+      for await (const page of readPages(this.client, pixPageSchema, '/pix', range)) {
+        for (const pix of page.pix ?? []) {
+          records.push({ movement: 'payment', reference: pix.endToEndId, amountCents: centsOf(pix.valor), status: 'settled', at: new Date(pix.horario) });
+          for (const devolucao of pix.devolucoes ?? []) {
+            // Ours by their id; a MED return the PSP made on its own by its end-to-end id.
+            const reference = idOfTxid(devolucao.id) ?? devolucao.rtrId;
+            const status = devolucao.status === 'DEVOLVIDO' ? 'settled' : devolucao.status === 'NAO_REALIZADO' ? 'failed' : 'pending';
+            records.push({
+              movement: 'refund',
+              reference,
+              endToEndId: devolucao.rtrId,
+              amountCents: centsOf(devolucao.valor),
+              status,
+              at: new Date(pix.horario),
+            });
+          }
+        }
+      }
+      for await (const page of readPages(this.client, sentPixPageSchema, '/gn/pix/enviados', range)) {
+        for (const sent of page.pix ?? []) {
+          const reference = idOfTxid(sent.idEnvio);
+          if (!reference) continue; // sent by other means than this gateway
+          const status = sent.status === 'REALIZADO' ? 'settled' : sent.status === 'NAO_REALIZADO' ? 'failed' : 'pending';
+          records.push({ movement: 'withdrawal', reference, amountCents: centsOf(sent.valor), status, at: new Date(sent.horario.solicitacao) });
+        }
+      }
+    } catch (error) {
+      refusedOrUnanswered(error);
+    }
+    return records;
   }
 
   /** One call whose 2xx answer must have `schema`'s shape (a PSP answer is input like any other). */

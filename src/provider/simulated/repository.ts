@@ -57,7 +57,7 @@ export async function findDictKeyOwner(db: Executor, accountId: string, keyType:
 
 export async function insertSubmittedWithdrawal(
   db: Executor,
-  withdrawal: { providerId: string; transactionId: string; accountId: string; beneficiary: Party; settleAt: Date | null; createdAt: Date },
+  withdrawal: { providerId: string; transactionId: string; accountId: string; amountCents: number; beneficiary: Party; settleAt: Date | null; createdAt: Date },
 ): Promise<void> {
   await db
     .insertInto('sandboxWithdrawals')
@@ -111,6 +111,7 @@ export async function insertSentRefund(
     providerId: string;
     refundId: string;
     accountId: string;
+    amountCents: number;
     outcome: 'refunded' | null;
     refundEndToEndId: string | null;
     settleAt: Date | null;
@@ -191,4 +192,43 @@ export async function setOutage(db: Executor, providerId: string, mode: Simulate
     .values({ providerId, mode, since })
     .onConflict((conflict) => conflict.column('providerId').doUpdateSet({ mode, since }))
     .execute();
+}
+
+export async function insertPayment(
+  db: Executor,
+  payment: { providerId: string; endToEndId: string; transactionId: string; accountId: string; amountCents: number; paidAt: Date },
+): Promise<void> {
+  await db
+    .insertInto('sandboxPayments')
+    .values(payment)
+    .onConflict((conflict) => conflict.column('endToEndId').doNothing())
+    .execute();
+}
+
+/** The provider's records of a period, as reconciliation reads them. */
+export async function listRecords(db: Executor, providerId: string, from: Date, to: Date) {
+  const [payments, withdrawals, refunds] = await Promise.all([
+    db
+      .selectFrom('sandboxPayments')
+      .select(['endToEndId', 'amountCents', 'paidAt'])
+      .where('providerId', '=', providerId)
+      .where('paidAt', '>=', from)
+      .where('paidAt', '<', to)
+      .execute(),
+    db
+      .selectFrom('sandboxWithdrawals')
+      .select(['transactionId', 'amountCents', 'outcome', 'createdAt'])
+      .where('providerId', '=', providerId)
+      .where('createdAt', '>=', from)
+      .where('createdAt', '<', to)
+      .execute(),
+    db
+      .selectFrom('sandboxRefunds')
+      .select(['refundId', 'amountCents', 'outcome', 'createdAt'])
+      .where('providerId', '=', providerId)
+      .where('createdAt', '>=', from)
+      .where('createdAt', '<', to)
+      .execute(),
+  ]);
+  return { payments, withdrawals, refunds };
 }

@@ -13,6 +13,7 @@ import {
   type ChargeRequest,
   type CreatedCharge,
   type PixProvider,
+  type ProviderRecord,
   type ReceivedPayment,
   type RefundDirective,
   type RefundOutcome,
@@ -109,6 +110,7 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
       repository.insertSubmittedWithdrawal(this.db, {
         providerId: this.id,
         transactionId: request.transactionId,
+        amountCents: request.amountCents,
         accountId: request.accountId,
         beneficiary,
         settleAt,
@@ -163,6 +165,7 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
         providerId: this.id,
         refundId: request.refundId,
         accountId: request.accountId,
+        amountCents: request.amountCents,
         outcome: 'refunded',
         refundEndToEndId,
         settleAt: null,
@@ -175,6 +178,7 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
       providerId: this.id,
       refundId: request.refundId,
       accountId: request.accountId,
+      amountCents: request.amountCents,
       outcome: null,
       refundEndToEndId: null,
       settleAt,
@@ -245,6 +249,41 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
 
   dueSettlements(limit: number) {
     return repository.findDueSettlements(this.db, this.id, this.clock.now(), limit);
+  }
+
+  async recordPayment(payment: { endToEndId: string; transactionId: string; accountId: string; amountCents: number }): Promise<void> {
+    await repository.insertPayment(this.db, { ...payment, providerId: this.id, paidAt: this.clock.now() });
+  }
+
+  async listRecords(period: { from: Date; to: Date }): Promise<ProviderRecord[]> {
+    await this.refuseIfDown();
+    if ((await this.outage()) === 'timeout') await this.timeOut();
+    const { payments, withdrawals, refunds } = await repository.listRecords(this.db, this.id, period.from, period.to);
+    const settledOf = (outcome: string | null, settled: string): ProviderRecord['status'] =>
+      outcome === settled ? 'settled' : outcome === null ? 'pending' : 'failed';
+    return [
+      ...payments.map((row): ProviderRecord => ({
+        movement: 'payment',
+        reference: row.endToEndId,
+        amountCents: row.amountCents,
+        status: 'settled',
+        at: row.paidAt,
+      })),
+      ...withdrawals.map((row): ProviderRecord => ({
+        movement: 'withdrawal',
+        reference: row.transactionId,
+        amountCents: row.amountCents ?? 0,
+        status: settledOf(row.outcome, 'paid'),
+        at: row.createdAt,
+      })),
+      ...refunds.map((row): ProviderRecord => ({
+        movement: 'refund',
+        reference: row.refundId,
+        amountCents: row.amountCents ?? 0,
+        status: settledOf(row.outcome, 'refunded'),
+        at: row.createdAt,
+      })),
+    ];
   }
 
   async setOutage(mode: SimulatedOutage | 'up'): Promise<void> {

@@ -41,7 +41,7 @@ const LAYERS = [
   ['pix'],
   ['platform'],
   ['provider', 'accounts', 'alerts', 'operations'],
-  ['webhooks', 'ledger', 'users', 'routing'],
+  ['webhooks', 'ledger', 'users', 'routing', 'treasury'],
   ['transactions', 'sends', 'operators'],
   ['charges', 'recipients', 'refunds', 'audit'],
   ['withdrawals', 'infractions', 'reconciliation'],

@@ -42,6 +42,7 @@ import { withdrawalRoutes } from './withdrawals/routes.js';
 import { sandboxOutageRoutes, sandboxRoutes } from './sandbox/routes.js';
 import { routingAdminRoutes } from './routing/adminRoutes.js';
 import { reconciliationAdminRoutes } from './reconciliation/adminRoutes.js';
+import { treasuryAdminRoutes } from './treasury/adminRoutes.js';
 import type { Services } from './services.js';
 import { transactionRoutes } from './transactions/routes.js';
 import { transactionAdminRoutes } from './transactions/adminRoutes.js';
@@ -223,6 +224,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       await admin.register(operatorAdminRoutes(services));
       await admin.register(routingAdminRoutes(services));
       await admin.register(reconciliationAdminRoutes(services));
+      await admin.register(treasuryAdminRoutes(services));
     },
     { prefix: '/admin/v1' },
   );

@@ -75,6 +75,7 @@ const environmentSchema = z.object({
     .optional(),
   PIX_PROVIDER: z.enum(['simulated', 'apipix'], { error: "must be 'simulated' or 'apipix'" }).default('simulated'),
   PROVIDERS_FILE: z.string().min(1).optional(),
+  TREASURY_LOW_COVER_CENTS: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
   PSP_BASE_URL: z
     .url()
     .refine((value) => value.startsWith('https://'), 'must be an https:// URL')
@@ -129,8 +130,12 @@ export type ProviderSettings =
       kind: 'simulated';
       /** How long a call waits before it gives up while the sandbox's outage switch says `timeout`. */
       timeoutMs: number;
+      /** What the simulated account holds before its first movement (its reported balance starts there). */
+      openingBalanceCents: number;
+      /** Below this cover the treasury raises an alert (0: never). */
+      lowCoverCents: number;
     }
-  | { id: string; kind: 'apipix'; psp: PspSettings };
+  | { id: string; kind: 'apipix'; psp: PspSettings; lowCoverCents: number };
 
 /** The id of the provider PIX_PROVIDER and PSP_* configure (without PROVIDERS_FILE, the only one). */
 const DEFAULT_PROVIDER_ID = 'default';
@@ -211,7 +216,9 @@ export function readEnvironment(environment: NodeJS.ProcessEnv = process.env): E
   }
   return {
     port: env.PORT,
-    providers: env.PROVIDERS_FILE ? readProvidersFile(env.PROVIDERS_FILE, env.PSP_TIMEOUT_MS) : [defaultProviderOf(env)],
+    providers: env.PROVIDERS_FILE
+      ? readProvidersFile(env.PROVIDERS_FILE, { pspTimeoutMs: env.PSP_TIMEOUT_MS, lowCoverCents: env.TREASURY_LOW_COVER_CENTS })
+      : [defaultProviderOf(env)],
     metricsPort: env.METRICS_PORT,
     host: env.HOST,
     database,
@@ -234,9 +241,13 @@ export function readEnvironment(environment: NodeJS.ProcessEnv = process.env): E
 }
 
 function defaultProviderOf(env: z.infer<typeof environmentSchema>): ProviderSettings {
-  if (env.PIX_PROVIDER === 'apipix') return { id: DEFAULT_PROVIDER_ID, kind: 'apipix', psp: pspSettingsOf(env) };
-  return { id: DEFAULT_PROVIDER_ID, kind: 'simulated', timeoutMs: SIMULATED_TIMEOUT_MS };
+  const lowCoverCents = env.TREASURY_LOW_COVER_CENTS;
+  if (env.PIX_PROVIDER === 'apipix') return { id: DEFAULT_PROVIDER_ID, kind: 'apipix', psp: pspSettingsOf(env), lowCoverCents };
+  return { id: DEFAULT_PROVIDER_ID, kind: 'simulated', timeoutMs: SIMULATED_TIMEOUT_MS, openingBalanceCents: SIMULATED_OPENING_BALANCE_CENTS, lowCoverCents };
 }
+
+/** A simulated provider's account starts with R$ 1.000.000,00 unless its entry says otherwise. */
+const SIMULATED_OPENING_BALANCE_CENTS = 100_000_000;
 
 /** A simulated provider's call under the `timeout` outage gives up after this long, unless its entry says otherwise. */
 const SIMULATED_TIMEOUT_MS = 1000;
@@ -251,6 +262,8 @@ const providerEntrySchema = z.discriminatedUnion(
       id: z.string(),
       kind: z.literal('simulated'),
       timeoutMs: z.number().int().min(10).max(120_000).optional(),
+      openingBalanceCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+      lowCoverCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
     }),
     z.strictObject({
       id: z.string(),
@@ -272,6 +285,7 @@ const providerEntrySchema = z.discriminatedUnion(
       webhookCertFile: readableFile.optional(),
       webhookKeyFile: readableFile.optional(),
       webhookClientCaFile: readableFile.optional(),
+      lowCoverCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
     }),
   ],
   { error: "must be 'simulated' or 'apipix'" },
@@ -285,7 +299,7 @@ const INLINE_SECRETS = ['clientSecret', 'key', 'password', 'token'];
  * Reads PROVIDERS_FILE (DESIGN.md §14). A bad file stops the start with one line naming the
  * entry and the field: an operator fixes it without reading a stack.
  */
-function readProvidersFile(path: string, defaultPspTimeoutMs: number): ProviderSettings[] {
+function readProvidersFile(path: string, defaults: { pspTimeoutMs: number; lowCoverCents: number }): ProviderSettings[] {
   const refuse = (problem: string) => new ConfigurationError(`Invalid configuration: PROVIDERS_FILE ${problem}`);
   let text: string;
   try {
@@ -320,7 +334,16 @@ function readProvidersFile(path: string, defaultPspTimeoutMs: number): ProviderS
     if (!PROVIDER_ID_PATTERN.test(settings.id)) throw refuse(`${entry} id must be 1 to 32 of a-z, 0-9, _ and -, starting with a letter or digit`);
     if (seen.has(settings.id)) throw refuse(`${entry} id "${settings.id}" is used by an earlier entry`);
     seen.add(settings.id);
-    if (settings.kind === 'simulated') return { id: settings.id, kind: 'simulated', timeoutMs: settings.timeoutMs ?? SIMULATED_TIMEOUT_MS };
+    const lowCoverCents = settings.lowCoverCents ?? defaults.lowCoverCents;
+    if (settings.kind === 'simulated') {
+      return {
+        id: settings.id,
+        kind: 'simulated',
+        timeoutMs: settings.timeoutMs ?? SIMULATED_TIMEOUT_MS,
+        openingBalanceCents: settings.openingBalanceCents ?? SIMULATED_OPENING_BALANCE_CENTS,
+        lowCoverCents,
+      };
+    }
     const webhookFiles = [settings.webhookCertFile, settings.webhookKeyFile, settings.webhookClientCaFile];
     if (webhookFiles.some(Boolean) && !webhookFiles.every(Boolean)) {
       throw refuse(`${entry} webhookCertFile, webhookKeyFile, webhookClientCaFile go together (the PSP notification listener)`);
@@ -337,6 +360,7 @@ function readProvidersFile(path: string, defaultPspTimeoutMs: number): ProviderS
     return {
       id: settings.id,
       kind: 'apipix',
+      lowCoverCents,
       psp: {
         baseUrl,
         tokenUrl: settings.tokenUrl ?? `${new URL(baseUrl).origin}/oauth/token`,
@@ -346,7 +370,7 @@ function readProvidersFile(path: string, defaultPspTimeoutMs: number): ProviderS
         keyFile: settings.keyFile,
         caFile: settings.caFile,
         pixKey: settings.pixKey,
-        timeoutMs: settings.timeoutMs ?? defaultPspTimeoutMs,
+        timeoutMs: settings.timeoutMs ?? defaults.pspTimeoutMs,
         pollIntervalMs: settings.pollIntervalMs ?? 60_000,
         settlingWindowMs: settings.settlingWindowMs ?? 300_000,
         webhook:

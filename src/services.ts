@@ -18,6 +18,7 @@ import { InboundService } from './inbound/service.js';
 import { createProviders } from './provider/index.js';
 import { RoutingService } from './routing/service.js';
 import { ReconciliationService } from './reconciliation/service.js';
+import { TreasuryService } from './treasury/service.js';
 import { ProviderSendService } from './sends/service.js';
 import type { ProviderInbound, ProviderLogger } from './provider/provider.js';
 import { RecipientService } from './recipients/service.js';
@@ -52,6 +53,8 @@ export type Services = {
   routing: RoutingService;
   /** Each PSP's records compared with the ledger (DESIGN.md §14). */
   reconciliation: ReconciliationService;
+  /** Each PSP's money in and out, and its reported balance (DESIGN.md §14). */
+  treasury: TreasuryService;
   /** Each real PSP's notification listener and poller (DESIGN.md §12); none with simulators only. */
   providerInbound: ProviderInbound[];
   /** The simulated providers' controls; null when every provider is a real PSP (no sandbox then). */
@@ -78,14 +81,16 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     providerSends: () => providerSends.countOpenByAge(),
     providers: () => registry.health(),
     reconciliation: () => reconciliation.latestDifferences(),
+    treasury: () => treasury.list(),
   });
   const { registry, networks, inbound } = createProviders(config, db, clock, probes.logger ?? pino({ level: config.logLevel }), (call) =>
     metrics.providerCalls.observe({ provider: call.providerId, operation: call.operation, outcome: call.outcome }, call.seconds),
   );
   const routing = new RoutingService(db, clock, registry);
   const reconciliation = new ReconciliationService(db, clock, registry);
+  const treasury = new TreasuryService(db, clock, registry, new Map(config.providers.map((provider) => [provider.id, provider.lowCoverCents])));
   const charges = new ChargeService(db, clock, registry, routing);
-  const withdrawals = new WithdrawalService(db, clock, registry, routing, config);
+  const withdrawals = new WithdrawalService(db, clock, registry, routing, treasury, config);
   const refunds = new RefundService(db, clock, registry);
   const infractions = new InfractionService(db, clock, config, refunds);
   const providerInbound = inbound((providerId) => new InboundService(providerId, db, clock, charges, refunds, infractions));
@@ -107,6 +112,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     operators: new OperatorService(db, clock, config),
     routing,
     reconciliation,
+    treasury,
     providerInbound,
     sandbox: networks.size > 0 ? new SandboxService(networks, charges, withdrawals, refunds, infractions) : null,
     webhooks,

@@ -61,6 +61,8 @@ export function startWorkers(
   });
   // Yesterday's comparison of each PSP's records with the ledger, once (the first worker to look claims it).
   every(60_000, 'reconciliation-daily', () => services.reconciliation.runDaily());
+  // Each PSP's money in and out and its reported balance; a low cover raises an alert.
+  every(60_000, 'treasury', () => services.treasury.refresh());
   every(60_000, 'housekeeping', async () => {
     await services.accounts.purgeExpiredRateCounters();
     await services.transactions.purgeExpiredIdempotencyKeys();

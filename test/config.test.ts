@@ -147,7 +147,9 @@ describe('readEnvironment: secrets and provider', () => {
   });
 
   it('PIX_PROVIDER defaults to the simulator', () => {
-    expect(readEnvironment({ DATABASE_URL: 'memory://' }).providers).toEqual([{ id: 'default', kind: 'simulated', timeoutMs: 1000 }]);
+    expect(readEnvironment({ DATABASE_URL: 'memory://' }).providers).toEqual([
+      { id: 'default', kind: 'simulated', timeoutMs: 1000, openingBalanceCents: 100_000_000, lowCoverCents: 0 },
+    ]);
   });
 });
 

@@ -37,6 +37,7 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'POST /admin/v1/operators': 'Operador convidado',
   'PUT /admin/v1/routing': 'Regras de roteamento alteradas',
   'POST /admin/v1/reconciliation': 'Conciliação com PSP executada',
+  'POST /admin/v1/treasury/refresh': 'Saldos dos PSPs lidos',
   'POST /sandbox/v1/providers/:providerId/outage': 'Pane simulada de provedor',
   'PATCH /backoffice/operators/:operatorId': 'Papel de operador alterado',
   'DELETE /backoffice/operators/:operatorId': 'Operador removido',

@@ -11,6 +11,8 @@ export type MetricSources = {
   providers: () => { id: string; state: string; latencyMsP50: number | null; latencyMsP99: number | null }[];
   /** Each provider's latest finished reconciliation run's count of differences. */
   reconciliation: () => Promise<{ providerId: string; differences: number }[]>;
+  /** Each provider's latest treasury reading. */
+  treasury: () => Promise<{ providerId: string; ledgerNetCents: number; reportedCents: number | null }[]>;
 };
 
 /** The states a provider's breaker reports (DESIGN.md §14). */
@@ -135,6 +137,19 @@ export class Metrics {
       async collect() {
         this.reset();
         for (const { providerId, differences } of await sources.reconciliation()) this.set({ provider: providerId }, differences);
+      },
+    });
+    new Gauge({
+      name: 'pix_gateway_provider_balance_cents',
+      help: 'What each provider holds for the gateway at the latest treasury reading: as the ledger tells (source=ledger) and as the PSP reports (source=reported, where it has a balance).',
+      labelNames: ['provider', 'source'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const reading of await sources.treasury()) {
+          this.set({ provider: reading.providerId, source: 'ledger' }, reading.ledgerNetCents);
+          if (reading.reportedCents !== null) this.set({ provider: reading.providerId, source: 'reported' }, reading.reportedCents);
+        }
       },
     });
     new Gauge({

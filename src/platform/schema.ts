@@ -457,6 +457,16 @@ export interface ReconciliationDifferencesTable {
   pspStatus: string | null;
 }
 
+export interface ProviderBalancesTable {
+  providerId: string;
+  ledgerInCents: number;
+  ledgerOutCents: number;
+  reportedCents: number | null;
+  readError: string | null;
+  low: boolean;
+  readAt: Date;
+}
+
 /** Where a PSP poller stopped reading (migration 011), written only under src/provider/. */
 export interface PspCursorsTable {
   name: string;
@@ -594,6 +604,7 @@ export interface DB {
   sandboxPayments: SandboxPaymentsTable;
   reconciliationRuns: ReconciliationRunsTable;
   reconciliationDifferences: ReconciliationDifferencesTable;
+  providerBalances: ProviderBalancesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -603,6 +614,7 @@ export type RecipientRow = Selectable<RecipientsTable>;
 export type InfractionRow = Selectable<InfractionsTable>;
 export type RefundRow = Selectable<RefundsTable>;
 export type ProviderSendRow = Selectable<ProviderSendsTable>;
+export type ProviderBalanceRow = Selectable<ProviderBalancesTable>;
 export type ReconciliationRunRow = Selectable<ReconciliationRunsTable>;
 export type ReconciliationDifferenceRow = Selectable<ReconciliationDifferencesTable>;
 export type UserRow = Selectable<UsersTable>;

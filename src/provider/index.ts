@@ -53,7 +53,7 @@ function build(settings: ProviderSettings, config: Pick<Config, 'publicBaseUrl' 
       if (host.length > MAX_LOCATION_HOST_LENGTH) {
         throw new Error(`PUBLIC_BASE_URL host "${host}" is longer than ${MAX_LOCATION_HOST_LENGTH} characters and does not fit a BR Code location`);
       }
-      const simulator = new SimulatedPixProvider(settings.id, db, clock, host, config.sandboxSettleMs, settings.timeoutMs);
+      const simulator = new SimulatedPixProvider(settings.id, db, clock, host, config.sandboxSettleMs, settings.timeoutMs, settings.openingBalanceCents);
       return { provider: simulator, network: simulator, inbound: null };
     }
     case 'apipix': {

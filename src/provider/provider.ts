@@ -192,6 +192,8 @@ export interface PixProvider {
    * devoluções it made; throws ProviderError when it cannot list them now.
    */
   listRecords(period: { from: Date; to: Date }): Promise<ProviderRecord[]>;
+  /** The balance the provider reports for the gateway's account, in cents; null when it has no such figure. ProviderError when it cannot tell now. */
+  balance(): Promise<number | null>;
 }
 
 export type ChargeDirective = 'provider_error';

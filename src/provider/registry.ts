@@ -85,6 +85,10 @@ class GuardedProvider implements PixProvider {
     return this.inner.listRecords(period);
   }
 
+  balance(): Promise<number | null> {
+    return this.inner.balance();
+  }
+
   private async guard<T>(operation: GuardedOperation, call: () => Promise<T>): Promise<T> {
     const started = performance.now();
     const finish = (outcome: CallOutcome, error?: string) => {
@@ -193,6 +197,9 @@ class UnconfiguredProvider implements PixProvider {
     return { status: 'unknown' };
   }
   listRecords(): Promise<ProviderRecord[]> {
+    this.refuse();
+  }
+  balance(): Promise<number | null> {
     this.refuse();
   }
 }

@@ -71,17 +71,23 @@ export class RoutingService {
   /**
    * The providers to try for a new charge or withdrawal of the account, in order, from the list
    * that applies: a down provider due for its probe first (this request is the probe), then a
-   * weighted draw among the providers whose breaker is closed, then the next draw among the rest of
-   * those. Only when none of them is up are the down ones tried, as the last resort.
+   * weighted draw among the providers whose breaker is closed (those `prefers` answers yes for
+   * before the others), then the next draw among the rest of those. Only when none of them is up
+   * are the down ones tried, as the last resort.
    */
-  async candidates(kind: RoutedKind, accountId: string): Promise<PixProvider[]> {
+  async candidates(kind: RoutedKind, accountId: string, options: { prefers?: (providerId: string) => Promise<boolean> } = {}): Promise<PixProvider[]> {
     const rules = await this.rules();
     const list = rules.accounts[accountId]?.[kind] ?? rules[kind];
     const configured = list.filter((target) => this.registry.has(target.providerId));
     const closed = configured.filter((target) => this.registry.isClosed(target.providerId));
     const down = configured.filter((target) => !this.registry.isClosed(target.providerId));
     const probe = down.find((target) => this.registry.takeProbe(target.providerId));
-    const ordered = [...(probe ? [probe] : []), ...this.weightedOrder(closed)];
+    // Among the up ones, those the caller prefers (e.g. a treasury that covers the withdrawal) come first.
+    const { prefers } = options;
+    const preferred = prefers ? await Promise.all(closed.map((target) => prefers(target.providerId))) : closed.map(() => true);
+    const first = closed.filter((_, index) => preferred[index]);
+    const rest = closed.filter((_, index) => !preferred[index]);
+    const ordered = [...(probe ? [probe] : []), ...this.weightedOrder(first), ...this.weightedOrder(rest)];
     const chosen = ordered.length > 0 ? ordered : this.weightedOrder(down);
     return chosen.map((target) => this.registry.get(target.providerId));
   }

@@ -23,6 +23,7 @@ import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE, r
 import { findTransaction, lockTransaction, rebindProcessingWithdrawal, type StatusChanges } from '../transactions/repository.js';
 import type { ProviderRegistry } from '../provider/registry.js';
 import type { RoutingService } from '../routing/service.js';
+import type { TreasuryService } from '../treasury/service.js';
 import { WITHDRAWAL, type Transition } from '../transactions/states.js';
 import { applyTransition, assertAllowed, createTransaction } from '../transactions/transition.js';
 import { acknowledged, afterLateCompletion, attemptNote, decisionNote, inDoubt, watchedAfterFailure } from '../sends/changes.js';
@@ -65,8 +66,14 @@ export class WithdrawalService {
     private readonly clock: Clock,
     private readonly providers: ProviderRegistry,
     private readonly routing: RoutingService,
+    private readonly treasury: Pick<TreasuryService, 'covers'>,
     private readonly config: Pick<Config, 'serviceName'>,
   ) {}
+
+  /** The routing's order for a withdrawal of `amountCents`: providers whose treasury covers it first. */
+  private route(accountId: string, amountCents: number): Promise<PixProvider[]> {
+    return this.routing.candidates('withdrawals', accountId, { prefers: (providerId) => this.treasury.covers(providerId, amountCents) });
+  }
 
   /** What the worker steps of this kind share (src/sends/checks.ts): a claim lasts as long as the slowest provider's send. */
   private get worker() {
@@ -93,7 +100,7 @@ export class WithdrawalService {
     const feeCents = computeFee(account.fees.withdrawal, input.amountCents, { capAtAmount: false });
     const creation = account.withdrawalMode === 'manual' ? WITHDRAWAL.hold : WITHDRAWAL.submit;
     // The routing's order: the first takes it, the others only if it provably never received it.
-    const [first, ...fallbacks] = await this.routing.candidates('withdrawals', account.id);
+    const [first, ...fallbacks] = await this.route(account.id, input.amountCents);
     if (!first) throw new ProviderFailedError(messages.withdrawalProviderFailed);
 
     let send: ProviderSendRow | undefined;
@@ -410,7 +417,7 @@ export class WithdrawalService {
     });
     if (send) {
       // Routed when created; if its provider provably refuses it now, the routing's others may take it.
-      const fallbacks = (await this.routing.candidates('withdrawals', approved.accountId)).filter((provider) => provider.id !== approved.providerId);
+      const fallbacks = (await this.route(approved.accountId, approved.amountCents)).filter((provider) => provider.id !== approved.providerId);
       await this.attempt(approved, send, 'created', fallbacks);
     }
     return (await findTransaction(this.db, approved.accountId, approved.id)) ?? approved;

@@ -74,6 +74,9 @@ class ModelPsp implements PixProvider {
   listRecords(): Promise<ProviderRecord[]> {
     throw new Error('not used');
   }
+  balance(): Promise<number | null> {
+    throw new Error('not used');
+  }
 
   createWithdrawal(request: WithdrawalRequest): Promise<WithdrawalSubmission> {
     const known = this.sends.get(request.transactionId);
@@ -148,7 +151,8 @@ describe(`unknown outcomes at a PSP, over random timings (${backend})`, () => {
           const psp = new ModelPsp(timing, clock);
           const providers = new ProviderRegistry([psp]);
           const routing = new RoutingService(gateway.database.db, clock, providers);
-          const service = new WithdrawalService(gateway.database.db, clock, providers, routing, { serviceName: 'SVC' });
+          const everyProviderCovers = { covers: () => Promise.resolve(true) };
+          const service = new WithdrawalService(gateway.database.db, clock, providers, routing, everyProviderCovers, { serviceName: 'SVC' });
           const merchant = await gateway.createMerchant({ limits: { withdrawPerSecond: 100, withdrawPerMinute: 100, withdrawPerHour: 100 } });
           await fund(gateway, merchant, 10_000);
           const account = await gateway.services.accounts.getAccount(merchant.accountId);

@@ -69,6 +69,9 @@ export const cobPageSchema = z.object({ parametros: z.object({ paginacao: pagina
 /** The PSP's notification body: only the end-to-end ids are used (each PIX is read back). */
 export const notificationSchema = z.object({ pix: z.array(z.object({ endToEndId })).max(1000) });
 
+/** Efí `GET /v2/gn/saldo`: the account's balance. */
+export const balanceSchema = z.object({ saldo: money });
+
 /** Efí `GET /v2/gn/pix/enviados?inicio&fim`: the PIX sent in a period (reconciliation). */
 export const sentPixPageSchema = z.object({
   parametros: z.object({ paginacao: paginationSchema }),

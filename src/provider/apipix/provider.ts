@@ -24,6 +24,7 @@ import {
   cobSchema,
   createdCobSchema,
   devolucaoSchema,
+  balanceSchema,
   idOfTxid,
   isMedReturn,
   pixPageSchema,
@@ -210,6 +211,12 @@ export class ApiPixProvider implements PixProvider {
       refusedOrUnanswered(error);
     }
     return records;
+  }
+
+  /** Efí's balance of the operator's account (`GET /gn/saldo`). */
+  async balance(): Promise<number | null> {
+    const answer = await this.read(balanceSchema, { method: 'GET', path: '/gn/saldo', idempotent: true }).catch(refusedOrUnanswered);
+    return centsOf(answer.saldo);
   }
 
   /** One call whose 2xx answer must have `schema`'s shape (a PSP answer is input like any other). */

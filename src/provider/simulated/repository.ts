@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../platform/database.js';
 import { precompiled } from '../../platform/precompiled.js';
 import type { Party, SimulatedOutage } from '../../platform/schema.js';
@@ -231,4 +232,13 @@ export async function listRecords(db: Executor, providerId: string, from: Date, 
       .execute(),
   ]);
   return { payments, withdrawals, refunds };
+}
+
+/** What the simulated provider received minus what it paid out (withdrawals paid, refunds made). */
+export async function movedCents(db: Executor, providerId: string): Promise<number> {
+  const { rows } = await sql<{ cents: string | null }>`
+    SELECT (SELECT coalesce(sum(amount_cents), 0) FROM sandbox_payments WHERE provider_id = ${providerId})
+         - (SELECT coalesce(sum(amount_cents), 0) FROM sandbox_withdrawals WHERE provider_id = ${providerId} AND outcome = 'paid')
+         - (SELECT coalesce(sum(amount_cents), 0) FROM sandbox_refunds WHERE provider_id = ${providerId} AND outcome = 'refunded') AS cents`.execute(db);
+  return Number(rows[0]?.cents ?? 0);
 }

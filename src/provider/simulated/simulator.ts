@@ -67,6 +67,8 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
     private readonly settleMs: number | 'manual',
     /** How long a call hangs before giving up while the outage switch says `timeout`. */
     private readonly timeoutMs: number,
+    /** What the simulated account held before the first movement it keeps. */
+    private readonly openingBalanceCents: number,
   ) {}
 
   async createCharge(request: ChargeRequest): Promise<CreatedCharge> {
@@ -284,6 +286,12 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
         at: row.createdAt,
       })),
     ];
+  }
+
+  async balance(): Promise<number | null> {
+    await this.refuseIfDown();
+    if ((await this.outage()) === 'timeout') await this.timeOut();
+    return this.openingBalanceCents + (await repository.movedCents(this.db, this.id));
   }
 
   async setOutage(mode: SimulatedOutage | 'up'): Promise<void> {

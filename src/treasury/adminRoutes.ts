@@ -1,0 +1,47 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorResponses } from '../platform/schemas.js';
+import type { ProviderTreasury, TreasuryService } from './service.js';
+
+const treasurySchema = z
+  .object({
+    providerId: z.string(),
+    ledgerInCents: z.int().meta({ description: "Money in through the PSP as the ledger's settlement book has it (reversals count as money back in)." }),
+    ledgerOutCents: z.int().meta({ description: 'Money out through the PSP: withdrawals and refunds debited.' }),
+    ledgerNetCents: z.int().meta({ description: 'What the ledger says the PSP holds for the gateway: in − out.' }),
+    reportedCents: z.int().nullable().meta({ description: "The PSP's own balance (Efí: GET /gn/saldo); null when it has none or could not be read." }),
+    readError: z.string().nullable(),
+    coverCents: z.int().meta({ description: "The figure withdrawals are measured against: the PSP's balance, else the ledger's net." }),
+    lowCoverCents: z.int().meta({ description: 'Below this the treasury raises a high alert (0: never).' }),
+    low: z.boolean(),
+    readAt: z.int().meta({ description: 'Unix milliseconds.' }),
+  })
+  .meta({ id: 'ProviderTreasury' });
+
+const present = (reading: ProviderTreasury) => ({ ...reading, readAt: reading.readAt.getTime() });
+
+/** Treasury per PSP (DESIGN.md §14): the latest readings, and a reading now. */
+export const treasuryAdminRoutes =
+  ({ treasury }: { treasury: TreasuryService }): FastifyPluginAsyncZod =>
+  async (app) => {
+    const common = { tags: ['Operator: providers'], security: [{ adminToken: [] }] };
+    const answer = z.object({ providers: z.array(treasurySchema) });
+
+    app.get(
+      '/treasury',
+      {
+        schema: {
+          ...common,
+          summary: "Each PSP's money in and out and its reported balance, as last read (every minute)",
+          response: { 200: answer, ...errorResponses(401) },
+        },
+      },
+      async () => ({ providers: (await treasury.list()).map(present) }),
+    );
+
+    app.post(
+      '/treasury/refresh',
+      { schema: { ...common, summary: 'Reads every PSP now (their balances and the ledger)', response: { 200: answer, ...errorResponses(401) } } },
+      async () => ({ providers: (await treasury.refresh()).map(present) }),
+    );
+  };

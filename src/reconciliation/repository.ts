@@ -13,6 +13,9 @@ export type LedgerMovement = {
   transactionId: string;
   amountCents: number;
   status: 'settled' | 'failed' | 'pending';
+  /** A refund's: the PIX it returns, and whether it is a MED return (to ask the PSP about it by its id). */
+  paymentEndToEndId: string | null;
+  refundKind: 'merchant' | 'med' | 'returned_payment' | null;
 };
 
 /**
@@ -23,22 +26,24 @@ export type LedgerMovement = {
 export async function ledgerMovements(db: Executor, providerId: string, from: Date, to: Date): Promise<LedgerMovement[]> {
   const { rows } = await sql<LedgerMovement>`
     SELECT 'payment' AS movement, end_to_end_id AS reference, NULL AS "endToEndId", account_id AS "accountId", id AS "transactionId",
-           amount_cents AS "amountCents", 'settled' AS status
+           amount_cents AS "amountCents", 'settled' AS status, NULL AS "paymentEndToEndId", NULL AS "refundKind"
       FROM transactions
      WHERE type = 'pix_in' AND provider_id = ${providerId} AND paid_at >= ${from} AND paid_at < ${to} AND end_to_end_id IS NOT NULL
     UNION ALL
-    SELECT 'payment', payment_end_to_end_id, NULL, account_id, transaction_id, amount_cents, 'settled'
+    SELECT 'payment', payment_end_to_end_id, NULL, account_id, transaction_id, amount_cents, 'settled', NULL, NULL
       FROM refunds
      WHERE kind = 'returned_payment' AND provider_id = ${providerId} AND created_at >= ${from} AND created_at < ${to}
     UNION ALL
     SELECT 'withdrawal', id::text, NULL, account_id, id, amount_cents,
-           CASE WHEN status IN ('paid', 'refunded', 'partially_refunded') THEN 'settled' WHEN status = 'failed' THEN 'failed' ELSE 'pending' END
+           CASE WHEN status IN ('paid', 'refunded', 'partially_refunded') THEN 'settled' WHEN status = 'failed' THEN 'failed' ELSE 'pending' END,
+           NULL, NULL
       FROM transactions
      WHERE type = 'withdrawal' AND provider_id = ${providerId} AND created_at >= ${from} AND created_at < ${to}
        AND status IN ('processing', 'failed_unknown', 'paid', 'refunded', 'partially_refunded', 'failed')
     UNION ALL
     SELECT 'refund', id::text, refund_end_to_end_id, account_id, transaction_id, amount_cents,
-           CASE status WHEN 'refunded' THEN 'settled' WHEN 'failed' THEN 'failed' ELSE 'pending' END
+           CASE status WHEN 'refunded' THEN 'settled' WHEN 'failed' THEN 'failed' ELSE 'pending' END,
+           payment_end_to_end_id, kind
       FROM refunds
      WHERE provider_id = ${providerId} AND created_at >= ${from} AND created_at < ${to}`.execute(db);
   return rows.map((row) => ({ ...row, amountCents: Number(row.amountCents) }));

@@ -5,7 +5,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import type { MovementKind, ReconciliationDifferenceRow, ReconciliationRunRow } from '../platform/schema.js';
-import { ProviderError, ProviderOutcomeUnknownError, type ProviderRecord } from '../provider/provider.js';
+import type { PixProvider, ProviderRecord } from '../provider/provider.js';
 import type { ProviderRegistry } from '../provider/registry.js';
 import * as repository from './repository.js';
 import type { LedgerMovement, NewDifference } from './repository.js';
@@ -88,14 +88,15 @@ export class ReconciliationService {
       startedAt: this.clock.now(),
     });
     if (!started) return undefined;
+    const provider = this.providers.get(providerId);
     let records: ProviderRecord[];
+    let ledger: LedgerMovement[];
     try {
-      records = await this.providers.get(providerId).listRecords({
-        from: new Date(period.from.getTime() - EDGE_MS),
-        to: new Date(period.to.getTime() + EDGE_MS),
-      });
+      records = await provider.listRecords({ from: new Date(period.from.getTime() - EDGE_MS), to: new Date(period.to.getTime() + EDGE_MS) });
+      ledger = await repository.ledgerMovements(this.db, providerId, period.from, period.to);
+      records.push(...(await this.askForUnlisted(provider, ledger, records, period)));
     } catch (error) {
-      if (!(error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError)) throw error;
+      // Whatever stops it, a run never stays `running`: it fails and says why.
       return repository.finishRun(this.db, started.id, {
         status: 'failed',
         matched: 0,
@@ -103,12 +104,11 @@ export class ReconciliationService {
         ledgerOutCents: 0,
         pspInCents: 0,
         pspOutCents: 0,
-        error: error.message,
+        error: error instanceof Error ? error.message : String(error),
         finishedAt: this.clock.now(),
         differences: [],
       });
     }
-    const ledger = await repository.ledgerMovements(this.db, providerId, period.from, period.to);
     const { differences, matched } = await this.compare(ledger, records, period);
     const inPeriod = records.filter((record) => record.at >= period.from && record.at < period.to && record.status === 'settled');
     const sum = (items: { amountCents: number }[]) => items.reduce((total, item) => total + item.amountCents, 0);
@@ -138,6 +138,37 @@ export class ReconciliationService {
       }
       return finished;
     });
+  }
+
+  /**
+   * A refund the provider's lists do not show may still be there: API Pix lists devoluções only
+   * inside their PIX, by the PIX's time, so the devolução of an older PIX is asked for by its id.
+   * Its amount is taken as the ledger's (the PSP's answer is its outcome); `unknown` is pending.
+   */
+  private async askForUnlisted(provider: PixProvider, ledger: LedgerMovement[], records: ProviderRecord[], period: Period): Promise<ProviderRecord[]> {
+    const listed = new Set(records.filter((record) => record.movement === 'refund').flatMap((record) => [record.reference, record.endToEndId]));
+    const unlisted = ledger.filter(
+      (movement) =>
+        movement.movement === 'refund' &&
+        movement.status !== 'pending' &&
+        !listed.has(movement.reference) &&
+        !(movement.endToEndId && listed.has(movement.endToEndId)),
+    );
+    const found: ProviderRecord[] = [];
+    for (const refund of unlisted) {
+      const outcome = await provider.refundOutcome({
+        accountId: refund.accountId,
+        refundId: refund.reference,
+        transactionId: refund.transactionId,
+        paymentEndToEndId: refund.paymentEndToEndId ?? '',
+        amountCents: refund.amountCents,
+        nature: refund.refundKind === 'med' ? 'med' : 'original',
+      });
+      if (outcome.status === 'not_received') continue;
+      const status = outcome.status === 'refunded' ? 'settled' : outcome.status === 'failed' ? 'failed' : 'pending';
+      found.push({ movement: 'refund', reference: refund.reference, amountCents: refund.amountCents, status, at: period.from });
+    }
+    return found;
   }
 
   /**

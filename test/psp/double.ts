@@ -12,7 +12,8 @@ import { ApiPixContract, type Operation } from './openapi.js';
  * OAuth2 client credentials, charges (cob), received PIX, devoluções and Efí's cash-out. Every
  * API Pix request it receives and every answer it sends is checked against Banco Central's
  * OpenAPI (`violations` collects what fails: a scenario ends by asserting it is empty); Efí's
- * endpoints, which are not API Pix, are checked against Efí's published fields.
+ * endpoints, which are not API Pix (the cash-out `/gn/pix`, its list `/gn/pix/enviados` and the
+ * balance `/gn/saldo`), are checked against Efí's published fields.
  */
 
 const DOUBLE_ISPB = '12345678';
@@ -34,11 +35,12 @@ type Devolucao = {
 type Cob = { txid: string; status: string; valor: string; chave: string; expiracao: number; criacao: string; revisao: number; locId: number; location: string };
 type ReceivedPix = { endToEndId: string; txid: string; valor: string; chave: string; horario: string; devolucoes: Devolucao[]; payer: Payer };
 type Payer = { nome: string; cpf?: string; cnpj?: string; codigoBanco: string };
+type SendStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
 type Send = {
   idEnvio: string;
   e2eId: string;
   valor: string;
-  status: 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
+  status: SendStatus;
   favorecido: { chave: string; nome: string };
   solicitacao: string;
   liquidacao?: string;
@@ -80,6 +82,22 @@ export type PspDouble = {
   /** The PSP returns money of a PIX through MED; answers the return's rtrId. */
   injectMed(endToEndId: string, amountCents: number, natureza: 'MED_FRAUDE' | 'MED_OPERACIONAL', notify?: Notify): Promise<string>;
   settleSend(idEnvio: string, outcome: 'REALIZADO' | 'NAO_REALIZADO'): void;
+  /** The account's balance in cents as `GET /gn/saldo` answers it: the starting balance + PIX received − PIX sent (REALIZADO) − devoluções DEVOLVIDO. */
+  balanceCents(): number;
+  /**
+   * The PSP's records disagree with what happened (reconciliation): each changes what its lists,
+   * queries and balance show from now on, and notifies no one.
+   */
+  alterPix(endToEndId: string, changes: { valor?: string }): void;
+  alterDevolucao(endToEndId: string, id: string, changes: { valor?: string; status?: Devolucao['status'] }): void;
+  alterSend(idEnvio: string, changes: { valor?: string; status?: SendStatus }): void;
+  /** The PSP loses a received PIX (and its devoluções) or a send from its records. */
+  dropPix(endToEndId: string): void;
+  dropSend(idEnvio: string): void;
+  /** A PIX received to the key for no charge of this PSP (another txid), at `at` (now by default); answers its end-to-end id. */
+  receiveStray(options: { amountCents: number; at?: Date }): string;
+  /** A send the PSP records that the gateway did not ask for (made by other means, or under an id of the gateway's it never used). */
+  recordStraySend(options: { idEnvio: string; amountCents: number; status?: SendStatus; at?: Date }): void;
   /** Who holds an email/phone/evp key (cpf/cnpj keys are their own document's). */
   registerKey(key: string, holder: { nome: string; cpf?: string; cnpj?: string }): void;
   /** The next `count` API calls answer 503 (the token endpoint excepted). */
@@ -104,6 +122,7 @@ export type PspDouble = {
 };
 
 const money = (cents: number) => `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+const signedMoney = (cents: number) => (cents < 0 ? `-${money(-cents)}` : money(cents));
 const cents = (valor: string) => Math.round(Number(valor) * 100);
 const nowIso = () => new Date().toISOString();
 
@@ -113,7 +132,7 @@ function problem(status: number, name: string, title: string, detail?: string): 
 
 export async function startPspDouble(
   certificates: PspCertificates,
-  options: { pixKey?: string; port?: number; host?: string; autoSettleMs?: number } = {},
+  options: { pixKey?: string; port?: number; host?: string; autoSettleMs?: number; startingBalanceCents?: number } = {},
 ): Promise<PspDouble> {
   const contract = new ApiPixContract();
   const violations: string[] = [];
@@ -435,23 +454,66 @@ export async function startPspDouble(
     return { status: 201, body: { idEnvio, e2eId: sent.e2eId, valor: sent.valor, horario: { solicitacao: sent.solicitacao }, status: sent.status } };
   });
 
+  // Efí's view of a PIX sent (one by its idEnvio, and each item of the list of a period).
+  const sentView = (sent: Send): Json => ({
+    endToEndId: sent.e2eId,
+    idEnvio: sent.idEnvio,
+    valor: sent.valor,
+    chave: pixKey,
+    status: sent.status,
+    horario: { solicitacao: sent.solicitacao, ...(sent.liquidacao ? { liquidacao: sent.liquidacao } : {}) },
+    favorecido: { chave: sent.favorecido.chave, identificacao: { nome: sent.favorecido.nome, cpf: '***.456.789-**' } },
+  });
+
   route('GET', '/gn/pix/enviados/id-envio/:idEnvio', null, (request) => {
     const { idEnvio } = request.params as { idEnvio: string };
     queried(idEnvio);
     const sent = sends.get(idEnvio);
     if (!sent) return { status: 404, body: problem(404, 'PixEnviadoNaoEncontrado', 'Pix enviado não encontrado.') };
-    return {
-      status: 200,
-      body: {
-        endToEndId: sent.e2eId,
-        idEnvio: sent.idEnvio,
-        valor: sent.valor,
-        chave: pixKey,
-        status: sent.status,
-        horario: { solicitacao: sent.solicitacao, ...(sent.liquidacao ? { liquidacao: sent.liquidacao } : {}) },
-        favorecido: { chave: sent.favorecido.chave, identificacao: { nome: sent.favorecido.nome, cpf: '***.456.789-**' } },
-      },
-    };
+    return { status: 200, body: sentView(sent) };
+  });
+
+  // Efí's list of the PIX sent in a period, by the time each was asked for (horario.solicitacao), paged as API Pix's lists.
+  route('GET', '/gn/pix/enviados', null, (request) => {
+    const query = request.query as Record<string, string>;
+    const problems = checkEfiQuery(query, { required: ['inicio', 'fim'], optional: ['status', 'paginacao.paginaAtual', 'paginacao.itensPorPagina'] });
+    if (query.status !== undefined && !['EM_PROCESSAMENTO', 'REALIZADO', 'NAO_REALIZADO'].includes(query.status)) problems.push('status must be a send status');
+    if (problems.length > 0) {
+      violations.push(...problems.map((text) => `GET /gn/pix/enviados: ${text}`));
+      return { status: 400, body: { nome: 'parametros_invalidos', mensagem: problems.join('; ') } };
+    }
+    const inicio = Date.parse(String(query.inicio));
+    const fim = Date.parse(String(query.fim));
+    const list = [...sends.values()].filter((sent) => {
+      const at = Date.parse(sent.solicitacao);
+      return at >= inicio && at <= fim && (!query.status || sent.status === query.status);
+    });
+    const page = paginate(list, query);
+    return { status: 200, body: { parametros: { inicio: query.inicio, fim: query.fim, paginacao: page.paginacao }, pix: page.items.map(sentView) } };
+  });
+
+  const startingBalanceCents = options.startingBalanceCents ?? 100_000_000;
+  function balanceCents(): number {
+    let balance = startingBalanceCents;
+    for (const pix of received.values()) {
+      balance += cents(pix.valor);
+      for (const devolucao of pix.devolucoes) if (devolucao.status === 'DEVOLVIDO') balance -= cents(devolucao.valor);
+    }
+    for (const sent of sends.values()) if (sent.status === 'REALIZADO') balance -= cents(sent.valor);
+    return balance;
+  }
+
+  // Efí's balance of the account (GET /v2/gn/saldo); `bloqueios=true` adds the amounts held (none at the double).
+  route('GET', '/gn/saldo', null, (request) => {
+    const query = request.query as Record<string, string>;
+    const problems = checkEfiQuery(query, { required: [], optional: ['bloqueios'] });
+    if (query.bloqueios !== undefined && !['true', 'false'].includes(query.bloqueios)) problems.push('bloqueios must be true or false');
+    if (problems.length > 0) {
+      violations.push(...problems.map((text) => `GET /gn/saldo: ${text}`));
+      return { status: 400, body: { nome: 'parametros_invalidos', mensagem: problems.join('; ') } };
+    }
+    const saldo = signedMoney(balanceCents());
+    return { status: 200, body: query.bloqueios === 'true' ? { saldo, bloqueios: { judicial: '0.00', med: '0.00', total: '0.00' } } : { saldo } };
   });
 
   /** The try-out's automatic settlement (none in the tests: they decide each outcome). */
@@ -567,6 +629,57 @@ export async function startPspDouble(
       sent.status = outcome;
       if (outcome === 'REALIZADO') sent.liquidacao = nowIso();
     },
+    balanceCents,
+    alterPix(endToEndId, changes) {
+      const pix = received.get(endToEndId);
+      if (!pix) throw new Error(`no PIX ${endToEndId}`);
+      if (changes.valor !== undefined) pix.valor = changes.valor;
+    },
+    alterDevolucao(endToEndId, id, changes) {
+      const devolucao = received.get(endToEndId)?.devolucoes.find((item) => item.id === id);
+      if (!devolucao) throw new Error(`no devolução ${id} of ${endToEndId}`);
+      if (changes.valor !== undefined) devolucao.valor = changes.valor;
+      if (changes.status !== undefined) devolucao.status = changes.status;
+    },
+    alterSend(idEnvio, changes) {
+      const sent = sends.get(idEnvio);
+      if (!sent) throw new Error(`no send ${idEnvio}`);
+      if (changes.valor !== undefined) sent.valor = changes.valor;
+      if (changes.status !== undefined) sent.status = changes.status;
+      if (sent.status === 'REALIZADO') sent.liquidacao ??= nowIso();
+    },
+    dropPix(endToEndId) {
+      if (!received.delete(endToEndId)) throw new Error(`no PIX ${endToEndId}`);
+    },
+    dropSend(idEnvio) {
+      if (!sends.delete(idEnvio)) throw new Error(`no send ${idEnvio}`);
+    },
+    receiveStray({ amountCents, at = new Date() }) {
+      const pix: ReceivedPix = {
+        endToEndId: generateEndToEndId(DOUBLE_ISPB, at),
+        // 30 characters: a txid of the payer's choosing, never one of the gateway's (32).
+        txid: randomBytes(15).toString('hex'),
+        valor: money(amountCents),
+        chave: pixKey,
+        horario: at.toISOString(),
+        devolucoes: [],
+        payer: DEFAULT_PAYER,
+      };
+      received.set(pix.endToEndId, pix);
+      return pix.endToEndId;
+    },
+    recordStraySend({ idEnvio, amountCents, status = 'REALIZADO', at = new Date() }) {
+      if (sends.has(idEnvio)) throw new Error(`send ${idEnvio} exists`);
+      sends.set(idEnvio, {
+        idEnvio,
+        e2eId: generateEndToEndId(DOUBLE_ISPB, at),
+        valor: money(amountCents),
+        status,
+        favorecido: { chave: '52998224725', nome: 'Titular CPF' },
+        solicitacao: at.toISOString(),
+        ...(status === 'REALIZADO' ? { liquidacao: at.toISOString() } : {}),
+      });
+    },
     registerKey(key, holder) {
       keys.set(key, holder);
     },
@@ -613,6 +726,25 @@ function paginate<T>(list: T[], query: Record<string, string>) {
       quantidadeTotalDeItens: list.length,
     },
   };
+}
+
+/** Efí's query string of a GET: the parameters it requires (inicio/fim as RFC 3339 instants), and no others than those it publishes. */
+function checkEfiQuery(query: Record<string, string>, allowed: { required: string[]; optional: string[] }): string[] {
+  const problems: string[] = [];
+  for (const name of allowed.required) if (query[name] === undefined) problems.push(`${name} required`);
+  for (const name of ['inicio', 'fim']) {
+    const value = query[name];
+    if (value !== undefined && !(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value))))
+      problems.push(`${name} must be an RFC 3339 date-time`);
+  }
+  for (const name of ['paginacao.paginaAtual', 'paginacao.itensPorPagina']) {
+    const value = query[name];
+    if (value !== undefined && !/^\d+$/.test(value)) problems.push(`${name} must be a whole number`);
+    else if (name === 'paginacao.itensPorPagina' && value !== undefined && Number(value) < 1) problems.push(`${name} must be at least 1`);
+  }
+  const extra = Object.keys(query).filter((name) => !allowed.required.includes(name) && !allowed.optional.includes(name));
+  if (extra.length > 0) problems.push(`unknown parameters ${extra.join(', ')}`);
+  return problems;
 }
 
 /** Efí's published send body: valor "0.00", pagador.chave, favorecido.chave (+ cpf or cnpj), idEnvio [a-zA-Z0-9]{1,35}. */

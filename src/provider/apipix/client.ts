@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import type { PspSettings } from '../../config.js';
@@ -225,12 +226,12 @@ const PAGE_SIZE = 100;
 /** The pages of an API Pix list (and of Efí's, which pages the same way), read one after the other. */
 export async function* readPages<T extends { parametros: { paginacao: { quantidadeDePaginas: number } } }>(
   client: PspClient,
-  schema: { parse(value: unknown): T },
+  schema: z.ZodType<T>,
   path: string,
   query: Record<string, string>,
 ): AsyncGenerator<T> {
   for (let page = 0; ; page++) {
-    const answer = schema.parse(
+    const parsed = schema.safeParse(
       await client.call({
         method: 'GET',
         path,
@@ -238,6 +239,9 @@ export async function* readPages<T extends { parametros: { paginacao: { quantida
         idempotent: true,
       }),
     );
+    // A PSP answer is input like any other: a page of another shape is the PSP failing, not our caller.
+    if (!parsed.success) throw new PspUnavailable(true, `${path}: a list page of an unexpected shape`);
+    const answer = parsed.data;
     yield answer;
     if (page + 1 >= answer.parametros.paginacao.quantidadeDePaginas) return;
   }

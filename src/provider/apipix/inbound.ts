@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { PspSettings } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/database.js';
@@ -171,11 +172,7 @@ export class ApiPixInbound implements ProviderInbound {
     return applied;
   }
 
-  private pages<T extends { parametros: { paginacao: { quantidadeDePaginas: number } } }>(
-    schema: { parse(value: unknown): T },
-    path: string,
-    query: Record<string, string>,
-  ) {
+  private pages<T extends { parametros: { paginacao: { quantidadeDePaginas: number } } }>(schema: z.ZodType<T>, path: string, query: Record<string, string>) {
     return readPages(this.client, schema, path, query);
   }
 }

@@ -348,7 +348,7 @@ function readProvidersFile(path: string, defaults: { pspTimeoutMs: number; lowCo
     if (webhookFiles.some(Boolean) && !webhookFiles.every(Boolean)) {
       throw refuse(`${entry} webhookCertFile, webhookKeyFile, webhookClientCaFile go together (the PSP notification listener)`);
     }
-    const port = settings.webhookCertFile ? (settings.webhookPort ?? 8443) : null;
+    const port = settings.webhookCertFile ? (settings.webhookPort ?? DEFAULT_LISTENER_PORT) : null;
     // Two listeners cannot share a port (0: the system picks a free one for each).
     if (port) {
       if (listenerPorts.has(port)) throw refuse(`${entry} webhookPort ${port} is used by an earlier entry`);
@@ -373,15 +373,7 @@ function readProvidersFile(path: string, defaults: { pspTimeoutMs: number; lowCo
         timeoutMs: settings.timeoutMs ?? defaults.pspTimeoutMs,
         pollIntervalMs: settings.pollIntervalMs ?? 60_000,
         settlingWindowMs: settings.settlingWindowMs ?? 300_000,
-        webhook:
-          settings.webhookCertFile && settings.webhookKeyFile && settings.webhookClientCaFile
-            ? {
-                port: settings.webhookPort ?? 8443,
-                certFile: settings.webhookCertFile,
-                keyFile: settings.webhookKeyFile,
-                clientCaFile: settings.webhookClientCaFile,
-              }
-            : null,
+        webhook: listenerOf(settings.webhookPort, settings.webhookCertFile, settings.webhookKeyFile, settings.webhookClientCaFile),
       },
     };
   });
@@ -407,17 +399,21 @@ function pspSettingsOf(env: z.infer<typeof environmentSchema>): PspSettings {
     timeoutMs: env.PSP_TIMEOUT_MS,
     pollIntervalMs: env.PSP_POLL_INTERVAL_MS,
     settlingWindowMs: env.PSP_SETTLING_WINDOW_MS,
-    webhook:
-      env.PSP_WEBHOOK_CERT_FILE && env.PSP_WEBHOOK_KEY_FILE && env.PSP_WEBHOOK_CLIENT_CA_FILE
-        ? {
-            port: env.PSP_WEBHOOK_PORT ?? 8443,
-            certFile: env.PSP_WEBHOOK_CERT_FILE,
-            keyFile: env.PSP_WEBHOOK_KEY_FILE,
-            clientCaFile: env.PSP_WEBHOOK_CLIENT_CA_FILE,
-          }
-        : null,
+    webhook: listenerOf(env.PSP_WEBHOOK_PORT, env.PSP_WEBHOOK_CERT_FILE, env.PSP_WEBHOOK_KEY_FILE, env.PSP_WEBHOOK_CLIENT_CA_FILE),
   };
 }
+
+/** The PSP notification listener's settings: its three files or none (then no listener); port 8443 by default. */
+function listenerOf(
+  port: number | undefined,
+  certFile: string | undefined,
+  keyFile: string | undefined,
+  clientCaFile: string | undefined,
+): PspSettings['webhook'] {
+  return certFile && keyFile && clientCaFile ? { port: port ?? DEFAULT_LISTENER_PORT, certFile, keyFile, clientCaFile } : null;
+}
+
+const DEFAULT_LISTENER_PORT = 8443;
 
 const generateSecret = () => randomBytes(32).toString('hex');
 

@@ -141,8 +141,8 @@ export class ReconciliationService {
   }
 
   /**
-   * A refund the provider's lists do not show may still be there: API Pix lists devoluções only
-   * inside their PIX, by the PIX's time, so the devolução of an older PIX is asked for by its id.
+   * A refund the provider's lists do not show may still be there: a PSP may list a devolução only
+   * with the PIX it returns, by that PIX's time, so the devolução of an older PIX is asked for by its id.
    * Its amount is taken as the ledger's (the PSP's answer is its outcome); `unknown` is pending.
    */
   private async askForUnlisted(provider: PixProvider, ledger: LedgerMovement[], records: ProviderRecord[], period: Period): Promise<ProviderRecord[]> {

@@ -88,3 +88,17 @@ export async function registerEndpoint(gateway: Gateway, merchant: Merchant, bod
   expect(reply.status).toBe(201);
   return reply.body;
 }
+
+/** Waits until `check` passes (a PSP's notifications are applied after the PSP is answered). */
+export async function eventually(check: () => Promise<void> | void, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
@@ -223,3 +226,10 @@ export const callAt = (
   path: string,
   options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {},
 ) => request(baseUrl + path, method, options);
+
+/** A PROVIDERS_FILE (DESIGN.md §14) in a folder of its own, for `startGateway({ PROVIDERS_FILE })`. */
+export function providersFile(providers: Record<string, unknown>[]): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'providers-')), 'providers.json');
+  writeFileSync(path, JSON.stringify({ providers }));
+  return path;
+}

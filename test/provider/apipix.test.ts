@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
-import { balanceOf, createCharge, eventNames, fund, readTransaction, registerRecipient, reviewRecipient } from '../helpers/api.js';
+import { balanceOf, createCharge, eventNames, eventually, fund, readTransaction, registerRecipient, reviewRecipient } from '../helpers/api.js';
 import { backend, chargeBody, NO_CHARGE_FEES, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { makePspCertificates, type PspCertificates } from '../psp/certificates.js';
 import { CLIENT_ID, CLIENT_SECRET, DEFAULT_PAYER, startPspDouble, type PspDouble } from '../psp/double.js';
@@ -22,20 +22,6 @@ let double: PspDouble;
 let gateway: Gateway;
 let merchant: Merchant;
 let certificateDir: string;
-
-/** Waits until `check` passes (notifications are applied after the PSP is answered). */
-async function eventually(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 beforeAll(async () => {
   certificateDir = mkdtempSync(join(tmpdir(), 'psp-'));

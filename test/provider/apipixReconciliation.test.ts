@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Agent, request as send } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiPixInbound } from '../../src/provider/apipix/inbound.js';
-import { createCharge, fund, readTransaction } from '../helpers/api.js';
+import { createCharge, eventually, fund, readTransaction } from '../helpers/api.js';
 import { ADMIN_TOKEN, backend, NO_CHARGE_FEES, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { makePspCertificates, type PspCertificates } from '../psp/certificates.js';
 import { CLIENT_ID, CLIENT_SECRET, startPspDouble, type PspDouble } from '../psp/double.js';
@@ -32,20 +32,6 @@ let certificates: PspCertificates;
 let double: PspDouble;
 let gateway: Gateway;
 let merchant: Merchant;
-
-/** Waits until `check` passes (notifications are applied after the PSP is answered). */
-async function eventually(check: () => Promise<void> | void, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 /** Calls the PSP as the gateway does (its client certificate, a token of its credentials): the double's Efí routes the gateway does not read yet. */
 async function pspGet(path: string, query: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {

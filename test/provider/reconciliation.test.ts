@@ -1,9 +1,16 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fund } from '../helpers/api.js';
-import { ADMIN_TOKEN, backend, chargeBody, NO_CHARGE_FEES, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
+import {
+  ADMIN_TOKEN,
+  backend,
+  chargeBody,
+  NO_CHARGE_FEES,
+  providersFile,
+  startGateway,
+  withdrawalToHolder,
+  type Gateway,
+  type Merchant,
+} from '../helpers/gateway.js';
 
 /**
  * Reconciliation per PSP (DESIGN.md §14) with two simulated providers: their records agree with
@@ -11,20 +18,6 @@ import { ADMIN_TOKEN, backend, chargeBody, NO_CHARGE_FEES, startGateway, withdra
  * found once a PSP's records disagree, with an alert, the metric and the accountant's CSV.
  */
 const HOUR = 3_600_000;
-
-function providersFile(): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'providers-')), 'providers.json');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      providers: [
-        { id: 'psp-a', kind: 'simulated', timeoutMs: 20 },
-        { id: 'psp-b', kind: 'simulated', timeoutMs: 20 },
-      ],
-    }),
-  );
-  return path;
-}
 
 describe(`reconciliation per PSP (${backend})`, () => {
   let gateway: Gateway;
@@ -48,7 +41,13 @@ describe(`reconciliation per PSP (${backend})`, () => {
   const withdrawals: Record<string, string[]> = { 'psp-a': [], 'psp-b': [] };
 
   beforeAll(async () => {
-    gateway = await startGateway({ PROVIDERS_FILE: providersFile(), SANDBOX_SETTLE_MS: 'manual' });
+    gateway = await startGateway({
+      PROVIDERS_FILE: providersFile([
+        { id: 'psp-a', kind: 'simulated', timeoutMs: 20 },
+        { id: 'psp-b', kind: 'simulated', timeoutMs: 20 },
+      ]),
+      SANDBOX_SETTLE_MS: 'manual',
+    });
     merchant = await gateway.createMerchant({ ...NO_CHARGE_FEES, limits: { withdrawPerSecond: 100, withdrawPerMinute: 100, withdrawPerHour: 100 } });
     await fund(gateway, merchant, 100_000);
     for (const providerId of ['psp-a', 'psp-b']) {

@@ -1,12 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboundService } from '../../src/inbound/service.js';
 import { fund } from '../helpers/api.js';
-import { ADMIN_TOKEN, backend, chargeBody, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { ADMIN_TOKEN, backend, chargeBody, providersFile, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /**
  * Several PSPs at once (DESIGN.md §14), with simulated providers: routing by weight and per
@@ -15,13 +12,8 @@ import { ADMIN_TOKEN, backend, chargeBody, startGateway, withdrawalToHolder, typ
  * never sent twice whatever the faults (a property over random fault sequences).
  */
 
-/** A PROVIDERS_FILE of simulated providers (timeouts short: a `timeout` outage makes each call wait this long). */
-function providersFile(ids: string[], timeoutMs = 50): string {
-  const folder = mkdtempSync(join(tmpdir(), 'providers-'));
-  const path = join(folder, 'providers.json');
-  writeFileSync(path, JSON.stringify({ providers: ids.map((id) => ({ id, kind: 'simulated', timeoutMs })) }));
-  return path;
-}
+/** Simulated providers with short timeouts: a `timeout` outage makes each call wait this long. */
+const simulated = (ids: string[], timeoutMs = 50) => providersFile(ids.map((id) => ({ id, kind: 'simulated', timeoutMs })));
 
 const LIMITS = { limits: { pixPerHour: 100_000, withdrawPerSecond: 1000, withdrawPerMinute: 1000, withdrawPerHour: 1000 } };
 
@@ -42,7 +34,7 @@ describe(`several providers: routing (${backend})`, () => {
   let merchant: Merchant;
 
   beforeAll(async () => {
-    gateway = await startGateway({ PROVIDERS_FILE: providersFile(['psp-a', 'psp-b', 'psp-c']) });
+    gateway = await startGateway({ PROVIDERS_FILE: simulated(['psp-a', 'psp-b', 'psp-c']) });
     merchant = await gateway.createMerchant(LIMITS);
   });
   afterAll(() => gateway.close());
@@ -158,7 +150,7 @@ describe(`several providers: failover (${backend})`, () => {
   let merchant: Merchant;
 
   beforeAll(async () => {
-    gateway = await startGateway({ PROVIDERS_FILE: providersFile(['psp-a', 'psp-b']), SANDBOX_SETTLE_MS: 'manual' });
+    gateway = await startGateway({ PROVIDERS_FILE: simulated(['psp-a', 'psp-b']), SANDBOX_SETTLE_MS: 'manual' });
     merchant = await gateway.createMerchant(LIMITS);
     await fund(gateway, merchant, 10_000_000);
   });
@@ -322,7 +314,7 @@ describe(`several providers: a withdrawal is never sent twice, whatever the faul
   let gateway: Gateway;
 
   beforeAll(async () => {
-    gateway = await startGateway({ PROVIDERS_FILE: providersFile(['psp-a', 'psp-b'], 20), SANDBOX_SETTLE_MS: 'manual' });
+    gateway = await startGateway({ PROVIDERS_FILE: simulated(['psp-a', 'psp-b'], 20), SANDBOX_SETTLE_MS: 'manual' });
   });
   afterAll(() => gateway.close());
 

@@ -1,28 +1,22 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fund } from '../helpers/api.js';
-import { ADMIN_TOKEN, backend, chargeBody, NO_CHARGE_FEES, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
+import {
+  ADMIN_TOKEN,
+  backend,
+  chargeBody,
+  NO_CHARGE_FEES,
+  providersFile,
+  startGateway,
+  withdrawalToHolder,
+  type Gateway,
+  type Merchant,
+} from '../helpers/gateway.js';
 
 /**
  * Treasury per PSP (DESIGN.md §14) with two simulated providers: money in and out by the ledger
  * against each PSP's reported balance; withdrawals go first to a provider that covers them; a low
  * cover raises one high alert when it falls.
  */
-function providersFile(): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'providers-')), 'providers.json');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      providers: [
-        { id: 'psp-a', kind: 'simulated', timeoutMs: 20, openingBalanceCents: 5_000, lowCoverCents: 3_000 },
-        { id: 'psp-b', kind: 'simulated', timeoutMs: 20 },
-      ],
-    }),
-  );
-  return path;
-}
 
 type Reading = {
   providerId: string;
@@ -48,7 +42,13 @@ describe(`treasury per PSP (${backend})`, () => {
     ((await gateway.admin('GET', '/admin/v1/alerts')).body.alerts as { kind: string }[]).filter((alert) => alert.kind === 'treasury_low_cover');
 
   beforeAll(async () => {
-    gateway = await startGateway({ PROVIDERS_FILE: providersFile(), SANDBOX_SETTLE_MS: 'manual' });
+    gateway = await startGateway({
+      PROVIDERS_FILE: providersFile([
+        { id: 'psp-a', kind: 'simulated', timeoutMs: 20, openingBalanceCents: 5_000, lowCoverCents: 3_000 },
+        { id: 'psp-b', kind: 'simulated', timeoutMs: 20 },
+      ]),
+      SANDBOX_SETTLE_MS: 'manual',
+    });
     merchant = await gateway.createMerchant({ ...NO_CHARGE_FEES, limits: { withdrawPerSecond: 100, withdrawPerMinute: 100, withdrawPerHour: 100 } });
     await fund(gateway, merchant, 1_000_000);
     const routed = await gateway.admin('PUT', '/admin/v1/routing', {

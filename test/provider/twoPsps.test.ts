@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiPixInbound } from '../../src/provider/apipix/inbound.js';
 import type { ProviderInbound } from '../../src/provider/provider.js';
-import { balanceOf, createCharge, eventNames, fund, readTransaction } from '../helpers/api.js';
+import { balanceOf, createCharge, eventNames, eventually, fund, readTransaction } from '../helpers/api.js';
 import { backend, NO_CHARGE_FEES, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { makePspCertificates } from '../psp/certificates.js';
 import { CLIENT_ID, CLIENT_SECRET, startPspDouble, type PspDouble } from '../psp/double.js';
@@ -27,20 +27,6 @@ const doubles: Record<string, PspDouble> = {};
 const listeners: Record<string, string> = {};
 let gateway: Gateway;
 let merchant: Merchant;
-
-/** Waits until `check` passes (notifications are applied after the PSP is answered). */
-async function eventually(check: () => Promise<void> | void, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 const inboundOf = (providerId: string): ProviderInbound => {
   const inbound = gateway.services.providerInbound.find((candidate) => candidate.providerId === providerId);

@@ -46,7 +46,9 @@ const PROBE_EXPIRY_MS = 60_000;
  */
 export class Breaker {
   private readonly results: CallResult[] = [];
-  private readonly latencies: number[] = [];
+  /** A ring of the latest latencies: the call path only writes one slot. */
+  private readonly latencies = new Float64Array(LATENCY_SAMPLES);
+  private latencyCount = 0;
   private consecutive = 0;
   private openUntil: number | null = null;
   private openFor: number;
@@ -83,8 +85,8 @@ export class Breaker {
   }
 
   record(result: CallResult, latencyMs: number, error?: string): void {
-    this.latencies.push(latencyMs);
-    if (this.latencies.length > LATENCY_SAMPLES) this.latencies.shift();
+    this.latencies[this.latencyCount % LATENCY_SAMPLES] = latencyMs;
+    this.latencyCount++;
     this.results.push(result);
     if (this.results.length > this.policy.windowSize) this.results.shift();
     if (result === 'failure') {
@@ -109,7 +111,7 @@ export class Breaker {
   }
 
   snapshot(): { state: ProviderState; lastError: { message: string; at: Date } | null; latencyMsP50: number | null; latencyMsP99: number | null } {
-    const sorted = [...this.latencies].sort((a, b) => a - b);
+    const sorted = this.latencies.slice(0, Math.min(this.latencyCount, LATENCY_SAMPLES)).sort();
     const percentile = (p: number) => (sorted.length === 0 ? null : (sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? null));
     return {
       state: this.state,

@@ -260,6 +260,8 @@ export const messages = {
   routingSaved: 'Regras de roteamento salvas.',
   routingAccountWithoutWeights: (accountId: string) => `Conta ${accountId}: informe o peso de ao menos um provedor em cobranças ou saques.`,
   routingAccountIdMissing: 'Informe o id da conta que terá os pesos digitados em Regras próprias para uma conta.',
+  treasuryRead: 'Saldos lidos agora.',
+  reconciliationRan: 'Conciliação executada: o resultado de cada provedor está em Últimas conciliações.',
 } as const;
 
 /** Brazilian currency text for messages: 123456 → `R$ 1.234,56` (plain space, not NBSP). */

@@ -1,7 +1,9 @@
-import { CsrfField, DataTable, formatDate, type PageContext } from '../pages/components.js';
+import { CsrfField, DataTable, formatDate, Money, type PageContext } from '../pages/components.js';
 import type { RoutingRules, RoutingTarget } from '../platform/schema.js';
 import type { ProviderHealth } from '../provider/registry.js';
-import { AccountLink, Page, ReadOnly } from './views.js';
+import type { presentDifference, presentRun } from '../reconciliation/schemas.js';
+import type { ProviderTreasury } from '../treasury/service.js';
+import { AccountLink, ActionForm, Page, ReadOnly } from './views.js';
 
 /** A list's weights as the form holds them, by provider id ('' or 0 = not in the list). */
 export type WeightsForm = Record<string, string>;
@@ -12,6 +14,13 @@ export type AccountWeightsForm = { accountId: string; charges: WeightsForm; with
 /** The routing rules as the form shows them (the rules in force, or what the operator typed when refused). */
 export type RoutingForm = { charges: WeightsForm; withdrawals: WeightsForm; accounts: AccountWeightsForm[]; newAccount: AccountWeightsForm };
 
+/** A reconciliation run and one of its differences, as the operator API presents them. */
+export type RunView = ReturnType<typeof presentRun>;
+export type DifferenceView = ReturnType<typeof presentDifference>;
+
+/** The form that runs a reconciliation now: a provider ('' = all) and the first and last UTC days (AAAA-MM-DD). */
+export type ReconciliationForm = { providerId: string; from: string; to: string };
+
 export type ProvidersData = {
   providers: ProviderHealth[];
   rules: RoutingRules;
@@ -19,6 +28,14 @@ export type ProvidersData = {
   accountNames: Record<string, string>;
   mayEdit: boolean;
   form: RoutingForm;
+  /** Each provider's latest treasury reading (none before the first). */
+  treasury: ProviderTreasury[];
+  mayRefreshTreasury: boolean;
+  /** The latest reconciliation runs, newest first, and who asked for each, named. */
+  runs: RunView[];
+  requesters: Record<string, string>;
+  mayReconcile: boolean;
+  reconciliationForm: ReconciliationForm;
 };
 
 /** The breaker's states as the team reads them (a word, never a colour alone). */
@@ -131,9 +148,415 @@ function RulesForm(props: { context: PageContext; data: ProvidersData }) {
   );
 }
 
+const DAY_MS = 86_400_000;
+const utcDate = new Intl.DateTimeFormat('pt-BR', { timeZone: 'UTC', dateStyle: 'short' });
+const utcDateTime = new Intl.DateTimeFormat('pt-BR', { timeZone: 'UTC', dateStyle: 'short', timeStyle: 'short' });
+
+/** A run's period as a person reads it, in UTC: whole days as days (the last one included), else its two instants. */
+function periodText(from: number, to: number): string {
+  if (from % DAY_MS === 0 && to % DAY_MS === 0) {
+    const first = utcDate.format(from);
+    const last = utcDate.format(to - DAY_MS);
+    return first === last ? first : `${first} a ${last}`;
+  }
+  return `${utcDateTime.format(from)} a ${utcDateTime.format(to)}`;
+}
+
+/** Who asked for a run, as the page names it: the daily job, the automation token or the operator's e-mail. */
+function requesterName(requestedBy: string, requesters: Record<string, string>): string {
+  if (requestedBy === 'schedule') return 'Agendada';
+  if (requestedBy === 'admin-token') return 'Token de operação';
+  return requesters[requestedBy] ?? requestedBy;
+}
+
+const RUN_STATUS_NAMES: Record<RunView['status'], string> = { running: 'Em andamento', done: 'Concluída', failed: 'Falhou' };
+
+const DIFFERENCE_NAMES: Record<DifferenceView['kind'], string> = {
+  missing_at_psp: 'Falta no PSP',
+  missing_in_ledger: 'Falta no razão',
+  amount: 'Valor diferente',
+  status: 'Situação diferente',
+};
+
+const MOVEMENT_NAMES: Record<DifferenceView['movement'], string> = { payment: 'PIX recebido', withdrawal: 'Saque', refund: 'Devolução' };
+
+/** A movement's outcome on either side (the ledger's or the PSP's). */
+const SIDE_STATUS_NAMES: Record<string, string> = { settled: 'Liquidado', failed: 'Falhou', pending: 'Pendente' };
+
+/** A run's status as a word (the API's value as its title); a failed one in bold. */
+const RunStatus = (props: { status: RunView['status'] }) => (
+  <span class="status" title={props.status}>
+    {props.status === 'failed' ? <strong safe>{RUN_STATUS_NAMES.failed}</strong> : <span safe>{RUN_STATUS_NAMES[props.status]}</span>}
+  </span>
+);
+
+/** Money in and out on one side of a run, one line each (a line never breaks between its word and its amount). */
+const InOut = (props: { inCents: number; outCents: number }) => (
+  <>
+    <span class="money">
+      Entradas <Money cents={props.inCents} />
+    </span>
+    <br />
+    <span class="money">
+      Saídas <Money cents={props.outCents} />
+    </span>
+  </>
+);
+
+/** Where a run is read, and its report downloaded. */
+const runHref = (runId: string): string => `/backoffice/provedores/conciliacao/${runId}`;
+
+/** Tesouraria: each provider's money by the ledger against the balance the PSP reports, and (admin) a reading now. */
+function TreasurySection(props: { context: PageContext; data: ProvidersData; configured: Set<string> }) {
+  const { data } = props;
+  return (
+    <>
+      <h2 id="tesouraria">Tesouraria</h2>
+      <p>
+        O que o razão diz que entrou e saiu por cada PSP, e o líquido que o PSP deveria ter para o gateway, contra o saldo que o próprio PSP informa. A
+        cobertura é o saldo do PSP (sem ele, o líquido do razão): os saques vão primeiro aos provedores cuja cobertura basta. O worker lê a cada minuto.
+      </p>
+      {data.treasury.length === 0 ? (
+        <p class="muted empty">
+          Nenhuma leitura ainda: o worker lê os saldos a cada minuto.{' '}
+          {data.mayRefreshTreasury ? 'Para ler agora, use Ler saldos agora abaixo.' : 'Um operador admin pode ler agora.'}
+        </p>
+      ) : (
+        <DataTable
+          label="Tesouraria dos provedores"
+          columns={['Provedor', 'Entradas (razão)', 'Saídas (razão)', 'Líquido (razão)', 'Saldo no PSP', 'Cobertura', 'Mínimo', 'Situação', 'Lido em']}
+        >
+          {data.treasury.map((reading) => (
+            <tr>
+              <td>
+                <ProviderName providerId={reading.providerId} configured={props.configured.has(reading.providerId)} />
+              </td>
+              <td>
+                <Money cents={reading.ledgerInCents} />
+              </td>
+              <td>
+                <Money cents={reading.ledgerOutCents} />
+              </td>
+              <td>
+                <Money cents={reading.ledgerNetCents} />
+              </td>
+              <td>
+                {reading.reportedCents === null ? (
+                  <>
+                    —
+                    {reading.readError ? (
+                      <>
+                        <br />
+                        <span class="muted" safe>{`Não lido: ${reading.readError}`}</span>
+                      </>
+                    ) : (
+                      <>
+                        <br />
+                        <span class="muted">O PSP não informa saldo.</span>
+                      </>
+                    )}
+                  </>
+                ) : (
+                  <Money cents={reading.reportedCents} />
+                )}
+              </td>
+              <td>
+                <Money cents={reading.coverCents} />
+              </td>
+              <td>{reading.lowCoverCents > 0 ? <Money cents={reading.lowCoverCents} /> : <span class="muted">Sem mínimo</span>}</td>
+              <td>
+                {reading.low ? (
+                  <strong class="status" title="low">
+                    Abaixo do mínimo
+                  </strong>
+                ) : (
+                  <span class="status">Coberto</span>
+                )}
+              </td>
+              <td safe>{formatDate(reading.readAt)}</td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      {data.mayRefreshTreasury ? (
+        <ActionForm action="/backoffice/provedores/tesouraria" csrfToken={props.context.csrfToken} submit="Ler saldos agora" />
+      ) : (
+        <ReadOnly role={props.context.user?.role ?? ''} />
+      )}
+    </>
+  );
+}
+
+/** The form that runs a reconciliation now (admin). */
+const ReconcileForm = (props: { context: PageContext; data: ProvidersData }) => {
+  const form = props.data.reconciliationForm;
+  return (
+    <form class="stack" method="post" action="/backoffice/provedores/conciliacao">
+      <CsrfField token={props.context.csrfToken} />
+      <label>
+        Provedor
+        <select name="providerId">
+          <option value="" selected={form.providerId === ''}>
+            Todos os provedores
+          </option>
+          {props.data.providers.map((provider) => (
+            <option value={provider.id} selected={form.providerId === provider.id} safe>
+              {provider.id}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Do dia (UTC)
+        <input type="date" name="de" required value={form.from} />
+      </label>
+      <label>
+        Até o dia (UTC, incluído)
+        <input type="date" name="ate" required value={form.to} />
+      </label>
+      <p class="muted">De 00:00 UTC do primeiro dia a 00:00 UTC do dia seguinte ao último; no máximo 31 dias.</p>
+      <button type="submit">Conciliar agora</button>
+    </form>
+  );
+};
+
+/** Conciliação: the latest runs, each one click from its differences, and (admin) a run now. */
+function ReconciliationSection(props: { context: PageContext; data: ProvidersData; configured: Set<string> }) {
+  const { data } = props;
+  return (
+    <>
+      <h2 id="conciliacao">Conciliação</h2>
+      <p>
+        O razão comparado com os registros de cada PSP num período: o que falta de um dos lados, valores e situações diferentes. O worker concilia sozinho o dia
+        anterior (UTC) de cada provedor, uma vez por dia; cada execução tem um relatório em CSV para a contabilidade.
+      </p>
+      <h3>Últimas conciliações</h3>
+      {data.runs.length === 0 ? (
+        <p class="muted empty">
+          Nenhuma conciliação ainda: o worker concilia o dia anterior uma vez por dia.{' '}
+          {data.mayReconcile ? (
+            <>
+              Para conciliar agora, use <a href="#conciliar-agora">Conciliar agora</a> abaixo.
+            </>
+          ) : (
+            'Um operador admin pode conciliar agora.'
+          )}
+        </p>
+      ) : (
+        <DataTable label="Últimas conciliações" columns={['Período (UTC)', 'Provedor', 'Pedida por', 'Situação', 'Conferidos', 'Diferenças', 'Razão', 'PSP']}>
+          {data.runs.map((run) => (
+            <tr>
+              <td>
+                <a href={runHref(run.runId)} safe>
+                  {periodText(run.from, run.to)}
+                </a>
+              </td>
+              <td>
+                <ProviderName providerId={run.providerId} configured={props.configured.has(run.providerId)} />
+              </td>
+              <td safe>{requesterName(run.requestedBy, data.requesters)}</td>
+              <td>
+                <RunStatus status={run.status} />
+                {run.error ? (
+                  <>
+                    <br />
+                    <span class="muted" safe>
+                      {run.error}
+                    </span>
+                  </>
+                ) : (
+                  ''
+                )}
+              </td>
+              {run.status === 'done' ? (
+                <>
+                  <td safe>{String(run.matched)}</td>
+                  <td>{run.differenceCount > 0 ? <strong safe>{String(run.differenceCount)}</strong> : '0'}</td>
+                  <td>
+                    <InOut inCents={run.ledgerInCents} outCents={run.ledgerOutCents} />
+                  </td>
+                  <td>
+                    <InOut inCents={run.pspInCents} outCents={run.pspOutCents} />
+                  </td>
+                </>
+              ) : (
+                // Nothing was compared (yet): no figures that could read as "all equal".
+                <>
+                  <td>—</td>
+                  <td>—</td>
+                  <td>—</td>
+                  <td>—</td>
+                </>
+              )}
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      <h3 id="conciliar-agora">Conciliar agora</h3>
+      {data.mayReconcile ? <ReconcileForm context={props.context} data={data} /> : <ReadOnly role={props.context.user?.role ?? ''} />}
+    </>
+  );
+}
+
+export type RunPageData = { run: RunView; differences: DifferenceView[]; requesters: Record<string, string>; accountNames: Record<string, string> };
+
+/** One side of a difference: its amount and outcome, or a dash when the side has no record. */
+const Side = (props: { cents: number | null; status: string | null }) =>
+  props.cents === null && props.status === null ? (
+    <span class="muted">Não consta</span>
+  ) : (
+    <>
+      {props.cents === null ? '—' : <Money cents={props.cents} />}
+      <br />
+      <span class="muted" safe>
+        {props.status === null ? '' : (SIDE_STATUS_NAMES[props.status] ?? props.status)}
+      </span>
+    </>
+  );
+
+/** A run's totals by side, and the gap between them. */
+const TotalsTable = (props: { run: RunView }) => (
+  <DataTable label="Totais do período" columns={['Total', 'Razão', 'PSP', 'PSP − razão']}>
+    {(
+      [
+        ['Entradas', props.run.ledgerInCents, props.run.pspInCents],
+        ['Saídas', props.run.ledgerOutCents, props.run.pspOutCents],
+      ] as const
+    ).map(([label, ledger, psp]) => (
+      <tr>
+        <th scope="row">{label}</th>
+        <td>
+          <Money cents={ledger} />
+        </td>
+        <td>
+          <Money cents={psp} />
+        </td>
+        <td>{psp === ledger ? <span class="muted">nenhuma</span> : <Money cents={psp - ledger} />}</td>
+      </tr>
+    ))}
+  </DataTable>
+);
+
+/** One reconciliation run: what it compared, its totals, the report, and every difference it found. */
+export function ReconciliationRunPage(props: { context: PageContext; data: RunPageData }) {
+  const { run, differences, accountNames } = props.data;
+  return (
+    <Page
+      context={props.context}
+      title={`Conciliação de ${run.providerId}: ${periodText(run.from, run.to)}`}
+      error={
+        run.status === 'failed'
+          ? `O PSP não listou seus registros: ${run.error ?? 'motivo não informado'}. Concilie o período de novo em Provedores quando ele responder.`
+          : undefined
+      }
+    >
+      <p>
+        <a href="/backoffice/provedores#conciliacao">Voltar a Provedores</a>
+      </p>
+      <dl>
+        <dt>Provedor</dt>
+        <dd>
+          <code safe>{run.providerId}</code>
+        </dd>
+        <dt>Período (UTC)</dt>
+        <dd safe>{`${utcDateTime.format(run.from)} a ${utcDateTime.format(run.to)} (o fim não entra)`}</dd>
+        <dt>Pedida por</dt>
+        <dd safe>{requesterName(run.requestedBy, props.data.requesters)}</dd>
+        <dt>Situação</dt>
+        <dd>
+          <RunStatus status={run.status} />
+        </dd>
+        <dt>Início</dt>
+        <dd safe>{formatDate(run.startedAt)}</dd>
+        <dt>Fim</dt>
+        <dd safe>{run.finishedAt === null ? '—' : formatDate(run.finishedAt)}</dd>
+        {run.status === 'done' ? (
+          <>
+            <dt>Conferidos</dt>
+            <dd safe>{String(run.matched)}</dd>
+            <dt>Diferenças</dt>
+            <dd safe>{String(run.differenceCount)}</dd>
+          </>
+        ) : (
+          ''
+        )}
+      </dl>
+      {run.status === 'running' ? <p class="muted">Em andamento: recarregue a página em instantes.</p> : ''}
+      {run.status === 'done' ? <RunResult run={run} differences={differences} accountNames={accountNames} /> : ''}
+    </Page>
+  );
+}
+
+/** What a finished run found: the report, the totals by side and every difference. */
+function RunResult(props: { run: RunView; differences: DifferenceView[]; accountNames: Record<string, string> }) {
+  const { run, differences, accountNames } = props;
+  return (
+    <>
+      <p>
+        <a href={`${runHref(run.runId)}.csv`}>Baixar relatório (CSV)</a>
+        <span class="muted">: os totais e uma linha por diferença, para a contabilidade (valores em reais com ponto: 1234.56).</span>
+      </p>
+
+      <h2>Totais</h2>
+      <TotalsTable run={run} />
+
+      <h2>Diferenças</h2>
+      {differences.length === 0 ? (
+        <p class="muted empty">Nenhuma diferença: o razão e o PSP conferem neste período.</p>
+      ) : (
+        <>
+          <DataTable label="Diferenças" columns={['Tipo', 'Movimento', 'Referência', 'Conta', 'Razão', 'PSP']}>
+            {differences.map((difference) => (
+              <tr>
+                <td>
+                  <strong class="status" title={difference.kind} safe>
+                    {DIFFERENCE_NAMES[difference.kind]}
+                  </strong>
+                </td>
+                <td safe>{MOVEMENT_NAMES[difference.movement]}</td>
+                <td>
+                  <code safe>{difference.reference}</code>
+                  {difference.transactionId && difference.transactionId !== difference.reference ? (
+                    <>
+                      <br />
+                      <span class="muted">transação </span>
+                      <code safe>{difference.transactionId}</code>
+                    </>
+                  ) : (
+                    ''
+                  )}
+                </td>
+                <td>{difference.accountId ? <AccountLink accountId={difference.accountId} name={accountNames[difference.accountId]} /> : '—'}</td>
+                <td>
+                  <Side cents={difference.ledgerCents} status={difference.ledgerStatus} />
+                </td>
+                <td>
+                  <Side cents={difference.pspCents} status={difference.pspStatus} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+          <ul class="muted">
+            <li>Falta no PSP: o razão conta um movimento liquidado que o PSP não lista — confirme com o PSP.</li>
+            <li>
+              Falta no razão: o PSP lista um movimento que o gateway não conhece em nenhum período — nunca é corrigido sozinho; a equipe decide (um ajuste, uma
+              devolução no PSP).
+            </li>
+            <li>Valor diferente: os dois lados têm o movimento com valores diferentes; o valor do PSP é o que se moveu.</li>
+            <li>
+              Situação diferente: liquidado de um lado e falho do outro, ou pendente aqui e já decidido lá (as verificações de envios pendentes o resolvem).
+            </li>
+          </ul>
+        </>
+      )}
+    </>
+  );
+}
+
 /**
- * Provedores (DESIGN.md §14): each configured PSP's health as this process sees it, the routing
- * rules in force (default lists and accounts' own), and the form that replaces them (admin).
+ * Provedores (DESIGN.md §14): each configured PSP's health as this process sees it, its treasury
+ * (a reading now: admin), the latest reconciliation runs (a run now: admin), the routing rules in
+ * force (default lists and accounts' own), and the form that replaces them (admin).
  */
 export function ProvidersPage(props: { context: PageContext; data: ProvidersData; error?: string | undefined; notice?: string | undefined }) {
   const { context, data } = props;
@@ -141,9 +564,15 @@ export function ProvidersPage(props: { context: PageContext; data: ProvidersData
   const accountRules = Object.entries(data.rules.accounts);
   return (
     <Page context={context} title="Provedores" error={props.error} notice={props.notice}>
-      <p>Os PSPs que emitem as cobranças e enviam os saques, e como o tráfego novo é dividido entre eles.</p>
+      <p>Os PSPs que emitem as cobranças e enviam os saques: sua saúde, o dinheiro em cada um, a conciliação com o razão e como o tráfego novo é dividido.</p>
+      <nav aria-label="Nesta página">
+        <p>
+          Nesta página: <a href="#saude">Saúde</a> · <a href="#tesouraria">Tesouraria</a> · <a href="#conciliacao">Conciliação</a> ·{' '}
+          <a href="#regras">Regras de roteamento</a>
+        </p>
+      </nav>
 
-      <h2>Saúde</h2>
+      <h2 id="saude">Saúde</h2>
       <p>
         Como <strong>este processo</strong> do gateway vê cada provedor, pelas próprias chamadas desde que iniciou: outro processo pode ver outro estado.
         Recarregue a página para atualizar.
@@ -180,7 +609,11 @@ export function ProvidersPage(props: { context: PageContext; data: ProvidersData
         <li>Fora do ar: não recebe nada novo enquanto houver outro provedor no ar; uma tentativa de teste de tempos em tempos o traz de volta.</li>
       </ul>
 
-      <h2>Regras de roteamento</h2>
+      <TreasurySection context={context} data={data} configured={configured} />
+
+      <ReconciliationSection context={context} data={data} configured={configured} />
+
+      <h2 id="regras">Regras de roteamento</h2>
       <p>
         Cada cobrança ou saque novo vai para um provedor da lista que se aplica (a da conta, se ela tiver uma; senão a padrão), sorteado pelo peso entre os que
         estão no ar. Uma transação fica sempre com o provedor que a emitiu.

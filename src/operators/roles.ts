@@ -6,7 +6,18 @@ export const OPERATOR_ROLES = ['admin', 'compliance', 'support'] as const satisf
 
 /** What an operator may change in the back-office, by role (DESIGN.md §11); every role reads. */
 export type OperatorAction =
-  'kyc' | 'recipients' | 'disputes' | 'blocks' | 'accounts' | 'withdrawals' | 'adjustments' | 'webhookResend' | 'operators' | 'routing';
+  | 'kyc'
+  | 'recipients'
+  | 'disputes'
+  | 'blocks'
+  | 'accounts'
+  | 'withdrawals'
+  | 'adjustments'
+  | 'webhookResend'
+  | 'operators'
+  | 'routing'
+  | 'reconciliation'
+  | 'treasury';
 
 const ALLOWED: Record<OperatorAction, readonly OperatorRole[]> = {
   kyc: ['admin', 'compliance'],
@@ -22,6 +33,10 @@ const ALLOWED: Record<OperatorAction, readonly OperatorRole[]> = {
   operators: ['admin'],
   // Which PSPs take new charges and withdrawals (DESIGN.md §14): admin only, as the settings above.
   routing: ['admin'],
+  // Running a reconciliation and reading the PSPs' balances now (DESIGN.md §14): admin, as the
+  // API's admin token; every role reads their results.
+  reconciliation: ['admin'],
+  treasury: ['admin'],
 };
 
 export const operatorMayDo = (role: OperatorRole, action: OperatorAction): boolean => ALLOWED[action].includes(role);

@@ -186,14 +186,18 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   );
   const { sandbox } = services;
   if (sandbox) {
-    // The simulated network's controls exist only with the simulator (DESIGN.md §12).
-    await app.register(
-      async (scope) => {
-        scope.addHook('onRequest', authenticateMerchant);
-        await scope.register(sandboxRoutes({ sandbox }));
-      },
-      { prefix: '/sandbox/v1' },
-    );
+    // The simulated network's controls exist only with the simulator (DESIGN.md §12); a merchant
+    // plays it only where no real PSP is configured: beside one, a merchant could pay its own charge
+    // with play money and withdraw real money.
+    if (config.providers.every((provider) => provider.kind === 'simulated')) {
+      await app.register(
+        async (scope) => {
+          scope.addHook('onRequest', authenticateMerchant);
+          await scope.register(sandboxRoutes({ sandbox }));
+        },
+        { prefix: '/sandbox/v1' },
+      );
+    }
     await app.register(
       async (scope) => {
         scope.addHook('onRequest', adminAuthentication(config.adminToken));

@@ -36,8 +36,9 @@ CREATE TABLE reconciliation_runs (
   finished_at timestamptz
 );
 CREATE INDEX reconciliation_runs_recent ON reconciliation_runs (started_at DESC);
--- The daily job runs each provider's day once, whatever the number of workers.
-CREATE UNIQUE INDEX reconciliation_runs_daily ON reconciliation_runs (provider_id, period_from) WHERE requested_by = 'schedule';
+-- The daily job runs each provider's day once, whatever the number of workers; a failed run (the
+-- PSP could not list its records) is tried again at the job's next look.
+CREATE UNIQUE INDEX reconciliation_runs_daily ON reconciliation_runs (provider_id, period_from) WHERE requested_by = 'schedule' AND status <> 'failed';
 
 CREATE TABLE reconciliation_differences (
   run_id uuid NOT NULL REFERENCES reconciliation_runs (id),

@@ -75,7 +75,12 @@ export async function insertRun(db: Executor, run: NewRun): Promise<Reconciliati
     .returningAll();
   if (run.requestedBy === 'schedule') {
     // The partial unique index is named by its predicate, which must be written as a literal to be recognized.
-    query = query.onConflict((conflict) => conflict.columns(['providerId', 'periodFrom']).where('requestedBy', '=', sql.lit('schedule')).doNothing());
+    query = query.onConflict((conflict) =>
+      conflict
+        .columns(['providerId', 'periodFrom'])
+        .where(sql<boolean>`requested_by = 'schedule' AND status <> 'failed'`)
+        .doNothing(),
+    );
   }
   return query.executeTakeFirst();
 }

@@ -19,9 +19,15 @@ const EDGE_MS = HOUR_MS;
 
 export type Period = { from: Date; to: Date };
 
-/** The previous UTC day: the daily job's period. */
+/**
+ * The daily job compares a UTC day this long after it ends: what its last minutes left in flight
+ * (a notification, a poll, a send's checks and settling window) has landed by then.
+ */
+const DAILY_GRACE_MS = 6 * HOUR_MS;
+
+/** The day the daily job compares at `now`: the previous UTC day, once its grace has passed. */
 function previousDay(now: Date): Period {
-  const to = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
+  const to = new Date(Math.floor((now.getTime() - DAILY_GRACE_MS) / DAY_MS) * DAY_MS);
   return { from: new Date(to.getTime() - DAY_MS), to };
 }
 
@@ -54,7 +60,7 @@ export class ReconciliationService {
     return runs;
   }
 
-  /** Worker step: yesterday (UTC) of every provider, once whatever the number of workers. Returns the runs made. */
+  /** Worker step: yesterday (UTC, from 06:00 UTC on) of every provider, once whatever the number of workers (again after a failed run). Returns the runs made. */
   async runDaily(): Promise<number> {
     const period = previousDay(this.clock.now());
     let made = 0;

@@ -1,6 +1,14 @@
 import type { Account } from '../accounts/model.js';
 import type { Config } from '../config.js';
-import { InsufficientBalanceError, InvalidRequestError, LimitExceededError, NotFoundError, ProviderFailedError, RateLimitedError } from '../errors.js';
+import {
+  InsufficientBalanceError,
+  InvalidRequestError,
+  InvalidStateError,
+  LimitExceededError,
+  NotFoundError,
+  ProviderFailedError,
+  RateLimitedError,
+} from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
 import { findBalance, postMovement } from '../ledger/repository.js';
 import { messages } from '../messages.js';
@@ -195,9 +203,12 @@ export class WithdrawalService {
   private async replay(row: TransactionRow): Promise<WithdrawalResult> {
     if (row.status !== WITHDRAWAL.submit.to) return { outcome: 'replayed', withdrawal: row };
     const now = this.clock.now();
-    const [send] = await sends.claimUnsent(this.db, { id: row.id }, now, leaseUntil(now, this.timingOf(row)));
+    const [send] = await sends.claimUnsent(this.db, { id: row.id }, now, leaseUntil(now, this.providers.longestTiming));
     if (!send) return { outcome: 'replayed', withdrawal: row };
-    return this.attempt(row, send, 'replayed');
+    // Read again under the claim: a move to another provider may have committed since the row was read.
+    const current = await findTransaction(this.db, row.accountId, row.id);
+    if (current?.status !== WITHDRAWAL.submit.to) return { outcome: 'replayed', withdrawal: current ?? row };
+    return this.attempt(current, send, 'replayed');
   }
 
   /**
@@ -236,6 +247,8 @@ export class WithdrawalService {
         if (next) {
           const moved = await this.moveToProvider(row, send, next, note('not_sent', `${error.message}; moved to provider ${next.id}`));
           if (moved) return this.attempt(moved.row, moved.send, answered, rest);
+          // Another attempt (a worker's, after the lease) may have reached the PSP meanwhile: its checks decide, nothing is undone here.
+          return { outcome: answered, withdrawal: (await findTransaction(this.db, row.accountId, row.id)) ?? row };
         }
         await this.fail(row.id, {
           releaseExternalRef: true,
@@ -279,10 +292,18 @@ export class WithdrawalService {
   ): Promise<{ row: TransactionRow; send: ProviderSendRow } | undefined> {
     const at = this.clock.now();
     const lease = leaseUntil(at, next.sendTiming);
-    const moved = await this.db.transaction().execute(async (tx) => {
-      if (!(await sends.restartUnreached(tx, send.id, note, at, lease))) return false;
-      return rebindProcessingWithdrawal(tx, row.id, next.id, at);
-    });
+    const moved = await this.db
+      .transaction()
+      .execute(async (tx) => {
+        if (!(await sends.restartUnreached(tx, send.id, note, at, lease))) return false;
+        // Not processing any more: nothing of the move may stay (the send's restart rolls back with it).
+        if (!(await rebindProcessingWithdrawal(tx, row.id, next.id, at))) throw new InvalidStateError(messages.withdrawalWrongStatus(row.status));
+        return true;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof InvalidStateError) return false;
+        throw error;
+      });
     if (!moved) return undefined;
     return { row: { ...row, providerId: next.id, updatedAt: at }, send: { ...send, attempts: send.attempts + 1, attemptStartedAt: at, leaseUntil: lease } };
   }

@@ -196,7 +196,20 @@ describe(`reconciliation per PSP (${backend})`, () => {
     expect(await gateway.services.reconciliation.runDaily()).toBe(0);
     const listed = (await gateway.admin('GET', '/admin/v1/reconciliation')).body.runs.filter((run: { requestedBy: string }) => run.requestedBy === 'schedule');
     expect(listed.map((run: { providerId: string }) => run.providerId).sort()).toEqual(['psp-a', 'psp-b']);
-    const dayStart = Math.floor(gateway.clock.now().getTime() / (24 * HOUR)) * 24 * HOUR;
+    // Yesterday once its 6 hours of grace have passed (what its last minutes left in flight has landed).
+    const dayStart = Math.floor((gateway.clock.now().getTime() - 6 * HOUR) / (24 * HOUR)) * 24 * HOUR;
     expect(listed.every((run: { from: number; to: number }) => run.to === dayStart && run.from === dayStart - 24 * HOUR)).toBe(true);
+  });
+
+  it('a scheduled run that failed (the PSP could not list its records) is run again at the next look', async () => {
+    gateway.clock.advance(24 * HOUR);
+    await gateway.call('POST', '/sandbox/v1/providers/psp-b/outage', { key: ADMIN_TOKEN, body: { mode: 'down' } });
+    expect(await gateway.services.reconciliation.runDaily()).toBe(2);
+    expect(await gateway.services.reconciliation.runDaily()).toBe(1);
+    await gateway.call('POST', '/sandbox/v1/providers/psp-b/outage', { key: ADMIN_TOKEN, body: { mode: 'up' } });
+    expect(await gateway.services.reconciliation.runDaily()).toBe(1);
+    expect(await gateway.services.reconciliation.runDaily()).toBe(0);
+    const runs = (await gateway.admin('GET', '/admin/v1/reconciliation?providerId=psp-b')).body.runs.slice(0, 3);
+    expect(runs.map((run: { status: string }) => run.status)).toEqual(['done', 'failed', 'failed']);
   });
 });

@@ -1,7 +1,12 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboundService } from '../../src/inbound/service.js';
+import { makePspCertificates } from '../psp/certificates.js';
+import { CLIENT_ID, CLIENT_SECRET } from '../psp/double.js';
 import { fund } from '../helpers/api.js';
 import { ADMIN_TOKEN, backend, chargeBody, providersFile, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
 
@@ -397,5 +402,46 @@ describe(`several providers: a withdrawal is never sent twice, whatever the faul
       }),
       { numRuns: 12 },
     );
+  });
+});
+
+describe(`several providers: simulated beside a real PSP (${backend})`, () => {
+  let gateway: Gateway;
+  let folder: string;
+
+  beforeAll(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'mixed-'));
+    const certificates = makePspCertificates(folder);
+    const secret = join(folder, 'client-secret');
+    writeFileSync(secret, CLIENT_SECRET);
+    const real = {
+      id: 'efi',
+      kind: 'apipix',
+      // Never called here: the charges below go to the simulator.
+      baseUrl: 'https://127.0.0.1:9/v2',
+      clientId: CLIENT_ID,
+      clientSecretFile: secret,
+      certFile: certificates.gatewayClientCert,
+      keyFile: certificates.gatewayClientKey,
+      caFile: certificates.caCert,
+      pixKey: 'recebimentos@gateway.example',
+    };
+    gateway = await startGateway({ PROVIDERS_FILE: providersFile([{ id: 'sim', kind: 'simulated' }, real]) });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('a merchant cannot play the sandbox (its own charge paid with play money, then withdrawn for real); the operator keeps the outage switch', async () => {
+    const merchant = await gateway.createMerchant(LIMITS);
+    await gateway.admin('PUT', '/admin/v1/routing', { charges: [{ providerId: 'sim', weight: 1 }], withdrawals: [{ providerId: 'sim', weight: 1 }] });
+    const created = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });
+    expect(created.status).toBe(201);
+    expect((await gateway.call('POST', `/sandbox/v1/pix/${created.body.transactionId}/pay`, { key: merchant.apiKey })).status).toBe(404);
+    expect((await gateway.call('POST', '/sandbox/v1/provider/next-charge', { key: merchant.apiKey, body: { outcome: 'provider_error' } })).status).toBe(404);
+    expect((await outage(gateway, 'sim', 'down')).status).toBe(200);
+    expect((await outage(gateway, 'efi', 'down')).status).toBe(404);
+    await outage(gateway, 'sim', 'up');
   });
 });

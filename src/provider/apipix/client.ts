@@ -13,6 +13,8 @@ export class PspRefusal extends Error {
   constructor(
     readonly status: number,
     readonly problem: PspProblem,
+    /** An earlier attempt of the same call may have reached the PSP: this refusal does not prove it did nothing. */
+    readonly afterDelivery = false,
   ) {
     super(`PSP refused the request (${status}${problem.type ? ` ${problem.type}` : ''}${problem.nome ? ` ${problem.nome}` : ''})`);
   }
@@ -111,6 +113,8 @@ export class PspClient {
       try {
         return await this.attempt(call, true);
       } catch (error) {
+        // A retry refused after an attempt that may have got through (e.g. 429 on the repeat) proves nothing about the first.
+        if (error instanceof PspRefusal && failure?.delivered) throw new PspRefusal(error.status, error.problem, true);
         if (!(error instanceof PspUnavailable)) throw error;
         // Once any attempt may have reached the PSP, the call's outcome stays unknown.
         failure = new PspUnavailable(error.delivered || (failure?.delivered ?? false), error.message);

@@ -111,7 +111,10 @@ export class ApiPixProvider implements PixProvider {
         if (error.problem.nome === 'id_envio_duplicado') return { status: 'accepted' };
         const reason = KEY_REFUSALS[error.problem.nome ?? ''];
         if (reason) return { status: 'rejected', reason };
-        throw new ProviderError(`PSP refused the withdrawal (${error.status} ${error.problem.nome ?? error.problem.type ?? ''})`);
+        const refusal = `PSP refused the withdrawal (${error.status} ${error.problem.nome ?? error.problem.type ?? ''})`;
+        // Refused on a retry of an attempt that may have got through: it may be sent; never moved elsewhere.
+        if (error.afterDelivery) throw new ProviderOutcomeUnknownError(`${refusal} after an attempt that may have reached it`);
+        throw new ProviderError(refusal);
       }
       refusedOrUnanswered(error);
     }
@@ -237,7 +240,7 @@ const devolucaoPath = (request: RefundRequest) => `/pix/${request.paymentEndToEn
  * ProviderError (nothing happened: safe to undo); may have been applied → ProviderOutcomeUnknownError.
  */
 function refusedOrUnanswered(error: unknown): never {
-  if (error instanceof PspRefusal) throw new ProviderError(error.message);
+  if (error instanceof PspRefusal) throw error.afterDelivery ? new ProviderOutcomeUnknownError(error.message) : new ProviderError(error.message);
   if (error instanceof PspUnavailable)
     throw error.delivered ? new ProviderOutcomeUnknownError(error.message) : new ProviderError(error.message, { unavailable: true });
   throw error;

@@ -331,7 +331,7 @@ describe(`several providers: a withdrawal is never sent twice, whatever the faul
     retry: fc.boolean(),
   });
 
-  it('after each step: at most one provider holds each withdrawal, and only the one it is bound to; the ledger and the PSPs agree at the end', async () => {
+  it('after each step: at most one provider holds each withdrawal, only the one it is bound to, and only debited ones; the ledger and the PSPs agree at the end', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), async (steps) => {
         const merchant = await gateway.createMerchant(LIMITS);
@@ -344,6 +344,22 @@ describe(`several providers: a withdrawal is never sent twice, whatever the faul
             expect(rows.length).toBeLessThanOrEqual(1);
             if (rows[0]) expect(rows[0].providerId).toBe(await providerOf(gateway, id));
           }
+          // The PSPs' side: whatever a PSP received is debited in the ledger (never reversed), so what they hold never exceeds the debits.
+          const received = await db
+            .selectFrom('sandboxWithdrawals')
+            .innerJoin('transactions', 'transactions.id', 'sandboxWithdrawals.transactionId')
+            .select(['transactions.status', 'sandboxWithdrawals.amountCents'])
+            .where('sandboxWithdrawals.accountId', '=', merchant.accountId)
+            .execute();
+          expect(received.filter((row) => !['processing', 'failed_unknown', 'paid'].includes(row.status))).toEqual([]);
+          const debited = await db
+            .selectFrom('transactions')
+            .select('amountCents')
+            .where('accountId', '=', merchant.accountId)
+            .where('status', 'in', ['processing', 'failed_unknown', 'paid'])
+            .execute();
+          const sum = (rows: { amountCents: number | null }[]) => rows.reduce((total, row) => total + Number(row.amountCents ?? 0), 0);
+          expect(sum(received)).toBeLessThanOrEqual(sum(debited));
         };
         for (const [index, fault] of steps.entries()) {
           await outage(gateway, 'psp-a', fault.a);

@@ -393,6 +393,20 @@ describe(`API Pix adapter: withdrawals through Efí's cash-out (${backend})`, ()
     await settleAndReconcile(created.body.transactionId, 'REALIZADO');
     expect((await readTransaction(gateway, merchant, created.body.transactionId)).status).toBe('paid');
   }, 20_000);
+
+  it('a retry refused after an attempt that timed out (and reached the PSP) is no proof of nothing sent: 202 failed_unknown, debited, and paid after all', async () => {
+    await fund(gateway, merchant, 10_000);
+    double.slowNext(1, 1500);
+    const sending = gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
+    // The first PUT is taken and answers too late; every later call, the retry included, is refused (401, then 401 on a new token).
+    await eventually(() => expect(double.calls.filter((call) => call.startsWith('PUT /api/v2/gn/pix/'))).toHaveLength(1));
+    double.unauthorizedNext(2);
+    const created = await sending;
+    expect(created).toMatchObject({ status: 202, body: { status: 'failed_unknown' } });
+    await eventually(async () => expect(double.send(hex(created.body.transactionId))).toBeDefined());
+    await settleAndReconcile(created.body.transactionId, 'REALIZADO');
+    expect((await readTransaction(gateway, merchant, created.body.transactionId)).status).toBe('paid');
+  }, 20_000);
 });
 
 describe(`API Pix adapter: unknown outcomes of sends (${backend})`, () => {

@@ -396,10 +396,12 @@ describe(`API Pix adapter: withdrawals through Efí's cash-out (${backend})`, ()
 
   it('a retry refused after an attempt that timed out (and reached the PSP) is no proof of nothing sent: 202 failed_unknown, debited, and paid after all', async () => {
     await fund(gateway, merchant, 10_000);
+    const puts = () => double.calls.filter((call) => call.startsWith('PUT /api/v2/gn/pix/')).length;
+    const before = puts();
     double.slowNext(1, 1500);
     const sending = gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
     // The first PUT is taken and answers too late; every later call, the retry included, is refused (401, then 401 on a new token).
-    await eventually(() => expect(double.calls.filter((call) => call.startsWith('PUT /api/v2/gn/pix/'))).toHaveLength(1));
+    await eventually(() => expect(puts()).toBe(before + 1));
     double.unauthorizedNext(2);
     const created = await sending;
     expect(created).toMatchObject({ status: 202, body: { status: 'failed_unknown' } });

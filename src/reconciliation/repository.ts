@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/database.js';
-import type { DifferenceKind, MovementKind, ReconciliationDifferenceRow, ReconciliationRunRow } from '../platform/schema.js';
+import type { MovementKind, ReconciliationDifferenceRow, ReconciliationRunRow } from '../platform/schema.js';
 
 /** A movement as the ledger knows it: `pending` while its outcome at the PSP is not known yet. */
 export type LedgerMovement = {
@@ -85,17 +85,8 @@ export async function insertRun(db: Executor, run: NewRun): Promise<Reconciliati
   return query.executeTakeFirst();
 }
 
-export type NewDifference = {
-  kind: DifferenceKind;
-  movement: MovementKind;
-  reference: string;
-  accountId: string | null;
-  transactionId: string | null;
-  ledgerCents: number | null;
-  pspCents: number | null;
-  ledgerStatus: string | null;
-  pspStatus: string | null;
-};
+/** A difference as a run finds it; its run and position are given when the run is stored. */
+export type NewDifference = Omit<ReconciliationDifferenceRow, 'runId' | 'position'>;
 
 /** A run's outcome: its counts and totals, and every difference, in one transaction of the caller's. */
 export async function finishRun(

@@ -1,13 +1,11 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatBrl, messages } from '../../src/messages.js';
 import { signedInOperator } from '../helpers/backoffice.js';
 import { breakableMoney, expectAccessible, launchBrowser, menuLayout, screenshot, tableRegions } from '../helpers/browser.js';
 import { postFromPage } from '../helpers/dashboard.js';
-import { ADMIN_TOKEN, backend, chargeBody, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { ADMIN_TOKEN, backend, chargeBody, providersFile, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /**
  * Provedores in the back-office (DESIGN.md §14), on a gateway with two simulated providers: their
@@ -27,19 +25,12 @@ const EVERYONE = [
 const DEFAULT_RULES = { charges: EVERYONE, withdrawals: EVERYONE, accounts: {} };
 
 beforeAll(async () => {
-  const folder = mkdtempSync(join(tmpdir(), 'providers-'));
-  const providersFile = join(folder, 'providers.json');
-  writeFileSync(
-    providersFile,
-    JSON.stringify({
-      providers: [
-        { id: 'psp-a', kind: 'simulated' },
-        // A small PSP with a low-cover mark above its balance: the treasury marks it.
-        { id: 'psp-b', kind: 'simulated', openingBalanceCents: 50_000, lowCoverCents: 100_000 },
-      ],
-    }),
-  );
-  gateway = await startGateway({ PUBLIC_BASE_URL: 'http://localhost', PROVIDERS_FILE: providersFile });
+  const providers = providersFile([
+    { id: 'psp-a', kind: 'simulated' },
+    // A small PSP with a low-cover mark above its balance: the treasury marks it.
+    { id: 'psp-b', kind: 'simulated', openingBalanceCents: 50_000, lowCoverCents: 100_000 },
+  ]);
+  gateway = await startGateway({ PUBLIC_BASE_URL: 'http://localhost', PROVIDERS_FILE: providers });
   browser = await launchBrowser();
   merchant = await gateway.createMerchant({ limits: { pixPerHour: 10_000 } });
 });

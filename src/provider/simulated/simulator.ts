@@ -89,7 +89,7 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
 
   /** The simulator keeps state only for charges whose answer was lost (the orphans): those are removed. */
   async cancelCharge(transactionId: string): Promise<ChargeRemoval> {
-    if ((await this.refuseIfDown()) === 'timeout') await this.timeOut();
+    await this.failIfOut();
     await repository.removeCharge(this.db, this.id, transactionId);
     return 'removed';
   }
@@ -258,8 +258,7 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   }
 
   async listRecords(period: { from: Date; to: Date }): Promise<ProviderRecord[]> {
-    await this.refuseIfDown();
-    if ((await this.outage()) === 'timeout') await this.timeOut();
+    await this.failIfOut();
     const { payments, withdrawals, refunds } = await repository.listRecords(this.db, this.id, period.from, period.to);
     const settledOf = (outcome: string | null, settled: string): ProviderRecord['status'] =>
       outcome === settled ? 'settled' : outcome === null ? 'pending' : 'failed';
@@ -289,8 +288,7 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   }
 
   async balance(): Promise<number | null> {
-    await this.refuseIfDown();
-    if ((await this.outage()) === 'timeout') await this.timeOut();
+    await this.failIfOut();
     return this.openingBalanceCents + (await repository.movedCents(this.db, this.id));
   }
 
@@ -313,6 +311,11 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
     const outage = await this.outage();
     if (outage === 'down') throw new ProviderError(`simulated provider ${this.id} is down (connection refused)`, { unavailable: true });
     return outage;
+  }
+
+  /** A call that does nothing while the provider is out: refused at once (`down`), or never answered (`timeout`). */
+  private async failIfOut(): Promise<void> {
+    if ((await this.refuseIfDown()) === 'timeout') await this.timeOut();
   }
 
   /** The caller waits its timeout and never hears back. */

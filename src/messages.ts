@@ -72,6 +72,20 @@ export const messages = {
   transactionTypeInvalid: (received: string) => `type deve ser 'pix_in' ou 'withdrawal'. Recebido: '${received}'.`,
   listLimitInvalid: 'limit deve ser um inteiro entre 1 e 100.',
 
+  // History (DESIGN.md §15): cursor, filters, exports, statements
+  startingAfterInvalid: 'startingAfter deve ser o transactionId de uma transação desta conta.',
+  createdFromInvalid: 'createdFrom deve ser um instante em milissegundos Unix (inteiro ≥ 0).',
+  createdToInvalid: 'createdTo deve ser um instante em milissegundos Unix (inteiro ≥ 0).',
+  createdRangeInvalid: 'createdFrom deve ser anterior a createdTo.',
+  transactionStatusInvalid: (received: string) => `status deve ser um dos status de transação da documentação. Recebido: '${received}'.`,
+  endToEndIdInvalid: 'endToEndId deve ter 32 letras e dígitos.',
+  exportFormatInvalid: "format deve ser 'csv' ou 'ofx'.",
+  exportRangeRequired: 'createdFrom e createdTo são obrigatórios na exportação.',
+  exportRangeTooLarge: (days: number) => `O período de exportação é de no máximo ${days} dias.`,
+  statementDateInvalid: 'Data do extrato inválida: use AAAA-MM-DD.',
+  statementNotClosed: (date: string) => `O extrato de ${date} ainda não foi fechado: fica disponível depois da meia-noite (horário de Brasília).`,
+  statementBeforeAccount: (date: string) => `Não há extrato de ${date}: a conta ainda não existia.`,
+
   // Charges after creation, refunds and MED (DESIGN.md §9)
   chargeNotCancellable: (status: string) => `Só cobranças pendentes podem ser canceladas (status atual: ${status}).`,
   refundChargeNotPaid: (status: string) => `Só cobranças pagas podem ser devolvidas (status atual: ${status}).`,

@@ -25,7 +25,7 @@ export const chargePages =
     /** The Cobranças page: the charges the filters select, and the form (as typed, after a refusal). */
     const chargesView = async (reply: FastifyReply, user: SessionUser, extra: { filter?: ListFilterForm; form?: ChargeForm; error?: string } = {}) => {
       const filter = extra.filter ?? NO_FILTER;
-      const rows = await transactions.search(user.accountId, { type: 'pix_in', ...parseListFilter(filter, CHARGE_STATUSES), limit: 50 });
+      const { rows } = await transactions.page(user.accountId, { type: 'pix_in', ...parseListFilter(filter, CHARGE_STATUSES), limit: 50 });
       return (
         <ChargesPage
           context={contextOf(reply, user)}

@@ -19,7 +19,7 @@ export const disputePages =
       user: SessionUser,
       extra: { error?: string; notice?: string; defense?: { infractionId: string; text: string } } = {},
     ) => {
-      const cases = await infractions.list(user.accountId, { limit: 50 });
+      const { rows: cases } = await infractions.list(user.accountId, { limit: 50 });
       return (
         <DisputesPage
           context={contextOf(reply, user)}

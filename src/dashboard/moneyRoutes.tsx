@@ -25,14 +25,14 @@ export const moneyPages =
     ) => {
       const filter = extra.filter ?? NO_FILTER;
       const [rows, balance, approved] = await Promise.all([
-        transactions.search(user.accountId, { type: 'withdrawal', ...parseListFilter(filter, WITHDRAWAL_STATUSES), limit: 50 }),
+        transactions.page(user.accountId, { type: 'withdrawal', ...parseListFilter(filter, WITHDRAWAL_STATUSES), limit: 50 }),
         ledger.balanceOf(user.accountId),
         recipients.listApproved(user.accountId),
       ]);
       return (
         <WithdrawalsPage
           context={contextOf(reply, user)}
-          withdrawals={rows.map(presentTransaction)}
+          withdrawals={rows.rows.map(presentTransaction)}
           withdrawableCents={balance.withdrawable}
           recipients={approved.recipients}
           filter={filter}

@@ -47,8 +47,8 @@ export const dashboardRoutes =
     app.get(
       '/',
       asUser(async (request, reply, user) => {
-        const [balance, latest] = await Promise.all([ledger.balanceOf(user.accountId), transactions.list(user.accountId, { limit: 10 })]);
-        return send(reply, <HomePage context={contextOf(reply, user)} data={{ balance, transactions: latest.map(presentTransaction) }} />);
+        const [balance, latest] = await Promise.all([ledger.balanceOf(user.accountId), transactions.page(user.accountId, { limit: 10 })]);
+        return send(reply, <HomePage context={contextOf(reply, user)} data={{ balance, transactions: latest.rows.map(presentTransaction) }} />);
       }),
     );
 

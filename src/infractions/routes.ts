@@ -21,8 +21,8 @@ export const infractionRoutes =
         },
       },
       async (request) => {
-        const rows = await infractions.list(request.merchant.account.id, request.query);
-        return { infractions: rows.map(presentInfraction), count: rows.length };
+        const { rows, hasMore } = await infractions.list(request.merchant.account.id, request.query);
+        return { infractions: rows.map(presentInfraction), count: rows.length, hasMore };
       },
     );
 

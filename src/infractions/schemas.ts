@@ -3,7 +3,7 @@ import { InvalidRequestError } from '../errors.js';
 import { isId } from '../platform/ids.js';
 import { messages, receivedText } from '../messages.js';
 import type { InfractionStatus } from '../platform/schema.js';
-import { positiveAmountSchema, listLimitQuery } from '../platform/schemas.js';
+import { hasMoreField, positiveAmountSchema, listLimitQuery } from '../platform/schemas.js';
 import { INFRACTION_STATUSES } from './states.js';
 
 export const infractionSchema = z
@@ -20,7 +20,7 @@ export const infractionSchema = z
   })
   .meta({ id: 'Infraction' });
 
-export const infractionListResponse = z.object({ infractions: z.array(infractionSchema), count: z.int() });
+export const infractionListResponse = z.object({ infractions: z.array(infractionSchema), count: z.int(), hasMore: hasMoreField });
 
 export const infractionIdParams = z.object({ id: z.string().meta({ description: 'infractionId (UUID v7).' }) });
 

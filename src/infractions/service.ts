@@ -69,8 +69,10 @@ export class InfractionService {
     return infraction;
   }
 
-  list(accountId: string, options: { status?: InfractionStatus | undefined; limit: number }): Promise<InfractionRow[]> {
-    return repository.listInfractions(this.db, accountId, options);
+  /** The newest `limit` cases, and whether older ones match too. */
+  async list(accountId: string, options: { status?: InfractionStatus | undefined; limit: number }): Promise<{ rows: InfractionRow[]; hasMore: boolean }> {
+    const rows = await repository.listInfractions(this.db, accountId, { ...options, limit: options.limit + 1 });
+    return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
   }
 
   /** The merchant contests an open case before its deadline. */

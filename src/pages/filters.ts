@@ -29,6 +29,6 @@ export function parseListFilter<S extends string>(form: ListFilterForm, statuses
   return {
     status,
     createdFrom: form.from ? dayStart(form.from) : undefined,
-    createdBefore: form.to ? new Date(dayStart(form.to).getTime() + DAY_MS) : undefined,
+    createdTo: form.to ? new Date(dayStart(form.to).getTime() + DAY_MS) : undefined,
   };
 }

@@ -40,6 +40,17 @@ export const positiveAmountSchema = z
   .max(Number.MAX_SAFE_INTEGER, messages.positiveAmountInvalid);
 
 /** `?limit=`: an integer from 1 to 100, default 50 (every list of the API). */
+/** Every list answer's `hasMore` (DESIGN.md §15): true when rows beyond this answer match. */
+export const hasMoreField = z.boolean().meta({ description: 'More rows match than this answer holds.' });
+
+/** A query parameter holding an instant in Unix milliseconds; a Date once parsed. */
+export const unixMillisQuery = (message: string) =>
+  z
+    .string({ error: message })
+    .optional()
+    .refine((value) => value === undefined || /^\d{1,15}$/.test(value), message)
+    .transform((value) => (value === undefined ? undefined : new Date(Number(value))));
+
 export const listLimitQuery = z
   .string({ error: messages.listLimitInvalid })
   .optional()

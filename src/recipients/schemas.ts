@@ -3,6 +3,7 @@ import { messages, receivedText } from '../messages.js';
 import { isValidCnpj, isValidCpf, stripDocumentFormatting, type DocumentType } from '../pix/documents.js';
 import { normalizePixKey, normalizePixKeyType, pixKeyFormatError, PIX_KEY_TYPES, type PixKeyType } from '../pix/pixKeys.js';
 import type { RecipientStatus } from '../platform/schema.js';
+import { hasMoreField } from '../platform/schemas.js';
 
 const RECIPIENT_STATUSES = ['pending_review', 'active', 'rejected', 'removed', 'deactivated'] as const satisfies readonly RecipientStatus[];
 
@@ -135,6 +136,7 @@ const approvedRecipientSchema = z
 export const approvedRecipientListResponse = z.object({
   recipients: z.array(approvedRecipientSchema),
   count: z.int().meta({ description: 'Number of active recipients.' }),
+  hasMore: hasMoreField.meta({ description: 'Always false: every active recipient is listed.' }),
 });
 
 // Operator API

@@ -107,7 +107,7 @@ export class RecipientService {
   /** GET /v1/recipients. */
   async listApproved(accountId: string) {
     const rows = await repository.listActiveRecipients(this.db, accountId);
-    return { recipients: rows.map(presentApprovedRecipient), count: rows.length };
+    return { recipients: rows.map(presentApprovedRecipient), count: rows.length, hasMore: false };
   }
 
   /** The dashboard's list: every recipient of the account with its status; documents masked, as the API shows them. */

@@ -54,7 +54,7 @@ export const refundRoutes =
       },
       async (request) => {
         const rows = await refunds.list(request.merchant.account.id, requireId(request.params.id));
-        return { refunds: rows.map(presentRefund), count: rows.length };
+        return { refunds: rows.map(presentRefund), count: rows.length, hasMore: false };
       },
     );
   };

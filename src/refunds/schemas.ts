@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { positiveAmountSchema, externalRefSchema } from '../platform/schemas.js';
+import { hasMoreField, positiveAmountSchema, externalRefSchema } from '../platform/schemas.js';
 import { messages } from '../messages.js';
 
 /** POST /v1/transactions/{id}/refunds: every field optional, the body too. */
@@ -34,6 +34,10 @@ export const refundSchema = z
 
 export const idempotentRefundSchema = refundSchema.extend({ idempotent: z.literal(true) });
 
-export const refundListResponse = z.object({ refunds: z.array(refundSchema), count: z.int() });
+export const refundListResponse = z.object({
+  refunds: z.array(refundSchema),
+  count: z.int(),
+  hasMore: hasMoreField.meta({ description: 'Always false: every refund of the charge is listed.' }),
+});
 
 export const refundIdParams = z.object({ refundId: z.string().meta({ description: 'refundId (UUID v7).' }) });

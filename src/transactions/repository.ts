@@ -43,27 +43,88 @@ export async function findPresentedTransaction(db: Executor, accountId: string, 
   return (await presentedById(db, accountId, transactionId))[0];
 }
 
-/** Most recent first, with the columns the API shows; ids are time-ordered, so they break ties within one millisecond. */
-export function listTransactions(db: Executor, accountId: string, options: { type?: TransactionType | undefined; limit: number }) {
-  return options.type ? recentPresentedOfType(db, accountId, options.type, options.limit) : recentPresented(db, accountId, options.limit);
+/**
+ * The first page of the spec's list (no filter but the type), most recent first, with the columns the
+ * API shows and one row more to tell whether more follow; ids are time-ordered, so they break ties
+ * within one millisecond. Precompiled: the list's hot path.
+ */
+export async function firstPage(db: Executor, accountId: string, type: TransactionType | undefined, limit: number) {
+  const rows = await (type ? recentPresentedOfType(db, accountId, type, limit + 1) : recentPresented(db, accountId, limit + 1));
+  return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
 }
 
-/** The dashboard's filtered lists: one type, optionally one status and a creation period, most recent first. */
-export function searchTransactions(db: Executor, accountId: string, filter: TransactionFilter) {
-  let query = db.selectFrom('transactions').select(PRESENTED_COLUMNS).where('accountId', '=', accountId).where('type', '=', filter.type);
+/**
+ * What a history read selects (DESIGN.md §15): an account (or every account, for operators), optional
+ * filters, and the position after which the page starts. Every filter is served by an index of
+ * migration 017 (docs/performance.md).
+ */
+export type TransactionFilter = {
+  accountId?: string | undefined;
+  type?: TransactionType | undefined;
+  status?: TransactionStatus | undefined;
+  /** Inclusive. */
+  createdFrom?: Date | undefined;
+  /** Exclusive. */
+  createdTo?: Date | undefined;
+  externalRef?: string | undefined;
+  endToEndId?: string | undefined;
+  /** The payer's, beneficiary's, expected holder's or customer's document, digits only (operators). */
+  document?: string | undefined;
+  /** The page starts after this row, in the list's order (createdAt desc, id desc). */
+  after?: TransactionPosition | undefined;
+};
+
+/** A row's place in the history's order. */
+export type TransactionPosition = { createdAt: Date; id: string };
+
+/** The counterpart's document, as migration 017's index computes it: the index serves only this exact expression. */
+const counterpartDocument = sql<string>`coalesce(payer->>'document', beneficiary->>'document', expected_holder->>'document', regexp_replace(customer->'document'->>'number', '[^0-9]', '', 'g'))`;
+
+function filtered(db: Executor, filter: TransactionFilter) {
+  let query = db.selectFrom('transactions').select([...PRESENTED_COLUMNS, 'accountId']);
+  if (filter.accountId !== undefined) query = query.where('accountId', '=', filter.accountId);
+  if (filter.type) query = query.where('type', '=', filter.type);
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.createdFrom) query = query.where('createdAt', '>=', filter.createdFrom);
-  if (filter.createdBefore) query = query.where('createdAt', '<', filter.createdBefore);
-  return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+  if (filter.createdTo) query = query.where('createdAt', '<', filter.createdTo);
+  if (filter.externalRef !== undefined) query = query.where('externalRef', '=', filter.externalRef);
+  if (filter.endToEndId !== undefined) query = query.where('endToEndId', '=', filter.endToEndId);
+  if (filter.document !== undefined) query = query.where(counterpartDocument, '=', filter.document);
+  const after = filter.after;
+  if (after) query = query.where((eb) => eb(eb.refTuple('createdAt', 'id'), '<', eb.tuple(after.createdAt, after.id)));
+  return query.orderBy('createdAt', 'desc').orderBy('id', 'desc');
 }
 
-export type TransactionFilter = {
-  type: TransactionType;
-  status?: TransactionStatus | undefined;
-  createdFrom?: Date | undefined;
-  createdBefore?: Date | undefined;
-  limit: number;
-};
+/** One page of the history, most recent first: `limit` rows, and whether more follow. */
+export async function pageTransactions(db: Executor, filter: TransactionFilter, limit: number) {
+  const rows = await filtered(db, filter)
+    .limit(limit + 1)
+    .execute();
+  return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+}
+
+/**
+ * Every row of the filter, in order, in chunks of `chunkSize`: each chunk is one index range scan
+ * that starts after the last row of the one before (a keyset cursor). Memory stays one chunk, and
+ * no connection or snapshot is held between chunks, so a slow download never holds a pooled
+ * connection or, on the embedded database, every other request (docs/history.md).
+ */
+export async function* streamTransactions(db: Executor, filter: TransactionFilter, chunkSize: number) {
+  let after = filter.after;
+  for (;;) {
+    const { rows, hasMore } = await pageTransactions(db, { ...filter, after }, chunkSize);
+    if (rows.length > 0) yield rows;
+    const last = rows.at(-1);
+    if (!hasMore || !last) return;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+}
+
+/** A row's position in the history, when it is the account's (of any account: `accountId` undefined). */
+export function findPosition(db: Executor, accountId: string | undefined, transactionId: string): Promise<TransactionPosition | undefined> {
+  const query = db.selectFrom('transactions').select(['createdAt', 'id']).where('id', '=', transactionId);
+  return (accountId === undefined ? query : query.where('accountId', '=', accountId)).executeTakeFirst();
+}
 
 export type NewTransactionValues = Omit<NewTransaction, 'type' | 'status'>;
 

@@ -17,15 +17,15 @@ export const transactionRoutes =
         serializerCompiler: compiledSerializer,
         schema: {
           tags: ['Transactions'],
-          summary: 'List transactions, most recent first',
+          summary: 'List transactions, most recent first; filters and cursor paging (DESIGN.md §15)',
           security: [{ apiKey: [] }],
           querystring: listTransactionsQuery,
           response: { 200: transactionListResponse, ...errorResponses(400, 401, 403) },
         },
       },
       async (request) => {
-        const rows = await transactions.list(request.merchant.account.id, request.query);
-        return { transactions: rows.map(presentTransaction), count: rows.length };
+        const { rows, hasMore } = await transactions.page(request.merchant.account.id, request.query);
+        return { transactions: rows.map(presentTransaction), count: rows.length, hasMore };
       },
     );
 

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { messages } from '../messages.js';
 import { CARRIES_INFRACTION, CARRIES_REFUND, SETTLEMENT_FIELDS, type EventName } from '../webhooks/events.js';
-import { listLimitQuery, partySchema } from '../platform/schemas.js';
-import type { TransactionType } from '../platform/schema.js';
+import { isId } from '../platform/ids.js';
+import { listLimitQuery, partySchema, unixMillisQuery } from '../platform/schemas.js';
+import { CHARGE_STATUSES, WITHDRAWAL_STATUSES, type TransactionStatus, type TransactionType } from '../platform/schema.js';
+
+const TRANSACTION_STATUSES: ReadonlySet<string> = new Set([...CHARGE_STATUSES, ...WITHDRAWAL_STATUSES]);
 
 export const transactionSchema = z
   .object({
@@ -50,9 +53,38 @@ export const listTransactionsQuery = z.object({
     })
     .meta({ description: "'pix_in' or 'withdrawal'; both when absent." }),
   limit: listLimitQuery,
+  startingAfter: z
+    .string({ error: messages.startingAfterInvalid })
+    .optional()
+    .refine((value) => value === undefined || isId(value), messages.startingAfterInvalid)
+    .meta({ description: 'A transactionId of this account: the page after it, in the same order (DESIGN.md §15).' }),
+  createdFrom: unixMillisQuery(messages.createdFromInvalid).meta({ description: 'Unix milliseconds, inclusive.' }),
+  createdTo: unixMillisQuery(messages.createdToInvalid).meta({ description: 'Unix milliseconds, exclusive.' }),
+  status: z
+    .string({ error: (issue) => messages.transactionStatusInvalid(String(issue.input)) })
+    .optional()
+    .refine((value): value is TransactionStatus | undefined => value === undefined || TRANSACTION_STATUSES.has(value), {
+      error: (issue) => messages.transactionStatusInvalid(String(issue.input)),
+    })
+    .meta({ description: 'One status of either type (a status of the other type simply matches nothing).' }),
+  externalRef: z
+    .string({ error: messages.externalRefInvalid })
+    .min(1, messages.externalRefInvalid)
+    .max(100, messages.externalRefInvalid)
+    .optional()
+    .meta({ description: 'The externalRef the transaction was created with.' }),
+  endToEndId: z
+    .string({ error: messages.endToEndIdInvalid })
+    .regex(/^[a-zA-Z0-9]{32}$/, messages.endToEndIdInvalid)
+    .optional()
+    .meta({ description: "The PIX network's end-to-end id (32 letters and digits)." }),
 });
 
-export const transactionListResponse = z.object({ transactions: z.array(transactionSchema), count: z.int() });
+export const transactionListResponse = z.object({
+  transactions: z.array(transactionSchema),
+  count: z.int(),
+  hasMore: z.boolean().meta({ description: 'More rows follow: ask again with startingAfter = the last transactionId.' }),
+});
 
 const {
   pixPayload: _payload,

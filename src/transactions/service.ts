@@ -1,11 +1,17 @@
-import { NotFoundError } from '../errors.js';
+import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
 import { purgeExpiredIdempotencyKeys } from './idempotencyRepository.js';
 import type { PresentedRow } from './presenter.js';
 import * as repository from './repository.js';
-import type { TransactionRow, TransactionType } from '../platform/schema.js';
+import type { TransactionRow } from '../platform/schema.js';
+
+/** Rows per read of an export: large enough that a read's round trip is noise, small enough to stay a few hundred kB. */
+const EXPORT_CHUNK_ROWS = 1_000;
+
+/** A history read as the API, the dashboard and the back-office ask for it: filters, a cursor (a transactionId) and a page size. */
+export type HistoryQuery = Omit<repository.TransactionFilter, 'accountId' | 'after'> & { startingAfter?: string | undefined; limit: number };
 
 /** The merchant's reads of its transactions (both types). */
 export class TransactionService {
@@ -21,8 +27,33 @@ export class TransactionService {
     return row;
   }
 
-  list(accountId: string, options: { type?: TransactionType | undefined; limit: number }): Promise<PresentedRow[]> {
-    return repository.listTransactions(this.db, accountId, options);
+  /**
+   * One page of the account's history (DESIGN.md §15). Without filters or cursor: the spec's list,
+   * on its precompiled hot path. The cursor must be a transaction of the same account (of any
+   * account: `accountId` undefined, for operators).
+   */
+  async page(accountId: string | undefined, query: HistoryQuery): Promise<{ rows: PresentedRow[]; hasMore: boolean }> {
+    const { limit, startingAfter, type, ...filters } = query;
+    if (accountId !== undefined && startingAfter === undefined && Object.values(filters).every((value) => value === undefined)) {
+      return repository.firstPage(this.db, accountId, type, limit);
+    }
+    return repository.pageTransactions(this.db, await this.filterOf(accountId, query), limit);
+  }
+
+  /** Every row of a period, in chunks, for exports (constant memory). */
+  async *stream(accountId: string, query: Omit<HistoryQuery, 'limit'>): AsyncGenerator<PresentedRow[]> {
+    yield* repository.streamTransactions(this.db, await this.filterOf(accountId, query), EXPORT_CHUNK_ROWS);
+  }
+
+  private async filterOf(accountId: string | undefined, query: Omit<HistoryQuery, 'limit'>): Promise<repository.TransactionFilter> {
+    const { startingAfter, ...filter } = query;
+    if (filter.createdFrom && filter.createdTo && filter.createdFrom >= filter.createdTo) throw new InvalidRequestError(messages.createdRangeInvalid);
+    let after: repository.TransactionPosition | undefined;
+    if (startingAfter !== undefined) {
+      after = await repository.findPosition(this.db, accountId, startingAfter);
+      if (!after) throw new InvalidRequestError(messages.startingAfterInvalid);
+    }
+    return { ...filter, accountId, after };
   }
 
   /** Any account's transaction (operators), with its account and provider; NotFoundError when there is none. */
@@ -35,11 +66,6 @@ export class TransactionService {
   /** The account of any transaction (operators), or undefined. */
   accountOf(transactionId: string): Promise<string | undefined> {
     return repository.findTransactionAccountId(this.db, transactionId);
-  }
-
-  /** The dashboard's filtered list of one type. */
-  search(accountId: string, filter: repository.TransactionFilter): Promise<PresentedRow[]> {
-    return repository.searchTransactions(this.db, accountId, filter);
   }
 
   /** Housekeeping: externalRefs past their retention go. */

@@ -18,6 +18,10 @@ type Arguments<K extends FunctionKey> = Catalog[K] extends (...args: infer A) =>
  */
 const SAMPLES: { [K in FunctionKey]?: Arguments<K>[] } = {
   documentTypeInvalid: [['rg']],
+  transactionStatusInvalid: [['pago']],
+  exportRangeTooLarge: [[31]],
+  statementNotClosed: [['2026-11-25']],
+  statementBeforeAccount: [['2026-01-01']],
   documentNumberLength: [
     ['cpf', 10],
     ['cnpj', 13],

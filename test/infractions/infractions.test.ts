@@ -291,12 +291,12 @@ describe('GET /v1/infractions', () => {
     expect(all.body.count).toBe(2);
     expect(all.body.infractions.map((row: { infractionId: string }) => row.infractionId)).toEqual([b.infractionId, a.infractionId]);
     const open = await gateway.call('GET', '/v1/infractions?status=open', { key: merchant.apiKey });
-    expect(open.body).toEqual({ infractions: [b], count: 1 });
+    expect(open.body).toEqual({ infractions: [b], count: 1, hasMore: false });
     expect(await gateway.call('GET', '/v1/infractions?status=closed', { key: merchant.apiKey })).toMatchObject({
       status: 400,
       body: { error: messages.infractionStatusInvalid('closed') },
     });
     const other = await gateway.createMerchant(NO_CHARGE_FEES);
-    expect((await gateway.call('GET', '/v1/infractions', { key: other.apiKey })).body).toEqual({ infractions: [], count: 0 });
+    expect((await gateway.call('GET', '/v1/infractions', { key: other.apiKey })).body).toEqual({ infractions: [], count: 0, hasMore: false });
   });
 });

@@ -220,7 +220,7 @@ describe('POST /v1/recipients registration', () => {
     });
     expect(view.updatedAt).toBeGreaterThanOrEqual(view.createdAt);
     // Under review: not listed, not usable.
-    expect((await listApproved(merchant)).body).toEqual({ recipients: [], count: 0 });
+    expect((await listApproved(merchant)).body).toEqual({ recipients: [], count: 0, hasMore: false });
   });
 
   it.each([
@@ -325,6 +325,7 @@ describe('review and GET /v1/recipients', () => {
         },
       ],
       count: 1,
+      hasMore: false,
     });
 
     gateway.clock.advance(60_000);
@@ -364,6 +365,7 @@ describe('review and GET /v1/recipients', () => {
         },
       ],
       count: 3,
+      hasMore: false,
     });
     expect(JSON.stringify(list.body)).not.toContain(CPF.digits);
   });
@@ -390,7 +392,7 @@ describe('review and GET /v1/recipients', () => {
       status: 200,
       body: { recipientId: body.recipientId, status: 'rejected', reason: 'Documento divergente', approvedAt: null },
     });
-    expect((await listApproved(merchant)).body).toEqual({ recipients: [], count: 0 });
+    expect((await listApproved(merchant)).body).toEqual({ recipients: [], count: 0, hasMore: false });
 
     const again = await registerRecipient(
       gateway,
@@ -538,7 +540,7 @@ describe('tenancy', () => {
     const created = await registerRecipient(gateway, a, recipientBody());
     await reviewRecipient(gateway, a, created.body.recipientId, 'approve', { label: 'Da loja A' });
 
-    expect((await listApproved(b)).body).toEqual({ recipients: [], count: 0 });
+    expect((await listApproved(b)).body).toEqual({ recipients: [], count: 0, hasMore: false });
     expect(await findRecipient(gateway.database.db, b.accountId, created.body.recipientId)).toBeUndefined();
     // The operator acts per account: B has no such recipient.
     expect(await reviewRecipient(gateway, b, created.body.recipientId, 'approve')).toMatchObject({ status: 404, body: { error: RECIPIENT_NOT_FOUND } });
@@ -556,7 +558,7 @@ describe('tenancy', () => {
       count: 1,
       recipients: [{ recipientId: created.body.recipientId, legalName: 'Fornecedora Silva ME', label: 'Da loja A' }],
     });
-    expect((await listApproved(b)).body).toEqual({ recipients: [], count: 0 });
+    expect((await listApproved(b)).body).toEqual({ recipients: [], count: 0, hasMore: false });
   });
 });
 

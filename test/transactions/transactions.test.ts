@@ -60,7 +60,8 @@ describe('GET /v1/transactions', () => {
   it('lists the 50 most recent by default, newest first, with count = array length', async () => {
     const response = await list(merchant);
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(['count', 'transactions']);
+    expect(Object.keys(response.body).sort()).toEqual(['count', 'hasMore', 'transactions']);
+    expect(response.body.hasMore).toBe(true);
     const listed = response.body.transactions.map((t: { transactionId: string }) => t.transactionId);
     expect(listed).toEqual([...ids].reverse().slice(0, 50));
     expect(response.body.count).toBe(50);
@@ -111,14 +112,14 @@ describe('GET /v1/transactions', () => {
   it('type=withdrawal returns an empty list (no withdrawals yet) with count 0', async () => {
     const response = await list(merchant, '?type=withdrawal');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ transactions: [], count: 0 });
+    expect(response.body).toEqual({ transactions: [], count: 0, hasMore: false });
   });
 
   it('a merchant without transactions gets an empty list', async () => {
     const fresh = await gateway.createMerchant();
     const response = await list(fresh);
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ transactions: [], count: 0 });
+    expect(response.body).toEqual({ transactions: [], count: 0, hasMore: false });
   });
 
   it.each([

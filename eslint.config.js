@@ -43,7 +43,7 @@ const LAYERS = [
   ['provider', 'accounts', 'alerts', 'operations'],
   ['webhooks', 'ledger', 'users', 'routing', 'treasury'],
   ['transactions', 'sends', 'operators'],
-  ['charges', 'recipients', 'refunds', 'audit'],
+  ['charges', 'recipients', 'refunds', 'audit', 'history'],
   ['withdrawals', 'infractions', 'reconciliation'],
   ['inbound', 'sandbox'],
   ['pages'],

@@ -45,6 +45,7 @@ import { reconciliationAdminRoutes } from './reconciliation/adminRoutes.js';
 import { treasuryAdminRoutes } from './treasury/adminRoutes.js';
 import type { Services } from './services.js';
 import { transactionRoutes } from './transactions/routes.js';
+import { historyRoutes } from './history/routes.js';
 import { transactionAdminRoutes } from './transactions/adminRoutes.js';
 import { eventBodySchema } from './transactions/schemas.js';
 import { infractionSchema } from './infractions/schemas.js';
@@ -175,6 +176,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     async (v1) => {
       v1.addHook('onRequest', authenticateMerchant);
       await v1.register(chargeRoutes(services));
+      await v1.register(historyRoutes(services));
       await v1.register(transactionRoutes(services));
       await v1.register(balanceRoutes(services));
       await v1.register(recipientRoutes(services));

@@ -80,6 +80,7 @@ export const messages = {
   transactionStatusInvalid: (received: string) => `status deve ser um dos status de transação da documentação. Recebido: '${received}'.`,
   endToEndIdInvalid: 'endToEndId deve ter 32 letras e dígitos.',
   exportFormatInvalid: "format deve ser 'csv' ou 'ofx'.",
+  exportDelimiterInvalid: "delimiter deve ser 'comma' ou 'semicolon'.",
   exportRangeRequired: 'createdFrom e createdTo são obrigatórios na exportação.',
   exportRangeTooLarge: (days: number) => `O período de exportação é de no máximo ${days} dias.`,
   statementDateInvalid: 'Data do extrato inválida: use AAAA-MM-DD.',
@@ -276,6 +277,11 @@ export const messages = {
   routingAccountIdMissing: 'Informe o id da conta que terá os pesos digitados em Regras próprias para uma conta.',
   treasuryRead: 'Saldos lidos agora.',
   reconciliationRan: 'Conciliação executada: o resultado de cada provedor está em Últimas conciliações.',
+
+  // History pages (DESIGN.md §15)
+  filterTypeInvalid: 'Tipo inválido no filtro.',
+  filterRangeInvalid: 'Período inválido no filtro: a data De deve ser igual ou anterior à data Até.',
+  filterDocumentInvalid: 'Documento inválido na busca: informe um CPF (11 dígitos) ou um CNPJ (14 dígitos).',
 } as const;
 
 /** Brazilian currency text for messages: 123456 → `R$ 1.234,56` (plain space, not NBSP). */

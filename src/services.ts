@@ -24,6 +24,7 @@ import type { ProviderInbound, ProviderLogger } from './provider/provider.js';
 import { RecipientService } from './recipients/service.js';
 import { SandboxService } from './sandbox/service.js';
 import { TransactionService } from './transactions/service.js';
+import { HistoryService } from './history/service.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { WebhookClient } from './webhooks/outbound.js';
 import { WebhookService } from './webhooks/service.js';
@@ -36,6 +37,8 @@ export type Services = {
   accounts: AccountService;
   charges: ChargeService;
   transactions: TransactionService;
+  /** Exports and daily statements (DESIGN.md §15). */
+  history: HistoryService;
   ledger: LedgerService;
   recipients: RecipientService;
   withdrawals: WithdrawalService;
@@ -92,6 +95,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
   const charges = new ChargeService(db, clock, registry, routing);
   const withdrawals = new WithdrawalService(db, clock, registry, routing, treasury, config);
   const refunds = new RefundService(db, clock, registry);
+  const transactions = new TransactionService(db, clock);
   const infractions = new InfractionService(db, clock, config, refunds);
   const providerInbound = inbound((providerId) => new InboundService(providerId, db, clock, charges, refunds, infractions));
   return {
@@ -99,7 +103,8 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     clock,
     accounts,
     charges,
-    transactions: new TransactionService(db, clock),
+    transactions,
+    history: new HistoryService(db, clock, transactions),
     ledger: new LedgerService(db, clock, accounts),
     recipients: new RecipientService(db, clock, config),
     withdrawals,

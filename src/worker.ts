@@ -5,7 +5,7 @@ type Logger = Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'>;
 
 /**
  * Background jobs: webhook delivery, charge expiry, MED defense deadlines and sends left without a result (every second), the simulator's
- * automatic settlement or a PSP's poller, the checks of withdrawals and refunds at the PSP, and housekeeping
+ * automatic settlement or a PSP's poller, the checks of withdrawals and refunds at the PSP, the daily statements, and housekeeping
  * (every minute). Safe to run in
  * any number of processes: each step claims its rows with SKIP LOCKED or is idempotent.
  */
@@ -63,6 +63,11 @@ export function startWorkers(
   every(60_000, 'reconciliation-daily', () => services.reconciliation.runDaily());
   // Each PSP's money in and out and its reported balance; a low cover raises an alert.
   every(60_000, 'treasury', () => services.treasury.refresh());
+  // Each account's days that ended (America/Sao_Paulo) get their statement, in order; a round closes
+  // up to 100 accounts' days, the next round the rest.
+  every(60_000, 'statements', async () => {
+    while (!stopped && (await services.history.closeDays()) > 0);
+  });
   every(60_000, 'housekeeping', async () => {
     await services.accounts.purgeExpiredRateCounters();
     await services.transactions.purgeExpiredIdempotencyKeys();

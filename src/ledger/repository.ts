@@ -193,3 +193,70 @@ export async function findLedgerProblems(db: Executor): Promise<string[]> {
   }
   return problems;
 }
+
+/** One movement as the merchant's history shows it: what it did to the balance, and the fee it carried. */
+export type MerchantMovement = {
+  /** The merchant entry's id: the ledger's posting order, and a keyset cursor. */
+  entryId: number;
+  movementId: string;
+  kind: string;
+  transactionId: string | null;
+  memo: string | null;
+  at: Date;
+  /** Signed: a credit is positive. */
+  amountCents: number;
+  /** The fee the movement took (0 when none); a fee refunded is negative. */
+  feeCents: number;
+};
+
+/**
+ * The account's movements of the merchant book with `from <= at < to`, in posting order, `limit`
+ * at a time after `afterEntryId` (migration 018's index: one range scan whatever the depth).
+ */
+export async function merchantMovements(
+  db: Executor,
+  accountId: string,
+  period: { from: Date; to: Date },
+  page: { afterEntryId: number; limit: number },
+): Promise<MerchantMovement[]> {
+  const { rows } = await sql<MerchantMovement>`
+    SELECT m.id AS entry_id, m.movement_id, m.kind, m.transaction_id, m.memo, m.created_at AS at, m.amount_cents,
+           coalesce((SELECT sum(f.amount_cents) FROM ledger_entries f WHERE f.movement_id = m.movement_id AND f.book = 'fees'), 0)::int8 AS fee_cents
+    FROM ledger_entries m
+    WHERE m.account_id = ${accountId} AND m.book = 'merchant' AND m.created_at >= ${period.from} AND m.created_at < ${period.to}
+      AND m.id > ${page.afterEntryId}
+    ORDER BY m.id
+    LIMIT ${page.limit}`.execute(db);
+  return rows;
+}
+
+/** The merchant balance as the ledger had it at `at` (entries before it): one index range scan. */
+export async function merchantBalanceAt(db: Executor, accountId: string, at: Date): Promise<number> {
+  const { rows } = await sql<{ cents: number }>`
+    SELECT coalesce(sum(amount_cents), 0)::int8 AS cents FROM ledger_entries
+    WHERE account_id = ${accountId} AND book = 'merchant' AND created_at < ${at}`.execute(db);
+  return rows[0]?.cents ?? 0;
+}
+
+/** A block placed or released within a period. */
+export type BlockEvent = { blockId: string; at: Date; event: 'placed' | 'released'; amountCents: number; reason: string };
+
+/** The account's blocks placed or released with `from <= at < to`, in time order. */
+export async function blockEvents(db: Executor, accountId: string, period: { from: Date; to: Date }): Promise<BlockEvent[]> {
+  const { rows } = await sql<BlockEvent>`
+    SELECT id AS block_id, created_at AS at, 'placed' AS event, amount_cents, reason FROM blocks
+    WHERE account_id = ${accountId} AND created_at >= ${period.from} AND created_at < ${period.to}
+    UNION ALL
+    SELECT id, released_at, 'released', amount_cents, reason FROM blocks
+    WHERE account_id = ${accountId} AND released_at >= ${period.from} AND released_at < ${period.to}
+    ORDER BY at, block_id, event DESC`.execute(db);
+  return rows;
+}
+
+/** The sum of the account's blocks active at `at` (placed before it, not released before it). */
+export async function blockedAt(db: Executor, accountId: string, at: Date): Promise<number> {
+  const { rows } = await sql<{ cents: number }>`
+    SELECT coalesce(sum(amount_cents), 0)::int8 AS cents FROM blocks
+    WHERE account_id = ${accountId} AND created_at < ${at} AND (released_at IS NULL OR released_at >= ${at})`.execute(db);
+  return rows[0]?.cents ?? 0;
+}

@@ -605,6 +605,24 @@ export interface DB {
   reconciliationRuns: ReconciliationRunsTable;
   reconciliationDifferences: ReconciliationDifferencesTable;
   providerBalances: ProviderBalancesTable;
+  statements: StatementsTable;
+}
+
+/** A closed day's statement (migration 018): never updated or deleted. */
+export interface StatementsTable {
+  accountId: string;
+  /** The America/Sao_Paulo day, AAAA-MM-DD (read back as text: a `date` would become a local-midnight Date). */
+  day: string;
+  openingBalanceCents: number;
+  closingBalanceCents: number;
+  openingBlockedCents: number;
+  closingBlockedCents: number;
+  movementCount: number;
+  previousDigest: string | null;
+  digest: string;
+  /** The exact JSON text served; `digest` is its SHA-256. */
+  body: string;
+  createdAt: Date;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -44,7 +44,10 @@ export const transactionIdParams = z.object({
   id: z.string().meta({ description: 'transactionId (UUID v7).' }),
 });
 
-export const listTransactionsQuery = z.object({
+/** The filters the list and the exports share (DESIGN.md §15). */
+export const transactionFilterQuery = z.object({
+  createdFrom: unixMillisQuery(messages.createdFromInvalid).meta({ description: 'Unix milliseconds, inclusive.' }),
+  createdTo: unixMillisQuery(messages.createdToInvalid).meta({ description: 'Unix milliseconds, exclusive.' }),
   type: z
     .string({ error: (issue) => messages.transactionTypeInvalid(String(issue.input)) })
     .optional()
@@ -52,14 +55,6 @@ export const listTransactionsQuery = z.object({
       error: (issue) => messages.transactionTypeInvalid(String(issue.input)),
     })
     .meta({ description: "'pix_in' or 'withdrawal'; both when absent." }),
-  limit: listLimitQuery,
-  startingAfter: z
-    .string({ error: messages.startingAfterInvalid })
-    .optional()
-    .refine((value) => value === undefined || isId(value), messages.startingAfterInvalid)
-    .meta({ description: 'A transactionId of this account: the page after it, in the same order (DESIGN.md §15).' }),
-  createdFrom: unixMillisQuery(messages.createdFromInvalid).meta({ description: 'Unix milliseconds, inclusive.' }),
-  createdTo: unixMillisQuery(messages.createdToInvalid).meta({ description: 'Unix milliseconds, exclusive.' }),
   status: z
     .string({ error: (issue) => messages.transactionStatusInvalid(String(issue.input)) })
     .optional()
@@ -67,6 +62,15 @@ export const listTransactionsQuery = z.object({
       error: (issue) => messages.transactionStatusInvalid(String(issue.input)),
     })
     .meta({ description: 'One status of either type (a status of the other type simply matches nothing).' }),
+});
+
+export const listTransactionsQuery = transactionFilterQuery.extend({
+  limit: listLimitQuery,
+  startingAfter: z
+    .string({ error: messages.startingAfterInvalid })
+    .optional()
+    .refine((value) => value === undefined || isId(value), messages.startingAfterInvalid)
+    .meta({ description: 'A transactionId of this account: the page after it, in the same order (DESIGN.md §15).' }),
   externalRef: z
     .string({ error: messages.externalRefInvalid })
     .min(1, messages.externalRefInvalid)

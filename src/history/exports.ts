@@ -1,0 +1,158 @@
+import { stringify } from 'csv-stringify/sync';
+import type { MerchantMovement } from '../ledger/repository.js';
+import { saoPauloIso } from '../platform/saoPauloDay.js';
+import type { PresentedRow } from '../transactions/presenter.js';
+import { presentTransaction } from '../transactions/presenter.js';
+
+/** Reais with a dot and two decimals, from cents: 1234 → "12.34", -5 → "-0.05". */
+export function reais(cents: number): string {
+  const sign = cents < 0 ? '-' : '';
+  const absolute = Math.abs(cents);
+  return `${sign}${Math.floor(absolute / 100)}.${String(absolute % 100).padStart(2, '0')}`;
+}
+
+/**
+ * Text a spreadsheet would run as a formula (=, +, -, @, tab, CR first) gets a leading quote
+ * mark: an externalRef or a payer's name is someone else's text (OWASP "CSV injection").
+ */
+function inert(text: string | null | undefined): string {
+  if (!text) return '';
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
+const iso = (at: Date | null) => (at ? { local: saoPauloIso(at), utc: at.toISOString() } : { local: '', utc: '' });
+
+export const CSV_COLUMNS = [
+  'transactionId',
+  'type',
+  'status',
+  'amountCents',
+  'feeCents',
+  'netCents',
+  'amount',
+  'fee',
+  'net',
+  'externalRef',
+  'endToEndId',
+  'counterpartName',
+  'counterpartDocument',
+  'createdAt',
+  'createdAtUtc',
+  'paidAt',
+  'paidAtUtc',
+] as const;
+
+export type CsvDelimiter = 'comma' | 'semicolon';
+
+const csvOptions = (delimiter: CsvDelimiter) => ({ delimiter: delimiter === 'semicolon' ? ';' : ',', record_delimiter: 'windows' as const });
+
+/** The CSV's first bytes: the UTF-8 byte order mark (spreadsheets then read the accents right) and the header row. */
+export function csvHeader(delimiter: CsvDelimiter): string {
+  return `\uFEFF${stringify([[...CSV_COLUMNS]], csvOptions(delimiter))}`;
+}
+
+/** Rows of the CSV (RFC 4180: CRLF, quotes doubled), one per transaction, as the list shows it. */
+export function csvRows(rows: readonly PresentedRow[], delimiter: CsvDelimiter): string {
+  return stringify(
+    rows.map((row) => {
+      const view = presentTransaction(row);
+      const counterpart = view.type === 'pix_in' ? view.payer : view.beneficiary;
+      const created = iso(row.createdAt);
+      const paid = iso(row.paidAt);
+      return [
+        view.transactionId,
+        view.type,
+        view.status,
+        view.amountCents,
+        view.feeCents,
+        view.netCents,
+        reais(view.amountCents),
+        reais(view.feeCents),
+        reais(view.netCents),
+        inert(view.externalRef),
+        view.endToEndId ?? '',
+        inert(counterpart?.name),
+        counterpart?.document ?? '',
+        created.local,
+        created.utc,
+        paid.local,
+        paid.utc,
+      ];
+    }),
+    csvOptions(delimiter),
+  );
+}
+
+/** OFX's date-time: local time with its offset and zone name, 20261125213000.000[-3:BRT]. */
+function ofxTime(at: Date): string {
+  return `${saoPauloIso(at).slice(0, 23).replace(/[-T:]/g, '')}[-3:BRT]`;
+}
+
+const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+const xml = (text: string) => text.replace(/[&<>"']/g, (character) => XML_ESCAPES[character] ?? character);
+
+/** The names accounting tools show for the ledger's kinds of movement (OFX NAME: at most 32 characters). */
+const MOVEMENT_NAMES: Record<string, string> = {
+  charge_paid: 'PIX recebido',
+  withdrawal_debit: 'Saque PIX',
+  withdrawal_reversal: 'Saque PIX estornado',
+  withdrawal_returned: 'Saque PIX devolvido',
+  withdrawal_late_debit: 'Saque PIX debitado após estorno',
+  refund_reserve: 'Devolução de PIX',
+  refund_reversal: 'Devolução de PIX não realizada',
+  refund_late_debit: 'Devolução debitada após estorno',
+  chargeback: 'Devolução MED',
+  chargeback_reversal: 'Devolução MED não realizada',
+  chargeback_late_debit: 'Devolução MED debitada',
+  adjustment: 'Ajuste',
+};
+const movementName = (kind: string) => (MOVEMENT_NAMES[kind] ?? kind.replaceAll('_', ' ')).slice(0, 32);
+
+/** OFX 2.2 (XML): the account's identification in the statement (ACCTID: at most 22 characters). */
+export type OfxStatement = { accountId: string; from: Date; to: Date; generatedAt: Date };
+
+export function ofxHeader(statement: OfxStatement): string {
+  const status = '<STATUS><CODE>0</CODE><SEVERITY>INFO</SEVERITY></STATUS>';
+  return [
+    '<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
+    '<?OFX OFXHEADER="200" VERSION="220" SECURITY="NONE" OLDFILEUID="NONE" NEWFILEUID="NONE"?>',
+    '<OFX>',
+    `<SIGNONMSGSRSV1><SONRS>${status}<DTSERVER>${ofxTime(statement.generatedAt)}</DTSERVER><LANGUAGE>POR</LANGUAGE></SONRS></SIGNONMSGSRSV1>`,
+    `<BANKMSGSRSV1><STMTTRNRS><TRNUID>0</TRNUID>${status}<STMTRS><CURDEF>BRL</CURDEF>`,
+    `<BANKACCTFROM><BANKID>PIXGW</BANKID><ACCTID>${ofxAccountId(statement.accountId)}</ACCTID><ACCTTYPE>CHECKING</ACCTTYPE></BANKACCTFROM>`,
+    `<BANKTRANLIST><DTSTART>${ofxTime(statement.from)}</DTSTART><DTEND>${ofxTime(statement.to)}</DTEND>`,
+    '',
+  ].join('\n');
+}
+
+/** One STMTTRN per movement of the merchant book: what moved the balance, net of its fee. */
+export function ofxMovements(movements: readonly MerchantMovement[]): string {
+  return movements
+    .map((movement) => {
+      const memo = [
+        movement.transactionId ? `Transação ${movement.transactionId}` : null,
+        movement.feeCents ? `tarifa ${reais(movement.feeCents)}` : null,
+        movement.memo,
+      ]
+        .filter(Boolean)
+        .join('; ');
+      return (
+        `<STMTTRN><TRNTYPE>${movement.amountCents >= 0 ? 'CREDIT' : 'DEBIT'}</TRNTYPE><DTPOSTED>${ofxTime(movement.at)}</DTPOSTED>` +
+        `<TRNAMT>${reais(movement.amountCents)}</TRNAMT><FITID>${movement.movementId}</FITID><NAME>${xml(movementName(movement.kind))}</NAME>` +
+        (memo ? `<MEMO>${xml(memo.slice(0, 255))}</MEMO>` : '') +
+        '</STMTTRN>\n'
+      );
+    })
+    .join('');
+}
+
+/** The end of the statement: the balance at the period's end. */
+export function ofxFooter(statement: OfxStatement, balanceCents: number): string {
+  return (
+    `</BANKTRANLIST><LEDGERBAL><BALAMT>${reais(balanceCents)}</BALAMT><DTASOF>${ofxTime(statement.to)}</DTASOF></LEDGERBAL>` +
+    '</STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n'
+  );
+}
+
+/** ACCTID (22 characters at most): the last 22 hexadecimal digits of the account id, its random part. */
+export const ofxAccountId = (accountId: string): string => accountId.replaceAll('-', '').slice(-22);

@@ -1,0 +1,54 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { HistoryService } from './service.js';
+import { exportQuery, statementParams } from './schemas.js';
+
+/** Exports and daily statements (DESIGN.md §15). */
+export const historyRoutes =
+  ({ history }: { history: HistoryService }): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.get(
+      '/transactions/export',
+      {
+        schema: {
+          tags: ['Transactions'],
+          summary: 'Export a period (at most 31 days) as CSV or OFX, streamed',
+          description:
+            'CSV: every transaction created in the period, newest first, one row each (RFC 4180, UTF-8 with BOM, CRLF; amounts in cents and in reais with a dot; times in America/Sao_Paulo and UTC). OFX 2.2: every movement of the balance in the period, oldest first, with the balance at its end. docs/history.md describes the columns. Errors as { error }: 400 (format, delimiter, period, filters), 401, 403.',
+          security: [{ apiKey: [] }],
+          querystring: exportQuery,
+          produces: ['text/csv', 'application/x-ofx'],
+        },
+      },
+      async (request, reply) => {
+        const file = history.exportFile(request.merchant.account.id, request.query);
+        return reply
+          .header('content-type', file.contentType)
+          .header('content-disposition', `attachment; filename="${file.filename}"`)
+          .header('cache-control', 'no-store')
+          .send(file.body);
+      },
+    );
+
+    app.get(
+      '/statements/:date',
+      {
+        schema: {
+          tags: ['Transactions'],
+          summary: "A closed day's statement: opening, every movement, closing, and the previous day's SHA-256",
+          description:
+            'The body is served exactly as stored when the day closed (after midnight America/Sao_Paulo): its SHA-256 (also in the ETag) is the next day’s previousDigest. docs/history.md shows how to check the chain. Errors as { error }: 400 (date), 401, 403, 404 (a day not closed yet, or before the account existed).',
+          security: [{ apiKey: [] }],
+          params: statementParams,
+          produces: ['application/json'],
+        },
+      },
+      async (request, reply) => {
+        const statement = await history.statement(request.merchant.account.id, request.params.date);
+        return reply
+          .header('content-type', 'application/json; charset=utf-8')
+          .header('etag', `"${statement.digest}"`)
+          .header('cache-control', 'private, max-age=86400, immutable')
+          .send(statement.body);
+      },
+    );
+  };

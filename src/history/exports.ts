@@ -5,7 +5,7 @@ import type { PresentedRow } from '../transactions/presenter.js';
 import { presentTransaction } from '../transactions/presenter.js';
 
 /** Reais with a dot and two decimals, from cents: 1234 → "12.34", -5 → "-0.05". */
-export function reais(cents: number): string {
+function reais(cents: number): string {
   const sign = cents < 0 ? '-' : '';
   const absolute = Math.abs(cents);
   return `${sign}${Math.floor(absolute / 100)}.${String(absolute % 100).padStart(2, '0')}`;
@@ -22,7 +22,7 @@ function inert(text: string | null | undefined): string {
 
 const iso = (at: Date | null) => (at ? { local: saoPauloIso(at), utc: at.toISOString() } : { local: '', utc: '' });
 
-export const CSV_COLUMNS = [
+const CSV_COLUMNS = [
   'transactionId',
   'type',
   'status',
@@ -155,4 +155,4 @@ export function ofxFooter(statement: OfxStatement, balanceCents: number): string
 }
 
 /** ACCTID (22 characters at most): the last 22 hexadecimal digits of the account id, its random part. */
-export const ofxAccountId = (accountId: string): string => accountId.replaceAll('-', '').slice(-22);
+const ofxAccountId = (accountId: string): string => accountId.replaceAll('-', '').slice(-22);

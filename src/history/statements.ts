@@ -90,4 +90,4 @@ export async function buildStatement(db: Executor, accountId: string, day: strin
   };
 }
 
-export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { HistoryService } from './service.js';
+import { messages } from '../messages.js';
+import { EXPORT_MAX_DAYS, type HistoryService } from './service.js';
 import { exportQuery, statementParams } from './schemas.js';
 
 /** Exports and daily statements (DESIGN.md §15). */
@@ -13,7 +14,18 @@ export const historyRoutes =
           tags: ['Transactions'],
           summary: 'Export a period (at most 31 days) as CSV or OFX, streamed',
           description:
-            'CSV: every transaction created in the period, newest first, one row each (RFC 4180, UTF-8 with BOM, CRLF; amounts in cents and in reais with a dot; times in America/Sao_Paulo and UTC). OFX 2.2: every movement of the balance in the period, oldest first, with the balance at its end. docs/history.md describes the columns. Errors as { error }: 400 (format, delimiter, period, filters), 401, 403.',
+            'CSV: every transaction created in the period, newest first, one row each (RFC 4180, UTF-8 with BOM, CRLF; amounts in cents and in reais with a dot; times in America/Sao_Paulo and UTC). OFX 2.2: every movement of the balance in the period, oldest first, with the balance at its end. docs/history.md describes the columns. Errors as { error }: 400 (format, delimiter, period, filters), 401, 403.\n\n400 messages:\n' +
+            [
+              messages.exportFormatInvalid,
+              messages.exportDelimiterInvalid,
+              messages.createdFromInvalid,
+              messages.createdToInvalid,
+              messages.exportRangeRequired,
+              messages.createdRangeInvalid,
+              messages.exportRangeTooLarge(EXPORT_MAX_DAYS),
+            ]
+              .map((text) => `- \`${text}\``)
+              .join('\n'),
           security: [{ apiKey: [] }],
           querystring: exportQuery,
           produces: ['text/csv', 'application/x-ofx'],
@@ -36,7 +48,10 @@ export const historyRoutes =
           tags: ['Transactions'],
           summary: "A closed day's statement: opening, every movement, closing, and the previous day's SHA-256",
           description:
-            'The body is served exactly as stored when the day closed (after midnight America/Sao_Paulo): its SHA-256 (also in the ETag) is the next day’s previousDigest. docs/history.md shows how to check the chain. Errors as { error }: 400 (date), 401, 403, 404 (a day not closed yet, or before the account existed).',
+            'The body is served exactly as stored when the day closed (after midnight America/Sao_Paulo): its SHA-256 (also in the ETag) is the next day’s previousDigest. docs/history.md shows how to check the chain. Errors as { error }: 400 (date), 401, 403, 404 (a day not closed yet, or before the account existed).\n\n' +
+            [messages.statementDateInvalid, messages.statementBeforeAccount('<AAAA-MM-DD>'), messages.statementNotClosed('<AAAA-MM-DD>')]
+              .map((text) => `- \`${text}\``)
+              .join('\n'),
           security: [{ apiKey: [] }],
           params: statementParams,
           produces: ['application/json'],

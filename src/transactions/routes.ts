@@ -18,6 +18,22 @@ export const transactionRoutes =
         schema: {
           tags: ['Transactions'],
           summary: 'List transactions, most recent first; filters and cursor paging (DESIGN.md §15)',
+          description: [
+            'Without the optional parameters: the newest `limit` (default 50), as the spec describes, plus `hasMore`. With `startingAfter` = the last transactionId of a page: the next page in the same order (createdAt desc, transactionId desc). docs/history.md.',
+            '',
+            '400 messages:',
+            ...[
+              messages.transactionTypeInvalid('<valor>'),
+              messages.listLimitInvalid,
+              messages.startingAfterInvalid,
+              messages.createdFromInvalid,
+              messages.createdToInvalid,
+              messages.createdRangeInvalid,
+              messages.transactionStatusInvalid('<valor>'),
+              messages.externalRefInvalid,
+              messages.endToEndIdInvalid,
+            ].map((text) => `- \`${text}\``),
+          ].join('\n'),
           security: [{ apiKey: [] }],
           querystring: listTransactionsQuery,
           response: { 200: transactionListResponse, ...errorResponses(400, 401, 403) },

@@ -142,3 +142,30 @@ describe('webhooks section (OpenAPI 3.1)', () => {
     for (const field of ['endToEndId', 'payer', 'beneficiary', 'refundEndToEndId']) expect(expired.properties).not.toHaveProperty(field);
   });
 });
+
+describe('history (DESIGN.md §15) in the OpenAPI document', () => {
+  it('GET /v1/transactions documents its new parameters, hasMore and every 400 message', () => {
+    const list = operation('/v1/transactions', 'get');
+    const names = (list?.parameters as JsonObject[]).map((parameter) => parameter.name);
+    expect(names).toEqual(expect.arrayContaining(['type', 'limit', 'startingAfter', 'createdFrom', 'createdTo', 'status', 'externalRef', 'endToEndId']));
+    const answer = resolve(list?.responses?.['200']?.content?.['application/json']?.schema);
+    expect(answer?.required).toEqual(expect.arrayContaining(['transactions', 'count', 'hasMore']));
+    for (const message of [
+      'startingAfter deve ser o transactionId de uma transação desta conta.',
+      'createdFrom deve ser anterior a createdTo.',
+      'endToEndId deve ter 32 letras e dígitos.',
+      "status deve ser um dos status de transação da documentação. Recebido: '<valor>'.",
+    ])
+      expect(list?.description).toContain(message);
+  });
+
+  it('the export and the statements are documented with their messages', () => {
+    const exported = operation('/v1/transactions/export', 'get');
+    expect((exported?.parameters as JsonObject[]).map((parameter) => parameter.name)).toEqual(
+      expect.arrayContaining(['format', 'delimiter', 'createdFrom', 'createdTo', 'type', 'status']),
+    );
+    expect(exported?.description).toContain('O período de exportação é de no máximo 31 dias.');
+    const statement = operation('/v1/statements/{date}', 'get');
+    expect(statement?.description).toContain('Data do extrato inválida: use AAAA-MM-DD.');
+  });
+});

@@ -8,6 +8,7 @@ import { assertOperatorMayDo, operatorMayDo } from '../operators/roles.js';
 import { operatorActor, type OperatorSession } from '../operators/service.js';
 import { PAGE_ROWS, type BackofficeKit, type BackofficeServices } from './kit.js';
 import { accountPages } from './accountRoutes.js';
+import { historyPages } from './historyRoutes.js';
 import { providerPages } from './providerRoutes.js';
 import { queuePages } from './queueRoutes.js';
 import { AuditPage } from './auditViews.js';
@@ -79,6 +80,7 @@ export const backofficeRoutes =
     await app.register(queuePages(kit, services));
     await app.register(accountPages(kit, services));
     await app.register(providerPages(kit, services));
+    await app.register(historyPages(kit, services));
 
     app.get(
       '/',

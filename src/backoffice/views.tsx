@@ -17,6 +17,7 @@ export function backofficeSite(counts: QueueCounts | undefined): Site {
     { href: '/backoffice/med', title: 'MED', count: counts?.disputes },
     { href: '/backoffice/envios', title: 'Envios', count: counts?.sends },
     { href: '/backoffice/contas', title: 'Contas' },
+    { href: '/backoffice/transacoes', title: 'Transações' },
     { href: '/backoffice/alertas', title: 'Alertas' },
     { href: '/backoffice/provedores', title: 'Provedores' },
     { href: '/backoffice/auditoria', title: 'Auditoria' },

@@ -1,6 +1,7 @@
 import type { AccountService } from '../accounts/service.js';
 import type { ChargeService } from '../charges/service.js';
 import type { Config } from '../config.js';
+import type { HistoryService } from '../history/service.js';
 import type { InfractionService } from '../infractions/service.js';
 import type { LedgerService } from '../ledger/service.js';
 import type { Clock } from '../platform/clock.js';
@@ -31,4 +32,5 @@ export type DashboardServices = {
   withdrawals: WithdrawalService;
   recipients: RecipientService;
   webhooks: WebhookService;
+  history: HistoryService;
 };

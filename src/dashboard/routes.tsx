@@ -8,6 +8,7 @@ import type { DashboardServices } from './kit.js';
 import { chargePages } from './chargeRoutes.js';
 import { DASHBOARD_SITE } from './site.js';
 import { disputePages } from './disputeRoutes.js';
+import { historyPages } from './historyRoutes.js';
 import { moneyPages } from './moneyRoutes.js';
 import { pageStack } from '../pages/siteRoutes.js';
 import { teamPages } from './teamRoutes.js';
@@ -43,6 +44,7 @@ export const dashboardRoutes =
     await app.register(moneyPages(kit, services));
     await app.register(disputePages(kit, services));
     await app.register(teamPages(kit, services));
+    await app.register(historyPages(kit, services));
 
     app.get(
       '/',

@@ -3,6 +3,7 @@ import type { MenuItem, Site } from '../pages/components.js';
 /** The pages of the menu, in its order (DESIGN.md §10). */
 const MENU: readonly MenuItem[] = [
   { href: '/dashboard', title: 'Início' },
+  { href: '/dashboard/transacoes', title: 'Transações' },
   { href: '/dashboard/cobrancas', title: 'Cobranças' },
   { href: '/dashboard/saques', title: 'Saques' },
   { href: '/dashboard/destinatarios', title: 'Destinatários' },

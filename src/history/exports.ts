@@ -1,15 +1,9 @@
 import { stringify } from 'csv-stringify/sync';
+import { decimalOf } from '../pix/money.js';
 import type { MerchantMovement } from '../ledger/repository.js';
 import { saoPauloIso } from '../platform/saoPauloDay.js';
 import type { PresentedRow } from '../transactions/presenter.js';
 import { presentTransaction } from '../transactions/presenter.js';
-
-/** Reais with a dot and two decimals, from cents: 1234 → "12.34", -5 → "-0.05". */
-function reais(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const absolute = Math.abs(cents);
-  return `${sign}${Math.floor(absolute / 100)}.${String(absolute % 100).padStart(2, '0')}`;
-}
 
 /**
  * Text a spreadsheet would run as a formula (=, +, -, @, tab, CR first) gets a leading quote
@@ -66,9 +60,9 @@ export function csvRows(rows: readonly PresentedRow[], delimiter: CsvDelimiter):
         view.amountCents,
         view.feeCents,
         view.netCents,
-        reais(view.amountCents),
-        reais(view.feeCents),
-        reais(view.netCents),
+        decimalOf(view.amountCents),
+        decimalOf(view.feeCents),
+        decimalOf(view.netCents),
         inert(view.externalRef),
         view.endToEndId ?? '',
         inert(counterpart?.name),
@@ -131,14 +125,14 @@ export function ofxMovements(movements: readonly MerchantMovement[]): string {
     .map((movement) => {
       const memo = [
         movement.transactionId ? `Transação ${movement.transactionId}` : null,
-        movement.feeCents ? `tarifa ${reais(movement.feeCents)}` : null,
+        movement.feeCents ? `tarifa ${decimalOf(movement.feeCents)}` : null,
         movement.memo,
       ]
         .filter(Boolean)
         .join('; ');
       return (
         `<STMTTRN><TRNTYPE>${movement.amountCents >= 0 ? 'CREDIT' : 'DEBIT'}</TRNTYPE><DTPOSTED>${ofxTime(movement.at)}</DTPOSTED>` +
-        `<TRNAMT>${reais(movement.amountCents)}</TRNAMT><FITID>${movement.movementId}</FITID><NAME>${xml(movementName(movement.kind))}</NAME>` +
+        `<TRNAMT>${decimalOf(movement.amountCents)}</TRNAMT><FITID>${movement.movementId}</FITID><NAME>${xml(movementName(movement.kind))}</NAME>` +
         (memo ? `<MEMO>${xml(memo.slice(0, 255))}</MEMO>` : '') +
         '</STMTTRN>\n'
       );
@@ -149,7 +143,7 @@ export function ofxMovements(movements: readonly MerchantMovement[]): string {
 /** The end of the statement: the balance at the period's end. */
 export function ofxFooter(statement: OfxStatement, balanceCents: number): string {
   return (
-    `</BANKTRANLIST><LEDGERBAL><BALAMT>${reais(balanceCents)}</BALAMT><DTASOF>${ofxTime(statement.to)}</DTASOF></LEDGERBAL>` +
+    `</BANKTRANLIST><LEDGERBAL><BALAMT>${decimalOf(balanceCents)}</BALAMT><DTASOF>${ofxTime(statement.to)}</DTASOF></LEDGERBAL>` +
     '</STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n'
   );
 }

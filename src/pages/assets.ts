@@ -7,10 +7,11 @@ a { color: var(--accent); }
 header { background: #fff; border-bottom: 1px solid var(--line); }
 header nav { max-width: 76rem; margin: 0 auto; padding: .25rem 1rem; display: flex; flex-wrap: wrap; align-items: center; column-gap: 1.5rem; }
 header nav .brand { flex: none; font-weight: 700; padding: .5rem 0; }
-/* The menu and Sair in one list: one line beside the brand when the width allows (1280 px), else on
-   its own lines below it, wrapping item by item — every item stays visible and in tab order. */
-header nav .menu { flex: 1 1 auto; display: flex; flex-wrap: wrap; align-items: center; gap: 0 .25rem; list-style: none; margin: 0 -.5rem; padding: 0; font-size: .95rem; }
-header nav .menu a, header nav .menu button.link { display: inline-block; padding: .5rem; white-space: nowrap; }
+/* The menu and Sair in one list: one line beside the brand when the width allows (1280 px, the
+   back-office's queue counts included), else on its own lines below it, wrapping item by item —
+   every item stays visible and in tab order. */
+header nav .menu { flex: 1 1 auto; display: flex; flex-wrap: wrap; align-items: center; gap: 0 .25rem; list-style: none; margin: 0 -.375rem; padding: 0; font-size: .95rem; }
+header nav .menu a, header nav .menu button.link { display: inline-block; padding: .5rem .375rem; white-space: nowrap; }
 header nav .menu .signout { margin-left: auto; }
 main { max-width: 76rem; margin: 0 auto; padding: 1rem; }
 h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
@@ -68,6 +69,15 @@ ul.cases { list-style: none; padding: 0; }
 ul.cases article { margin-bottom: 1.5rem; }
 details > summary { font-weight: 600; padding: .25rem 0; }
 .count { display: inline-block; min-width: 1.5rem; margin-left: .25rem; padding: 0 .4rem; border-radius: 1rem; background: var(--bad); color: #fff; font-size: .85rem; font-weight: 700; text-align: center; }
+.pager { display: flex; flex-wrap: wrap; gap: .25rem 1.5rem; align-items: center; margin: 0 0 1rem; }
+.pager a { display: inline-block; padding: .5rem 0; }
+.pager form.inline { margin: 0; }
+ul.exports { display: flex; flex-wrap: wrap; gap: .25rem 1.5rem; list-style: none; padding: 0; margin: 0 0 1rem; }
+ul.exports a { display: inline-block; padding: .5rem 0; }
+code.small { font-size: .85rem; }
+.nowrap { white-space: nowrap; }
+/* A SHA-256 (64 hex digits) breaks anywhere, but never into a column narrower than a quarter of it. */
+code.digest { display: inline-block; min-width: 17ch; overflow-wrap: anywhere; }
 .skip { position: absolute; left: -999px; }
 .skip:focus { left: 1rem; top: .5rem; background: #fff; padding: .5rem; }
 `;

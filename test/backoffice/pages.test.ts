@@ -28,7 +28,21 @@ afterAll(async () => {
   await gateway.close();
 });
 
-const MENU = ['Back-office PIX', 'Filas', 'Destinatários', 'Saques', 'MED', 'Envios', 'Contas', 'Alertas', 'Provedores', 'Auditoria', 'Operadores', 'Sair'];
+const MENU = [
+  'Back-office PIX',
+  'Filas',
+  'Destinatários',
+  'Saques',
+  'MED',
+  'Envios',
+  'Contas',
+  'Transações',
+  'Alertas',
+  'Provedores',
+  'Auditoria',
+  'Operadores',
+  'Sair',
+];
 
 const normalized = (text: string) => text.replace(/\s+/g, ' ').trim();
 const emptyStates = async (page: Page) => (await page.locator('.empty').allInnerTexts()).map(normalized);
@@ -174,6 +188,7 @@ describe('the menu with its queue counts', { timeout: 120_000 }, () => {
       'MED1',
       'Envios',
       'Contas',
+      'Transações',
       'Alertas',
       'Provedores',
       'Auditoria',

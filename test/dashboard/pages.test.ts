@@ -23,7 +23,20 @@ afterAll(async () => {
   await gateway.close();
 });
 
-const MENU = ['Painel PIX', 'Início', 'Cobranças', 'Saques', 'Destinatários', 'Disputas', 'Chaves de API', 'Webhooks', 'Equipe', 'Segurança', 'Sair'];
+const MENU = [
+  'Painel PIX',
+  'Início',
+  'Transações',
+  'Cobranças',
+  'Saques',
+  'Destinatários',
+  'Disputas',
+  'Chaves de API',
+  'Webhooks',
+  'Equipe',
+  'Segurança',
+  'Sair',
+];
 
 /** The pages of the menu, with the empty states a new account's owner (with TOTP) reads there, exactly. */
 const EMPTY_PAGES: { path: string; name: string; empty: string[] }[] = [

@@ -10,12 +10,12 @@ describe('parseListFilter', () => {
     expect(parseListFilter({ status: 'paid', from: '2026-11-09', to: '2026-11-10' }, CHARGE_STATUSES)).toEqual({
       status: 'paid',
       createdFrom: new Date('2026-11-09T03:00:00.000Z'),
-      createdBefore: new Date('2026-11-11T03:00:00.000Z'),
+      createdTo: new Date('2026-11-11T03:00:00.000Z'),
     });
   });
 
   it('leaves out what is empty', () => {
-    expect(parseListFilter({ status: '', from: '', to: '' }, CHARGE_STATUSES)).toEqual({ status: undefined, createdFrom: undefined, createdBefore: undefined });
+    expect(parseListFilter({ status: '', from: '', to: '' }, CHARGE_STATUSES)).toEqual({ status: undefined, createdFrom: undefined, createdTo: undefined });
   });
 
   it.each([

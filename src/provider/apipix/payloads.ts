@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { parseBrCodeFields } from '../../pix/brcode.js';
 import { crc16CcittFalse } from '../../pix/crc16.js';
+import { decimalOf } from '../../pix/money.js';
+import { txidOf } from '../../pix/txid.js';
 import type { Holder, Party } from '../../platform/schema.js';
 import type { RefundOutcome } from '../provider.js';
 
@@ -105,7 +107,8 @@ export const sentPixSchema = z.object({
 export type SentPix = z.infer<typeof sentPixSchema>;
 
 /** API Pix txid (and Efí's idEnvio, and our devolução ids): the UUID's 32 hex digits. */
-export const txidOf = (id: string): string => id.replaceAll('-', '');
+/** The txid of a charge (and the id of a withdrawal or refund at the PSP): pix/txid.ts. */
+export { txidOf };
 
 /** Our id back from a txid of ours; null for anything the gateway did not make. */
 export function idOfTxid(txid: string | undefined): string | null {
@@ -113,8 +116,8 @@ export function idOfTxid(txid: string | undefined): string | null {
   return `${txid.slice(0, 8)}-${txid.slice(8, 12)}-${txid.slice(12, 16)}-${txid.slice(16, 20)}-${txid.slice(20)}`;
 }
 
-/** Cents as API Pix writes money: "1234.56" (integer arithmetic: no binary fractions). */
-export const valorOf = (cents: number): string => `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+/** Cents as API Pix writes money: "1234.56". */
+export const valorOf = decimalOf;
 
 export function centsOf(valor: string): number {
   const [units = '', fraction = ''] = valor.split('.');

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { findAccount } from '../accounts/repository.js';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
-import { merchantBalanceAt, merchantMovements } from '../ledger/repository.js';
+import { merchantBalanceAt, merchantMovements, type MovementPosition } from '../ledger/repository.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
@@ -85,12 +85,12 @@ export class HistoryService {
 
   private async *ofx(statement: OfxStatement): AsyncGenerator<string> {
     yield ofxHeader(statement);
-    for (let afterEntryId = 0; ;) {
-      const movements = await merchantMovements(this.db, statement.accountId, statement, { afterEntryId, limit: OFX_CHUNK_MOVEMENTS });
+    for (let after: MovementPosition | undefined; ;) {
+      const movements = await merchantMovements(this.db, statement.accountId, statement, { after, limit: OFX_CHUNK_MOVEMENTS });
       if (movements.length > 0) yield ofxMovements(movements);
       const last = movements.at(-1);
       if (movements.length < OFX_CHUNK_MOVEMENTS || !last) break;
-      afterEntryId = last.entryId;
+      after = { at: last.at, entryId: last.entryId };
     }
     yield ofxFooter(statement, await merchantBalanceAt(this.db, statement.accountId, statement.to));
   }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { blockedAt, blockEvents, merchantBalanceAt, merchantMovements } from '../ledger/repository.js';
+import { blockedAt, blockEvents, merchantBalanceAt, merchantMovements, type MovementPosition } from '../ledger/repository.js';
 import type { Executor } from '../platform/database.js';
 import { dayAfter, dayStart } from '../platform/saoPauloDay.js';
 import type { StatementsTable } from '../platform/schema.js';
@@ -28,8 +28,8 @@ export async function buildStatement(db: Executor, accountId: string, day: strin
   let balance = openingBalanceCents;
   let creditsCents = 0;
   let debitsCents = 0;
-  for (let afterEntryId = 0; ;) {
-    const page = await merchantMovements(db, accountId, period, { afterEntryId, limit: MOVEMENTS_PER_READ });
+  for (let after: MovementPosition | undefined; ;) {
+    const page = await merchantMovements(db, accountId, period, { after, limit: MOVEMENTS_PER_READ });
     for (const movement of page) {
       balance += movement.amountCents;
       if (movement.amountCents >= 0) creditsCents += movement.amountCents;
@@ -47,7 +47,7 @@ export async function buildStatement(db: Executor, accountId: string, day: strin
     }
     const last = page.at(-1);
     if (page.length < MOVEMENTS_PER_READ || !last) break;
-    afterEntryId = last.entryId;
+    after = { at: last.at, entryId: last.entryId };
   }
 
   let blocked = openingBlockedCents;

@@ -209,23 +209,27 @@ export type MerchantMovement = {
   feeCents: number;
 };
 
+/** Where a read of movements resumes: after this entry, in (time, entry id) order. */
+export type MovementPosition = { at: Date; entryId: number };
+
 /**
- * The account's movements of the merchant book with `from <= at < to`, in posting order, `limit`
- * at a time after `afterEntryId` (migration 018's index: one range scan whatever the depth).
+ * The account's movements of the merchant book with `from <= at < to`, in posting order (time,
+ * then entry id), `limit` at a time after `after`: a keyset on migration 018's index, so each read
+ * is one range scan whatever its depth.
  */
 export async function merchantMovements(
   db: Executor,
   accountId: string,
   period: { from: Date; to: Date },
-  page: { afterEntryId: number; limit: number },
+  page: { after: MovementPosition | undefined; limit: number },
 ): Promise<MerchantMovement[]> {
+  const after = page.after ? sql`AND (m.created_at, m.id) > (${page.after.at}, ${page.after.entryId})` : sql``;
   const { rows } = await sql<MerchantMovement>`
     SELECT m.id AS entry_id, m.movement_id, m.kind, m.transaction_id, m.memo, m.created_at AS at, m.amount_cents,
            coalesce((SELECT sum(f.amount_cents) FROM ledger_entries f WHERE f.movement_id = m.movement_id AND f.book = 'fees'), 0)::int8 AS fee_cents
     FROM ledger_entries m
-    WHERE m.account_id = ${accountId} AND m.book = 'merchant' AND m.created_at >= ${period.from} AND m.created_at < ${period.to}
-      AND m.id > ${page.afterEntryId}
-    ORDER BY m.id
+    WHERE m.account_id = ${accountId} AND m.book = 'merchant' AND m.created_at >= ${period.from} AND m.created_at < ${period.to} ${after}
+    ORDER BY m.created_at, m.id
     LIMIT ${page.limit}`.execute(db);
   return rows;
 }

@@ -38,6 +38,31 @@ const recentPresentedOfType = precompiled((db, accountId: string, type: Transact
     .limit(limit),
 );
 
+/** The cursor's place, read in the same statement as the page (one round trip); no rows when it is not the account's. */
+const afterCursor = (accountId: string, cursorId: string) =>
+  sql<boolean>`(created_at, id) < (SELECT cursor.created_at, cursor.id FROM transactions cursor WHERE cursor.id = ${cursorId} AND cursor.account_id = ${accountId})`;
+const presentedAfter = precompiled((db, accountId: string, cursorId: string, limit: number) =>
+  db
+    .selectFrom('transactions')
+    .select(PRESENTED_COLUMNS)
+    .where('accountId', '=', accountId)
+    .where(afterCursor(accountId, cursorId))
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit),
+);
+const presentedOfTypeAfter = precompiled((db, accountId: string, type: TransactionType, cursorId: string, limit: number) =>
+  db
+    .selectFrom('transactions')
+    .select(PRESENTED_COLUMNS)
+    .where('accountId', '=', accountId)
+    .where('type', '=', type)
+    .where(afterCursor(accountId, cursorId))
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit),
+);
+
 /** One transaction of the account, with the columns the API shows. */
 export async function findPresentedTransaction(db: Executor, accountId: string, transactionId: string) {
   return (await presentedById(db, accountId, transactionId))[0];
@@ -93,6 +118,17 @@ function filtered(db: Executor, filter: TransactionFilter) {
   const after = filter.after;
   if (after) query = query.where((eb) => eb(eb.refTuple('createdAt', 'id'), '<', eb.tuple(after.createdAt, after.id)));
   return query.orderBy('createdAt', 'desc').orderBy('id', 'desc');
+}
+
+/**
+ * The spec's list after a cursor, with no filter but the type: the page and the cursor's place in
+ * one precompiled statement (the paging hot path). Undefined when the page is empty and the cursor
+ * is not the account's (the caller refuses it).
+ */
+export async function pageAfter(db: Executor, accountId: string, type: TransactionType | undefined, cursorId: string, limit: number) {
+  const rows = await (type ? presentedOfTypeAfter(db, accountId, type, cursorId, limit + 1) : presentedAfter(db, accountId, cursorId, limit + 1));
+  if (rows.length === 0 && !(await findPosition(db, accountId, cursorId))) return undefined;
+  return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
 }
 
 /** One page of the history, most recent first: `limit` rows, and whether more follow. */

@@ -34,8 +34,11 @@ export class TransactionService {
    */
   async page(accountId: string | undefined, query: HistoryQuery): Promise<{ rows: PresentedRow[]; hasMore: boolean }> {
     const { limit, startingAfter, type, ...filters } = query;
-    if (accountId !== undefined && startingAfter === undefined && Object.values(filters).every((value) => value === undefined)) {
-      return repository.firstPage(this.db, accountId, type, limit);
+    if (accountId !== undefined && Object.values(filters).every((value) => value === undefined)) {
+      if (startingAfter === undefined) return repository.firstPage(this.db, accountId, type, limit);
+      const page = await repository.pageAfter(this.db, accountId, type, startingAfter, limit);
+      if (!page) throw new InvalidRequestError(messages.startingAfterInvalid);
+      return page;
     }
     return repository.pageTransactions(this.db, await this.filterOf(accountId, query), limit);
   }

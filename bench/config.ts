@@ -15,7 +15,9 @@ export type BenchConfig = {
   pgbenchScale: number;
   /** Write a CPU profile of the gateway per scenario to bench/profiles/ (the figures are then slower). */
   profile: boolean;
-  /** Scenario ids to run (hello, pgbench, 1, 2a, 2b, 3, 4, 5, 6, 7); all when absent. */
+  /** Transactions seeded in one account for the history scenario (DESIGN.md §15). */
+  historyRows: number;
+  /** Scenario ids to run (hello, pgbench, 1, 2a, 2b, 3, 4, 5, 5b, 6, 7, history); all when absent. */
   only: Set<string> | null;
 };
 
@@ -41,6 +43,7 @@ export function loadBenchConfig(): BenchConfig {
     pgbench: process.env.PGBENCH ?? 'pgbench',
     pgbenchScale: Math.round(positiveNumber('BENCH_PGBENCH_SCALE', 10)),
     profile: process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'true',
+    historyRows: Math.round(positiveNumber('BENCH_HISTORY_ROWS', 1_000_000)),
     only: only?.length ? new Set(only) : null,
   };
 }

@@ -36,14 +36,19 @@ async function freePort(): Promise<number> {
   });
 }
 
-function readPeakRss(pid: number): number | null {
+function readStatusKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
   try {
-    const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) * 1024 : null;
   } catch {
     return null;
   }
 }
+
+const readPeakRss = (pid: number): number | null => readStatusKiB(pid, 'VmHWM');
+
+/** Resident set size now (VmRSS), in bytes; null where /proc is not available. */
+export const readRss = (pid: number): number | null => readStatusKiB(pid, 'VmRSS');
 
 /**
  * Spawns `node [flags] <script> [args]` directly (no npx or shell in between), so the pid is the

@@ -38,6 +38,8 @@ export type ScenarioResult = {
   notes: string[];
   unavailable?: string;
   load?: LoadResult;
+  /** The measured window (monotonic µs) of a scenario without a load run (e.g. a download), to cut its CPU profile to. */
+  window?: LoadResult['window'];
   profile?: ProfileSummary;
 };
 

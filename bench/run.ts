@@ -21,11 +21,13 @@ import {
   withdrawalScenario,
   type Fleet,
 } from './scenarios.js';
+import { historyScenarios } from './historyScenario.js';
 import { webhookDrainScenario, webhookScenario } from './webhookScenario.js';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
-type Step = { id: string; title: string; database: ScenarioResult['database']; run: () => Promise<ScenarioResult> };
+/** A step yields one row of the table, or several (the history scenario: one per measured read). */
+type Step = { id: string; title: string; database: ScenarioResult['database']; run: () => Promise<ScenarioResult | ScenarioResult[]> };
 
 function steps(config: BenchConfig): Step[] {
   // One server database for scenarios 1–4 (their merchants and charges carry over); the webhook
@@ -62,6 +64,12 @@ function steps(config: BenchConfig): Step[] {
       database: 'postgres',
       run: async () => failoverScenario(config, { databaseUrl: await recreateDatabase(config, 'bench_failover'), backend: 'postgres', merchants: null }),
     },
+    {
+      id: 'history',
+      title: `history at scale: ${config.historyRows.toLocaleString('en-US')} transactions in one account (DESIGN.md §15)`,
+      database: 'postgres',
+      run: async () => historyScenarios(config, { databaseUrl: await recreateDatabase(config, 'bench_history'), backend: 'postgres', merchants: null }),
+    },
   ];
 }
 
@@ -89,7 +97,7 @@ async function main(): Promise<void> {
     if (!shouldRun(config, step.id)) continue;
     log(`▶ scenario ${step.id}: ${step.title}`);
     try {
-      results.push(await step.run());
+      results.push(...[await step.run()].flat());
     } catch (error) {
       // One broken scenario still leaves the others' figures.
       crashed = true;

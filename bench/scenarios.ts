@@ -16,7 +16,7 @@ import type { Check, ScenarioResult, Target } from './results.js';
 /** One database the scenarios share, with its merchants once created. */
 export type Fleet = { databaseUrl: string; backend: 'postgres' | 'pglite'; merchants: Merchant[] | null };
 
-type Measured = Omit<ScenarioResult, 'peakRssBytes' | 'profile'>;
+export type Measured = Omit<ScenarioResult, 'peakRssBytes' | 'profile'>;
 
 /**
  * Runs `work` against its own `serve` process, then stops it: the figure, the peak RSS and (with
@@ -47,7 +47,8 @@ export async function onGateway(
     await gateway.stop();
   }
   const profileFile = profileName ? mainThreadProfile(join(ROOT, PROFILE_DIR, profileName)) : null;
-  const profile = profileFile && measured.load ? summarizeProfile(profileFile, measured.load.window) : undefined;
+  const window = measured.load?.window ?? measured.window;
+  const profile = profileFile && window ? summarizeProfile(profileFile, window) : undefined;
   return { ...measured, peakRssBytes, ...(profile ? { profile } : {}) };
 }
 
@@ -58,7 +59,7 @@ export const scenarioMeters = (gateway: HttpProcess, backend: Fleet['backend']):
   selfCpu('bench'),
 ];
 
-function loadSpec(
+export function loadSpec(
   config: BenchConfig,
   gateway: HttpProcess,
   backend: Fleet['backend'],
@@ -76,7 +77,7 @@ function loadSpec(
   };
 }
 
-function fromLoad(
+export function fromLoad(
   fields: { id: string; title: string; fleet: Fleet; target: Target | null; baseline: ScenarioResult['baseline'] },
   load: LoadResult,
   checks: Check[] = [],

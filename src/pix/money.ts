@@ -12,7 +12,7 @@ export function parseBrl(text: string): number {
   return Number.isSafeInteger(total) ? total : Number.NaN;
 }
 
-/** Cents as a decimal with a dot and two places, as API Pix and our exports write money: 123456 → "1234.56", -5 → "-0.05" (integer arithmetic: no binary fractions). */
+/** Cents as a decimal with a dot and two places, as PSPs and our exports write money: 123456 → "1234.56", -5 → "-0.05" (integer arithmetic: no binary fractions). */
 export function decimalOf(cents: number): string {
   const absolute = Math.abs(cents);
   return `${cents < 0 ? '-' : ''}${Math.floor(absolute / 100)}.${String(absolute % 100).padStart(2, '0')}`;

@@ -7,7 +7,7 @@ export const txidOf = (transactionId: string): string => transactionId.replaceAl
 const TXID_OF_OURS = /^[0-9a-f]{12}7[0-9a-f]{3}[89ab][0-9a-f]{15}$/;
 
 /**
- * The transactionId a txid names: the API Pix txid of our charges (and the id of our withdrawals
+ * The transactionId a txid names: the txid of our charges at a PSP (and the id of our withdrawals
  * and refunds at the PSP) is the transactionId's 32 hex digits without hyphens. Upper case is read
  * too (bank statements show it so). An end-to-end id (E + ISPB + minute + 11 characters) can be 32
  * hex digits as well: it is one, not a txid (a UUID v7 starting with `e` would be dated past the

@@ -34,6 +34,8 @@ export type Plan = {
 /**
  * The SQL text and values the gateway sends for a read: the repository's functions run on a
  * Kysely that compiles as the gateway's does (camelCase → snake_case) and only records the query.
+ * The first statement is the read's (a function may go on with another one when the empty result
+ * the recorder returns makes it look the cursor up).
  */
 async function statementOf(run: PlannedRead['run']): Promise<CompiledQuery> {
   let captured: CompiledQuery | undefined;
@@ -46,7 +48,7 @@ async function statementOf(run: PlannedRead['run']): Promise<CompiledQuery> {
     },
     plugins: [new CamelCasePlugin()],
     log: (event) => {
-      if (event.level === 'query') captured = event.query;
+      if (event.level === 'query') captured ??= event.query;
     },
   });
   await run(db);

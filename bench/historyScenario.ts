@@ -248,6 +248,64 @@ async function listRow(
   });
 }
 
+/** Rounds of the alternated comparison (H2d): first page, page 2, the deep page, in turn, in one process. */
+const ALTERNATED_ROUNDS = 3;
+
+const median = (values: number[]): number | null => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length ? (sorted[Math.floor((sorted.length - 1) / 2)] ?? null) : null;
+};
+
+/**
+ * H2d: the first page, page 2 and the deep page in turn on one serve process, ALTERNATED_ROUNDS
+ * rounds: the comparison the depth goal asks for, with the process and the moment the same for the
+ * three (rows of their own processes differ by more than the depth does on a shared machine). The
+ * figures are the deep page's medians over the rounds; the check compares them with the first page's.
+ */
+function alternatedRow(config: BenchConfig, fleet: Fleet, paths: Record<'first' | 'page 2' | 'deep', string>, title: string): Promise<ScenarioResult> {
+  return onGateway(config, 'H2d', fleet, async (gateway, merchants) => {
+    const merchant = merchants[0];
+    if (!merchant) throw new Error('no merchant');
+    const kinds = ['first', 'page 2', 'deep'] as const;
+    const spec = (path: string) =>
+      loadSpec(config, gateway, fleet.backend, (): autocannon.Request[] => [{ method: 'GET', path, headers: authorization(merchant) }]);
+    const seconds = Math.max(3, Math.round(config.durationSeconds / 2));
+    for (const kind of kinds) await measureLoad({ ...spec(paths[kind]), durationSeconds: Math.max(1, config.warmupSeconds), warmupSeconds: 0 });
+    const loads: Record<(typeof kinds)[number], Awaited<ReturnType<typeof measureLoad>>[]> = { first: [], 'page 2': [], deep: [] };
+    for (let round = 0; round < ALTERNATED_ROUNDS; round++) {
+      for (const kind of kinds) loads[kind].push(await measureLoad({ ...spec(paths[kind]), durationSeconds: seconds, warmupSeconds: 0 }));
+    }
+    const p50 = (kind: (typeof kinds)[number]) => median(loads[kind].map((load) => load.p50Ms));
+    const p99 = (kind: (typeof kinds)[number]) => median(loads[kind].map((load) => load.p99Ms));
+    const within = (a: number | null, b: number | null) => a !== null && b !== null && a <= DEPTH_FACTOR * Math.max(b, 1);
+    const deep = loads.deep.at(-1);
+    if (!deep) throw new Error('no round measured');
+    const measured = fromLoad({ id: 'H2d', title, fleet, target: null, baseline: 'hello' }, deep, [
+      {
+        name: `≤ ${DEPTH_FACTOR}× the first page`,
+        ok: within(p50('deep'), p50('first')) && within(p99('deep'), p99('first')),
+        detail: `medians over ${ALTERNATED_ROUNDS} rounds: p50 ${p50('deep')} vs ${p50('first')} ms, p99 ${p99('deep')} vs ${p99('first')} ms`,
+      },
+    ]);
+    const cpu = (load: Awaited<ReturnType<typeof measureLoad>>) =>
+      ['gateway', 'postgres'].map((name) => load.cpuMsPerRequest[name]?.toFixed(2) ?? '—').join(' · ');
+    return {
+      ...measured,
+      // The deep page's medians (the load fields are its last round's).
+      requestsPerSecond: median(loads.deep.map((load) => load.requestsPerSecond)),
+      p50Ms: p50('deep'),
+      p99Ms: p99('deep'),
+      notes: [
+        `${ALTERNATED_ROUNDS} rounds of ${seconds} s each, in turn; the figures are the deep page's medians`,
+        ...kinds.map(
+          (kind) =>
+            `${kind}: ${loads[kind].map((load) => `${Math.round(load.requestsPerSecond)} req/s p50 ${load.p50Ms} p99 ${load.p99Ms} ms (gw · pg ${cpu(load)})`).join('; ')}`,
+        ),
+      ],
+    };
+  });
+}
+
 class ExportUnavailable extends Error {}
 
 type Downloaded = { status: number; contentType: string | null; stopped: boolean; errorBody: string };
@@ -418,7 +476,8 @@ function exportRow(config: BenchConfig, fleet: Fleet, fixtures: Fixtures, format
 /**
  * The history scenario (DESIGN.md §15): 1,000,000 transactions in one account (BENCH_HISTORY_ROWS),
  * then the first page, page 2, the page after row 500,000 and pages at 50 depths spread over the
- * history under load (H1, H2a, H2b, H2c), one page per filter briefly
+ * history under load (H1, H2a, H2b, H2c), the first three again in turn on one process (H2d),
+ * one page per filter briefly
  * (H3a–e), a CSV and an OFX export of the whole period (H4, H5); the plans of every history read
  * (EXPLAIN ANALYZE) are written to bench/results/history-plans.txt and summed up in H1's notes.
  * Every row gets its own serve process, so each peak RSS is that row's alone.
@@ -507,6 +566,15 @@ export async function historyScenarios(config: BenchConfig, fleet: Fleet): Promi
       validate: (answer) => [fullPage(answer)],
       notes: ['each connection asks for its own page: the one after every ' + integer(Math.floor(fixtures.seed.rows / (SPREAD_CURSORS + 1))) + 'th row'],
     }),
+  );
+  const alternatedTitle = `GET ${list}: first page, page 2, page ${integer(fixtures.depth / PAGE + 1)} in turn on one process (${ALTERNATED_ROUNDS} rounds)`;
+  await attempt('H2d', alternatedTitle, () =>
+    alternatedRow(
+      config,
+      fleet,
+      { first: list, 'page 2': `${list}&startingAfter=${fixtures.secondCursor.id}`, deep: `${list}&startingAfter=${fixtures.cursor.id}` },
+      alternatedTitle,
+    ),
   );
   const measuredRow = (id: string) => results.find((result) => result.id === id && !result.unavailable);
   const [first, second] = [measuredRow('H1'), measuredRow('H2a')];

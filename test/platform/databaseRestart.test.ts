@@ -63,13 +63,14 @@ describe.runIf(serverUrl)('database connections dropped by the server (PostgreSQ
     const load = (async () => {
       while (running) answers.push(...(await Promise.all(Array.from({ length: 10 }, balance))));
     })();
-    for (let round = 0; round < 5; round++) {
+    // Judged by what happened, not by speed: at least five kills, and enough answers to span them.
+    for (let round = 0; round < 5 || answers.length < 60; round++) {
       await dropConnections();
       await new Promise((resolve) => setTimeout(resolve, 150));
     }
     running = false;
     await load;
-    expect(answers.length).toBeGreaterThan(50);
+    expect(answers.length).toBeGreaterThanOrEqual(60);
     for (const answer of answers) {
       if (answer.status !== 200) expect(answer).toEqual({ status: 503, body: { error: messages.serviceUnavailable } });
     }

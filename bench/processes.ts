@@ -141,7 +141,9 @@ const gatewayEnv = (databaseUrl: string, port: number, extra: Record<string, str
 /** `dist/cli.js serve`, the way production runs it; resolves once it answers HTTP. */
 export async function startGateway(options: GatewayOptions): Promise<HttpProcess> {
   const port = await freePort();
-  const flags = options.profileName ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, options.profileName)}`] : [];
+  // BENCH_NODE_FLAGS: node flags for every serve process, to compare a setting against the default (e.g. --heap-growing-percent=0).
+  const extra = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const flags = [...extra, ...(options.profileName ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, options.profileName)}`] : [])];
   const child = startNode(options.name, 'dist/cli.js', ['serve'], gatewayEnv(options.databaseUrl, port, options.env), flags);
   const url = `http://127.0.0.1:${port}`;
   await waitUntilAnswering(child, `${url}/openapi.json`);

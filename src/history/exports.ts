@@ -2,8 +2,8 @@ import { stringify } from 'csv-stringify/sync';
 import { decimalOf } from '../pix/money.js';
 import type { MerchantMovement } from '../ledger/repository.js';
 import { saoPauloIso } from '../platform/saoPauloDay.js';
-import type { PresentedRow } from '../transactions/presenter.js';
-import { presentTransaction } from '../transactions/presenter.js';
+import type { ExportedRow } from '../transactions/repository.js';
+import { SETTLED_STATUSES } from '../transactions/states.js';
 
 /**
  * Text a spreadsheet would run as a formula (=, +, -, @, tab, CR first) gets a leading quote
@@ -13,8 +13,6 @@ function inert(text: string | null | undefined): string {
   if (!text) return '';
   return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
 }
-
-const iso = (at: Date | null) => (at ? { local: saoPauloIso(at), utc: at.toISOString() } : { local: '', utc: '' });
 
 const CSV_COLUMNS = [
   'transactionId',
@@ -46,31 +44,29 @@ export function csvHeader(delimiter: CsvDelimiter): string {
 }
 
 /** Rows of the CSV (RFC 4180: CRLF, quotes doubled), one per transaction, as the list shows it. */
-export function csvRows(rows: readonly PresentedRow[], delimiter: CsvDelimiter): string {
+export function csvRows(rows: readonly ExportedRow[], delimiter: CsvDelimiter): string {
   return stringify(
     rows.map((row) => {
-      const view = presentTransaction(row);
-      const counterpart = view.type === 'pix_in' ? view.payer : view.beneficiary;
-      const created = iso(row.createdAt);
-      const paid = iso(row.paidAt);
+      // As the list: the PIX settlement fields only once the transaction is settled.
+      const settled = SETTLED_STATUSES.has(row.status);
       return [
-        view.transactionId,
-        view.type,
-        view.status,
-        view.amountCents,
-        view.feeCents,
-        view.netCents,
-        decimalOf(view.amountCents),
-        decimalOf(view.feeCents),
-        decimalOf(view.netCents),
-        inert(view.externalRef),
-        view.endToEndId ?? '',
-        inert(counterpart?.name),
-        counterpart?.document ?? '',
-        created.local,
-        created.utc,
-        paid.local,
-        paid.utc,
+        row.id,
+        row.type,
+        row.status,
+        row.amountCents,
+        row.feeCents,
+        row.netCents,
+        decimalOf(row.amountCents),
+        decimalOf(row.feeCents),
+        decimalOf(row.netCents),
+        inert(row.externalRef),
+        (settled && row.endToEndId) || '',
+        settled ? inert(row.counterpartName) : '',
+        (settled && row.counterpartDocument) || '',
+        saoPauloIso(row.createdAt),
+        row.createdAt.toISOString(),
+        row.paidAt ? saoPauloIso(row.paidAt) : '',
+        row.paidAt ? row.paidAt.toISOString() : '',
       ];
     }),
     csvOptions(delimiter),

@@ -5,13 +5,22 @@ import type { Db } from '../platform/database.js';
 import { purgeExpiredIdempotencyKeys } from './idempotencyRepository.js';
 import type { PresentedRow } from './presenter.js';
 import * as repository from './repository.js';
-import type { TransactionRow } from '../platform/schema.js';
+import { CHARGE_STATUSES, WITHDRAWAL_STATUSES, type TransactionRow, type TransactionStatus, type TransactionType } from '../platform/schema.js';
 
 /** Rows per read of an export: large enough that a read's round trip is noise, small enough to stay a few hundred kB. */
 const EXPORT_CHUNK_ROWS = 1_000;
 
 /** A history read as the API, the dashboard and the back-office ask for it: filters, a cursor (a transactionId) and a page size. */
 export type HistoryQuery = Omit<repository.TransactionFilter, 'accountId' | 'after'> & { startingAfter?: string | undefined; limit: number };
+
+const STATUSES_OF: Record<TransactionType, readonly TransactionStatus[]> = { pix_in: CHARGE_STATUSES, withdrawal: WITHDRAWAL_STATUSES };
+
+/**
+ * A type with a status it never takes (a withdrawal `expired`) matches nothing: answered without
+ * a read, which no index serves (every row of the type would be walked to find none).
+ */
+const matchesNothing = ({ type, status }: { type?: TransactionType | undefined; status?: TransactionStatus | undefined }) =>
+  type !== undefined && status !== undefined && !STATUSES_OF[type].includes(status);
 
 /** The merchant's reads of its transactions (both types). */
 export class TransactionService {
@@ -40,12 +49,14 @@ export class TransactionService {
       if (!page) throw new InvalidRequestError(messages.startingAfterInvalid);
       return page;
     }
-    return repository.pageTransactions(this.db, await this.filterOf(accountId, query), limit);
+    const filter = await this.filterOf(accountId, query);
+    return matchesNothing(filter) ? { rows: [], hasMore: false } : repository.pageTransactions(this.db, filter, limit);
   }
 
-  /** Every row of a period, in chunks, for exports (constant memory). */
-  async *stream(accountId: string, query: Omit<HistoryQuery, 'limit'>): AsyncGenerator<PresentedRow[]> {
-    yield* repository.streamTransactions(this.db, await this.filterOf(accountId, query), EXPORT_CHUNK_ROWS);
+  /** Every row of a period as an export writes it, in chunks (constant memory). */
+  async *stream(accountId: string, query: Omit<HistoryQuery, 'limit'>): AsyncGenerator<repository.ExportedRow[]> {
+    const filter = await this.filterOf(accountId, query);
+    if (!matchesNothing(filter)) yield* repository.streamTransactions(this.db, filter, EXPORT_CHUNK_ROWS);
   }
 
   private async filterOf(accountId: string | undefined, query: Omit<HistoryQuery, 'limit'>): Promise<repository.TransactionFilter> {

@@ -225,6 +225,17 @@ describe('filters', () => {
     expect(to.body).toEqual({ transactions: [], count: 0, hasMore: false });
   });
 
+  it('a type with a status it never takes lists nothing, on the first page and after a cursor', async () => {
+    const cursor = rows[10]?.id ?? '';
+    for (const query of [
+      { type: 'withdrawal', status: 'expired' },
+      { type: 'pix_in', status: 'processing', startingAfter: cursor },
+    ]) {
+      const response = await list(merchant, query);
+      expect({ query, status: response.status, body: response.body }).toEqual({ query, status: 200, body: { transactions: [], count: 0, hasMore: false } });
+    }
+  });
+
   it("another account's externalRef and endToEndId find nothing here", async () => {
     const response = await list(merchant, { externalRef: 'pedido-1' });
     expect(response.body.count).toBe(0);
@@ -263,6 +274,8 @@ describe('bad values: 400 with the catalog message, nothing listed', () => {
     ['an empty externalRef', { externalRef: '' }, () => MESSAGES.externalRef],
     ['an externalRef of 101 characters', { externalRef: 'x'.repeat(101) }, () => MESSAGES.externalRef],
     ['a limit of 0 with a cursor', { limit: '0', startingAfter: newId() }, () => MESSAGES.limit],
+    // A type with a status it never takes lists nothing without reading, but the cursor is still checked.
+    ['a cursor that does not exist, with a status the type never takes', { type: 'withdrawal', status: 'expired', startingAfter: '' }, () => MESSAGES.cursor],
   ];
 
   it.each(cases)('%s', async (_name, query, message) => {

@@ -1,6 +1,7 @@
 import { CsrfField, DataTable, formatDate, Money, Status, type PageContext } from '../pages/components.js';
 import { isFiltered, type HistoryForm } from '../pages/history.js';
 import {
+  EmptyHistory,
   HiddenHistoryFields,
   HistoryFilters,
   HistoryPager,
@@ -75,17 +76,9 @@ export function OperatorTransactionsPage(props: {
           <a href={PATH}>Ver todas as transações</a>
         </p>
       ) : listing.rows.length === 0 ? (
-        <p class="muted empty">
-          {filtered || form.after !== '' ? (
-            <>
-              Nenhuma transação com estes filtros. <a href={PATH}>Ver todas as transações</a>.
-            </>
-          ) : (
-            <>
-              Nenhuma transação ainda. As cobranças e os saques das contas aparecem aqui; as contas estão em <a href="/backoffice/contas">Contas</a>.
-            </>
-          )}
-        </p>
+        <EmptyHistory path={PATH} form={form}>
+          Nenhuma transação ainda. As cobranças e os saques das contas aparecem aqui; as contas estão em <a href="/backoffice/contas">Contas</a>.
+        </EmptyHistory>
       ) : (
         <>
           <DataTable label="Transações" columns={['Criada em', 'Conta', 'Tipo', 'Valor', 'Status', 'Contraparte', 'Referência', 'Id']}>

@@ -1,7 +1,7 @@
 import { formatBrl } from '../messages.js';
 import { Alert, DataTable, formatDate, Layout, Money, Status, type PageContext } from '../pages/components.js';
 import { isFiltered, type HistoryForm } from '../pages/history.js';
-import { HistoryFilters, HistoryPager, Reference, TRANSACTION_TYPE_NAMES, type HistoryRow } from '../pages/historyViews.js';
+import { EmptyHistory, HistoryFilters, HistoryPager, Reference, TRANSACTION_TYPE_NAMES, type HistoryRow } from '../pages/historyViews.js';
 
 const PATH = '/dashboard/transacoes';
 
@@ -59,17 +59,9 @@ export function TransactionsPage(props: { context: PageContext; form: HistoryFor
           <a href={PATH}>Ver todas as transações</a>
         </p>
       ) : listing.rows.length === 0 ? (
-        <p class="muted empty">
-          {filtered || form.after !== '' ? (
-            <>
-              Nenhuma transação com estes filtros. <a href={PATH}>Ver todas as transações</a>.
-            </>
-          ) : (
-            <>
-              Nenhuma transação ainda. <a href="/dashboard/cobrancas">Crie uma cobrança</a> ou use a API (POST /v1/pix) e ela aparece aqui.
-            </>
-          )}
-        </p>
+        <EmptyHistory path={PATH} form={form}>
+          Nenhuma transação ainda. <a href="/dashboard/cobrancas">Crie uma cobrança</a> ou use a API (POST /v1/pix) e ela aparece aqui.
+        </EmptyHistory>
       ) : (
         <>
           <DataTable label="Transações" columns={['Criada em', 'Tipo', 'Valor', 'Tarifa', 'Status', 'Referência', 'Detalhe']}>

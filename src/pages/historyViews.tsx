@@ -1,8 +1,9 @@
+import type { Children } from '@kitajs/html';
 import { maskDocument } from '../pix/documents.js';
 import type { Party, TransactionStatus, TransactionType } from '../platform/schema.js';
 import type { PresentedRow } from '../transactions/presenter.js';
 import { CsrfField, statusName } from './components.js';
-import { HISTORY_STATUSES, historyFields, historyHref, type HistoryForm } from './history.js';
+import { HISTORY_STATUSES, historyFields, historyHref, isFiltered, type HistoryForm } from './history.js';
 
 // The parts the history pages of both sites share (DESIGN.md §15): the filters, one page's rows, the pager.
 
@@ -136,6 +137,24 @@ export function HistoryFilters(props: { action: string; form: HistoryForm; opera
       </label>
       <button type="submit">Filtrar</button>
     </form>
+  );
+}
+
+/**
+ * What an empty page says: with filters or a cursor, that nothing matches and the way back to the
+ * whole list; otherwise the site's own next step (the children).
+ */
+export function EmptyHistory(props: { path: string; form: HistoryForm; children: Children }) {
+  return (
+    <p class="muted empty">
+      {isFiltered(props.form) || props.form.after !== '' ? (
+        <>
+          Nenhuma transação com estes filtros. <a href={props.path}>Ver todas as transações</a>.
+        </>
+      ) : (
+        props.children
+      )}
+    </p>
   );
 }
 

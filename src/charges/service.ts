@@ -6,6 +6,7 @@ import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
+import { isDatabaseUnavailable } from '../platform/errors.js';
 import type { TransactionRow, TransactionStatus } from '../platform/schema.js';
 import {
   ProviderError,
@@ -62,7 +63,21 @@ export class ChargeService {
     private readonly routing: RoutingService,
   ) {}
 
+  /**
+   * A new charge (POST /v1/pix). When the database goes away under it (a failover, DESIGN.md §16)
+   * the answer is the spec's for a transient failure, 502 "Erro ao comunicar com gateway. Tente
+   * novamente.": a retry with the same externalRef answers the charge if it was written, or creates it.
+   */
   async createCharge(account: Account, input: CreateChargeBody): Promise<ChargeResult> {
+    try {
+      return await this.create(account, input);
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) throw new ProviderFailedError(messages.providerChargeFailed, { cause: error });
+      throw error;
+    }
+  }
+
+  private async create(account: Account, input: CreateChargeBody): Promise<ChargeResult> {
     const { limits } = account;
     if (input.amountCents < limits.chargeMinCents) throw new InvalidRequestError(messages.amountBelowMinimum(limits.chargeMinCents));
     if (input.amountCents > limits.chargeMaxCents) throw new InvalidRequestError(messages.amountAboveMaximum(limits.chargeMaxCents));

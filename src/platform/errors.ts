@@ -1,3 +1,35 @@
 /** The `code` of a Node or driver error (`EEXIST`, a SQLSTATE…), if it has one. */
 export const errorCode = (error: unknown): string | undefined =>
   error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+
+/**
+ * SQLSTATEs and socket errors of a database that went away or is not (yet) the primary: a
+ * restart, a failover (a node mid-promotion or a standby answers 25006, "read-only transaction"),
+ * a killed connection, a server out of connection slots.
+ */
+const DATABASE_UNAVAILABLE = new Set([
+  '25006',
+  '53300',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+]);
+
+/** The database could not be reached or could not write: the request may be retried, never answered 500. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = errorCode(error);
+  if (code !== undefined) return DATABASE_UNAVAILABLE.has(code);
+  // pg's own words for a connection that ended under a query or a checkout.
+  return /^Connection terminated|^Client has encountered a connection error|^timeout exceeded when trying to connect/.test(error.message);
+}

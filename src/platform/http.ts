@@ -7,7 +7,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ZodError } from 'zod';
 import { messages } from '../messages.js';
 import { DomainError, httpStatusOf } from '../errors.js';
-import { errorCode } from './errors.js';
+import { errorCode, isDatabaseUnavailable } from './errors.js';
 
 /** Fastify's own client-error codes, answered in Portuguese in the one error shape. */
 const frameworkClientErrors: Record<string, { status: number; message: string }> = {
@@ -25,7 +25,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof DomainError) return reply.code(httpStatusOf(error)).send({ error: error.message });
+    if (error instanceof DomainError) {
+      // The spec's own answer to a write whose database went away (POST /v1/pix, /v1/withdraw): logged as the 503 would be.
+      if (isDatabaseUnavailable(error.cause)) request.log.warn({ err: error.cause }, 'database unavailable');
+      return reply.code(httpStatusOf(error)).send({ error: error.message });
+    }
     if (hasZodFastifySchemaValidationErrors(error)) {
       const first = error.validation[0];
       return reply.code(400).send({ error: first?.message ?? messages.requestInvalid });
@@ -68,16 +72,6 @@ export function answerClientError(error: Error, socket: Duplex): void {
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
-}
-
-/** SQLSTATEs and socket errors of a database that went away (restart, failover, a killed connection). */
-const DATABASE_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
-
-function isDatabaseUnavailable(error: Error): boolean {
-  const code = errorCode(error);
-  if (code !== undefined) return DATABASE_UNAVAILABLE.has(code);
-  // pg's own words for a connection that ended under a query or a checkout.
-  return /^Connection terminated|^Client has encountered a connection error|^timeout exceeded when trying to connect/.test(error.message);
 }
 
 /**

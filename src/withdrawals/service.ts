@@ -15,6 +15,7 @@ import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
+import { isDatabaseUnavailable } from '../platform/errors.js';
 import { consumeRateLimits } from '../platform/rateLimitRepository.js';
 import type { Holder, ProviderSendNote, ProviderSendRow, TransactionRow } from '../platform/schema.js';
 import {
@@ -68,6 +69,9 @@ const SENDING: ReadonlySet<string> = new Set([WITHDRAWAL.submit.to, WITHDRAWAL.l
 /** Automatic mode debits and sends at creation; manual mode waits for the operator's approval. */
 const debitNowFor = (creation: Transition): boolean => creation === WITHDRAWAL.submit;
 
+/** How far a new withdrawal got: the id whose commit may have landed, once one may have. */
+type WithdrawalProgress = { committing: string | undefined };
+
 export class WithdrawalService {
   constructor(
     private readonly db: Db,
@@ -92,7 +96,25 @@ export class WithdrawalService {
     return this.providers.timingOf(row.providerId);
   }
 
+  /**
+   * A new withdrawal (POST /v1/withdraw). When the database goes away under it (a failover,
+   * DESIGN.md §16) the answer is the spec's: 502 "O valor não foi debitado." only while nothing can
+   * have committed; from the debit's commit on, 502 "Saque iniciado mas confirmação interrompida"
+   * with the id it was given (a 404 on that id then proves nothing was debited). Nothing is retried
+   * here: the commit's outcome is unknown, and the worker sends a committed debit's intent.
+   */
   async createWithdrawal(account: Account, input: CreateWithdrawalBody): Promise<WithdrawalResult> {
+    const progress: WithdrawalProgress = { committing: undefined };
+    try {
+      return await this.create(account, input, progress);
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      if (progress.committing === undefined) throw new ProviderFailedError(messages.withdrawalProviderFailed, { cause: error });
+      throw new ProviderFailedError(messages.withdrawalConfirmationInterrupted(progress.committing), { cause: error });
+    }
+  }
+
+  private async create(account: Account, input: CreateWithdrawalBody, progress: WithdrawalProgress): Promise<WithdrawalResult> {
     const recipient = input.recipientId ? await findRecipient(this.db, account.id, input.recipientId) : undefined;
     const destination = resolveDestination(account, input, recipient, this.config.serviceName);
     const externalRef = input.externalRef ?? null;
@@ -103,7 +125,10 @@ export class WithdrawalService {
         { accountId: account.id, scope: IDEMPOTENCY_SCOPE.withdrawal, externalRef },
         this.clock.now(),
       );
-      if (existing) return this.replay(existing);
+      if (existing) {
+        progress.committing = existing.id;
+        return this.replay(existing);
+      }
     }
     const feeCents = computeFee(account.fees.withdrawal, input.amountCents, { capAtAmount: false });
     const creation = account.withdrawalMode === 'manual' ? WITHDRAWAL.hold : WITHDRAWAL.submit;
@@ -112,14 +137,15 @@ export class WithdrawalService {
     if (!first) throw new ProviderFailedError(messages.withdrawalProviderFailed);
 
     let send: ProviderSendRow | undefined;
+    const transactionId = newId();
     const outcome = await this.db.transaction().execute(async (tx): Promise<WithdrawalResult> => {
       const now = this.clock.now();
-      const transactionId = newId();
       if (externalRef) {
         const key = { accountId: account.id, scope: IDEMPOTENCY_SCOPE.withdrawal, externalRef };
         if (!(await claimIdempotencyKey(tx, { ...key, transactionId }, now))) {
           const winner = await findTransactionByExternalRef(tx, key, now);
           if (!winner) throw new Error('idempotency key held without its transaction');
+          progress.committing = winner.id;
           return { outcome: 'replayed', withdrawal: winner };
         }
       }
@@ -174,6 +200,8 @@ export class WithdrawalService {
           at: now,
         });
       }
+      // From here the commit may land whatever the client hears: the answer names the withdrawal.
+      progress.committing = transactionId;
       return { outcome: 'created', withdrawal: row };
     });
 

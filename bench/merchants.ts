@@ -6,8 +6,8 @@ export type Merchant = { accountId: string; apiKey: string };
 /** The responsible's CPF of every bench account: withdrawals to it are Mode 1 (the holder). */
 export const HOLDER_CPF = '52998224725';
 
-/** Limits far above what a run can reach: the bench measures the gateway, not its per-account limits. */
-const UNLIMITED = {
+/** Limits far above what a run can reach: the bench (and the HA run) measure the gateway, not its per-account limits. */
+export const UNLIMITED = {
   limits: {
     pixPerHour: 100_000_000,
     withdrawPerSecond: 1_000_000,

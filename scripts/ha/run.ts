@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { HOLDER_CPF, UNLIMITED } from '../../bench/merchants.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ADMIN_TOKEN = 'ha-admin-token-0123456789abcdef0123';
 const SECRET_KEY = 'ha-secret-key-0123456789abcdef0123456789abcd';
-const HOLDER_CPF = '52998224725';
 const CLIENTS = 16;
 const FUND_CENTS = 50_000_000;
 /** The load runs at least this long, and until the second failover is over plus SETTLE_AFTER_MS. */
@@ -585,16 +585,7 @@ async function main(): Promise<void> {
         kycStatus: 'approved',
       });
       const accountId = str(field(account, 'accountId')) ?? '';
-      await expectStatus(200, admin, 'PATCH', `/admin/v1/accounts/${accountId}`, ADMIN_TOKEN, {
-        limits: {
-          pixPerHour: 100_000_000,
-          withdrawPerSecond: 1_000_000,
-          withdrawPerMinute: 100_000_000,
-          withdrawPerHour: 100_000_000,
-          withdrawDailyCents: 1_000_000_000_000,
-          withdrawMonthlyCents: 1_000_000_000_000,
-        },
-      });
+      await expectStatus(200, admin, 'PATCH', `/admin/v1/accounts/${accountId}`, ADMIN_TOKEN, UNLIMITED);
       const key = await expectStatus(201, admin, 'POST', `/admin/v1/accounts/${accountId}/api-keys`, ADMIN_TOKEN);
       await expectStatus(201, admin, 'POST', `/admin/v1/accounts/${accountId}/adjustments`, ADMIN_TOKEN, {
         amountCents: FUND_CENTS,

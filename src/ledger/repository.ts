@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../platform/database.js';
 import { precompiled } from '../platform/precompiled.js';
+import { rateCountParts, type RateWindow } from '../platform/rateLimitRepository.js';
 import { LimitExceededError } from '../errors.js';
 import { messages } from '../messages.js';
 import { newId } from '../platform/ids.js';
@@ -51,6 +52,102 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
     throw new LimitExceededError(messages.balanceOutOfRange(Number.MAX_SAFE_INTEGER));
   }
   return null;
+}
+
+/** The UTC day and first day of the UTC month `at` falls in, as the balance row's withdrawn sums name them. */
+function withdrawnPeriods(at: Date): { day: string; month: string } {
+  const day = at.toISOString().slice(0, 10);
+  return { day, month: `${day.slice(0, 8)}01` };
+}
+
+/** A new withdrawal's claim on its account: its rate limits, its caps, and (automatic mode) its debit. */
+export type WithdrawalReservation = {
+  accountId: string;
+  /** The withdrawal's creation: its UTC day and month are the ones it counts in. */
+  at: Date;
+  amountCents: number;
+  rateWindows: readonly RateWindow[];
+  caps: { dailyCents: number; monthlyCents: number };
+  /** The debit posted now (automatic mode); null when it waits for an operator (manual mode: counted, not debited). */
+  debit: Omit<Movement, 'accountId' | 'at' | 'forbidNegativeBalance'> | null;
+};
+
+/** Why a reservation was refused: the first rate window it does not fit, a cap, or the balance. */
+export type ReservationRefusal = { rateBucket: string } | { cap: 'daily' | 'monthly' } | { balance: 'insufficient' };
+
+/**
+ * Counts a new withdrawal in its rate windows and in the balance row's withdrawn sums, and posts
+ * its debit, in one statement (one round trip) inside the caller's transaction: the balance row
+ * is locked first, so the caps and the spendable balance are read as the last withdrawal of the
+ * account committed them. Refused (nothing written but the rate counts, which the caller's
+ * rollback undoes) when a window, a cap or the spendable balance (available − blocked) does not
+ * allow it; the checks run in that order.
+ */
+export async function reserveWithdrawal(tx: Tx, reservation: WithdrawalReservation): Promise<ReservationRefusal | null> {
+  const { day, month } = withdrawnPeriods(reservation.at);
+  const entries = reservation.debit?.entries ?? [];
+  if (entries.reduce((sum, entry) => sum + entry.amountCents, 0) !== 0) throw new Error(`unbalanced movement ${reservation.debit?.kind}`);
+  const debitCents = -entries.filter((entry) => entry.book === 'merchant').reduce((sum, entry) => sum + entry.amountCents, 0);
+  const rate = rateCountParts(reservation.accountId, reservation.rateWindows, reservation.at);
+  // A sum of a later day or month than this withdrawal's (another process's clock ahead) is counted against it: the cap is never exceeded for that day.
+  const { rows } = await sql<{ refusal: string | null }>`
+    WITH rate_counts AS (${rate.upsert}),
+    locked AS (
+      SELECT available_cents - blocked_cents AS spendable_cents,
+             CASE WHEN withdrawn_day >= ${day}::date THEN withdrawn_day_cents ELSE 0 END AS day_cents,
+             CASE WHEN withdrawn_month >= ${month}::date THEN withdrawn_month_cents ELSE 0 END AS month_cents
+      FROM balances WHERE account_id = ${reservation.accountId} FOR UPDATE
+    ), verdict AS (
+      SELECT coalesce(
+        'rate:' || ${rate.firstExceeded},
+        CASE WHEN day_cents + ${reservation.amountCents} > ${reservation.caps.dailyCents} THEN 'cap:daily'
+             WHEN month_cents + ${reservation.amountCents} > ${reservation.caps.monthlyCents} THEN 'cap:monthly'
+             WHEN ${debitCents}::int8 > 0 AND spendable_cents < ${debitCents} THEN 'balance:insufficient' END
+      ) AS refusal
+      FROM locked
+    ), balance AS (
+      UPDATE balances SET
+        available_cents = available_cents - ${debitCents},
+        withdrawn_day_cents = CASE WHEN withdrawn_day = ${day}::date THEN withdrawn_day_cents + ${reservation.amountCents}
+                                   WHEN withdrawn_day < ${day}::date THEN ${reservation.amountCents} ELSE withdrawn_day_cents END,
+        withdrawn_day = greatest(withdrawn_day, ${day}::date),
+        withdrawn_month_cents = CASE WHEN withdrawn_month = ${month}::date THEN withdrawn_month_cents + ${reservation.amountCents}
+                                     WHEN withdrawn_month < ${month}::date THEN ${reservation.amountCents} ELSE withdrawn_month_cents END,
+        withdrawn_month = greatest(withdrawn_month, ${month}::date),
+        updated_at = ${reservation.at}
+      FROM verdict
+      WHERE account_id = ${reservation.accountId} AND verdict.refusal IS NULL
+      RETURNING 1
+    ), entries AS (
+      INSERT INTO ledger_entries (account_id, movement_id, book, kind, transaction_id, amount_cents, memo, created_at)
+      SELECT ${reservation.accountId}::uuid, ${newId()}::uuid, entry.book, ${reservation.debit?.kind ?? null}::text, ${reservation.debit?.transactionId ?? null}::uuid,
+             entry.amount_cents, ${reservation.debit?.memo ?? null}::text, ${reservation.at}::timestamptz
+      FROM balance, unnest(${entries.map((entry) => entry.book)}::text[], ${entries.map((entry) => entry.amountCents)}::int8[])
+           WITH ORDINALITY AS entry(book, amount_cents, position)
+      ORDER BY entry.position
+    )
+    SELECT refusal FROM verdict`.execute(tx);
+  const [row] = rows;
+  if (!row) throw new Error(`balance row missing for account ${reservation.accountId}`);
+  if (row.refusal === null) return null;
+  const [kind, detail = ''] = row.refusal.split(':', 2);
+  if (kind === 'rate') return { rateBucket: row.refusal.slice('rate:'.length) };
+  if (kind === 'cap') return { cap: detail === 'daily' ? 'daily' : 'monthly' };
+  return { balance: 'insufficient' };
+}
+
+/**
+ * Moves a withdrawal's amount in or out of its UTC day's and month's withdrawn sums when it stops
+ * or starts counting again (failed, cancelled; paid after its reversal). A sum of another day or
+ * month than the withdrawal's is left alone: that withdrawal is not in it.
+ */
+export async function recountWithdrawn(tx: Tx, change: { accountId: string; createdAt: Date; deltaCents: number }): Promise<void> {
+  const { day, month } = withdrawnPeriods(change.createdAt);
+  await sql`
+    UPDATE balances SET
+      withdrawn_day_cents = withdrawn_day_cents + CASE WHEN withdrawn_day = ${day}::date THEN ${change.deltaCents}::int8 ELSE 0 END,
+      withdrawn_month_cents = withdrawn_month_cents + CASE WHEN withdrawn_month = ${month}::date THEN ${change.deltaCents}::int8 ELSE 0 END
+    WHERE account_id = ${change.accountId}`.execute(tx);
 }
 
 const availableOf = precompiled((db, accountId: string) => db.selectFrom('balances').select('availableCents').where('accountId', '=', accountId));
@@ -179,6 +276,26 @@ export async function findLedgerProblems(db: Executor): Promise<string[]> {
     SELECT b.account_id, b.blocked_cents, coalesce(a.active_cents, 0)::int8 AS active_cents
     FROM balances b LEFT JOIN (SELECT account_id, sum(amount_cents) AS active_cents FROM blocks WHERE status = 'active' GROUP BY account_id) a USING (account_id)
     WHERE b.blocked_cents <> coalesce(a.active_cents, 0)`.execute(db);
+  // The withdrawn sums of the day and month each balance row names, against the withdrawals that count (migration 019).
+  const withdrawnMismatch = await sql<{ accountId: string; period: string; keptCents: number; sumCents: number }>`
+    SELECT b.account_id, p.period, p.kept_cents, p.sum_cents
+    FROM balances b
+    CROSS JOIN LATERAL (
+      SELECT 'day ' || b.withdrawn_day::text AS period, b.withdrawn_day_cents AS kept_cents,
+             (SELECT coalesce(sum(t.amount_cents), 0)::int8 FROM transactions t
+              WHERE t.account_id = b.account_id AND t.type = 'withdrawal' AND t.status NOT IN ('failed', 'cancelled')
+                AND t.created_at >= b.withdrawn_day::timestamp AT TIME ZONE 'UTC' AND t.created_at < (b.withdrawn_day + 1)::timestamp AT TIME ZONE 'UTC') AS sum_cents
+      UNION ALL
+      SELECT 'month ' || to_char(b.withdrawn_month, 'YYYY-MM'), b.withdrawn_month_cents,
+             (SELECT coalesce(sum(t.amount_cents), 0)::int8 FROM transactions t
+              WHERE t.account_id = b.account_id AND t.type = 'withdrawal' AND t.status NOT IN ('failed', 'cancelled')
+                AND t.created_at >= b.withdrawn_month::timestamp AT TIME ZONE 'UTC'
+                AND t.created_at < (b.withdrawn_month + interval '1 month') AT TIME ZONE 'UTC')
+    ) p
+    WHERE p.kept_cents <> p.sum_cents`.execute(db);
+  for (const row of withdrawnMismatch.rows) {
+    problems.push(`account ${row.accountId}: withdrawn sum of ${row.period} is ${row.keptCents} but its withdrawals sum to ${row.sumCents}`);
+  }
   for (const row of blockedMismatch.rows) {
     problems.push(`account ${row.accountId}: blocked ${row.blockedCents} but active blocks sum to ${row.activeCents}`);
   }

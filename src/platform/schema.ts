@@ -157,6 +157,11 @@ export interface BalancesTable {
   /** The sum of the account's active blocks, moved with them (ledger/repository.ts). */
   blockedCents: Generated<number>;
   updatedAt: Generated<Date>;
+  /** The withdrawals that count towards the caps, summed for one UTC day and one UTC month (migration 019; ledger/repository.ts). */
+  withdrawnDay: Generated<string>;
+  withdrawnDayCents: Generated<number>;
+  withdrawnMonth: Generated<string>;
+  withdrawnMonthCents: Generated<number>;
 }
 
 export interface BlocksTable {

@@ -10,13 +10,12 @@ import {
   RateLimitedError,
 } from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
-import { findBalance, postMovement } from '../ledger/repository.js';
+import { findBalance, postMovement, recountWithdrawn, reserveWithdrawal } from '../ledger/repository.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import { isDatabaseUnavailable } from '../platform/errors.js';
-import { consumeRateLimits } from '../platform/rateLimitRepository.js';
 import type { Holder, ProviderSendNote, ProviderSendRow, TransactionRow } from '../platform/schema.js';
 import {
   ProviderError,
@@ -65,6 +64,9 @@ function expectedHolderOf(row: TransactionRow): Holder {
 
 /** The statuses of a debited withdrawal whose outcome at the PSP is not known yet. */
 const SENDING: ReadonlySet<string> = new Set([WITHDRAWAL.submit.to, WITHDRAWAL.loseTrack.to]);
+
+/** 1 while a withdrawal counts towards its account's daily and monthly caps (it holds or moved money), else 0. */
+const countsTowardsCaps = (status: string): 0 | 1 => (status === WITHDRAWAL.fail.to || status === WITHDRAWAL.reject.to ? 0 : 1);
 
 /** Automatic mode debits and sends at creation; manual mode waits for the operator's approval. */
 const debitNowFor = (creation: Transition): boolean => creation === WITHDRAWAL.submit;
@@ -149,14 +151,6 @@ export class WithdrawalService {
           return { outcome: 'replayed', withdrawal: winner };
         }
       }
-      // One withdrawal of an account at a time from here: the checks below and the debit are one step.
-      const balance = await findBalance(tx, account.id, { lock: true });
-      await this.consumeWithdrawalLimits(tx, account, now);
-      await this.checkCaps(tx, account, input.amountCents, now);
-      const debitNow = debitNowFor(creation);
-      if (debitNow && balance.availableCents - balance.blockedCents < input.amountCents + feeCents)
-        throw new InsufficientBalanceError(messages.insufficientBalance);
-
       const row = await createTransaction(
         tx,
         creation,
@@ -187,10 +181,10 @@ export class WithdrawalService {
         },
         now,
       );
-      if (debitNow) {
-        await this.moveWithdrawalMoney(tx, row, now, 1);
-        send = await this.recordIntent(tx, row, now);
-      }
+      // One withdrawal of an account at a time from here: its limits, caps and debit are one statement under the balance row's lock.
+      const debitNow = debitNowFor(creation);
+      await this.reserve(tx, account, row, debitNow);
+      if (debitNow) send = await this.recordIntent(tx, row, now);
       if (destination.thirdParty) {
         await insertAlert(tx, {
           accountId: account.id,
@@ -337,39 +331,53 @@ export class WithdrawalService {
   }
 
   /** 1/s, 2/min, 10/UTC hour by default, per account: the spec's three messages, in that order. */
-  private async consumeWithdrawalLimits(tx: Tx, account: Account, now: Date): Promise<void> {
+  /**
+   * Counts a new withdrawal in its account's rate windows and caps (UTC day and month) and, when
+   * `debitNow`, debits it; the first limit it does not fit refuses it (the caller's rollback undoes the rest).
+   */
+  private async reserve(tx: Tx, account: Account, row: TransactionRow, debitNow: boolean): Promise<void> {
     const windows = [
       { bucket: 'withdraw:second', windowMs: SECOND_MS, limit: account.limits.withdrawPerSecond, message: messages.withdrawalPerSecond },
       { bucket: 'withdraw:minute', windowMs: MINUTE_MS, limit: account.limits.withdrawPerMinute, message: messages.withdrawalPerMinute },
       { bucket: 'withdraw:hour', windowMs: HOUR_MS, limit: account.limits.withdrawPerHour, message: messages.withdrawalPerHour },
     ];
-    const exceeded = await consumeRateLimits(tx, account.id, windows, now);
-    if (exceeded) throw new RateLimitedError(exceeded.message);
+    const refusal = await reserveWithdrawal(tx, {
+      accountId: account.id,
+      at: row.createdAt,
+      amountCents: row.amountCents,
+      rateWindows: windows,
+      caps: { dailyCents: account.limits.withdrawDailyCents, monthlyCents: account.limits.withdrawMonthlyCents },
+      debit: debitNow ? this.withdrawalMovement(row, 1) : null,
+    });
+    if (refusal === null) return;
+    if ('rateBucket' in refusal)
+      throw new RateLimitedError(windows.find((window) => window.bucket === refusal.rateBucket)?.message ?? messages.withdrawalPerHour);
+    if ('cap' in refusal) {
+      throw new LimitExceededError(
+        refusal.cap === 'daily'
+          ? messages.withdrawalDailyCap(account.limits.withdrawDailyCents)
+          : messages.withdrawalMonthlyCap(account.limits.withdrawMonthlyCents),
+      );
+    }
+    throw new InsufficientBalanceError(messages.insufficientBalance);
   }
 
-  /** Daily and monthly caps (UTC day and month) over withdrawals that hold or moved money. */
-  private async checkCaps(tx: Tx, account: Account, amountCents: number, now: Date): Promise<void> {
-    const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-    const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-    const { today, thisMonth } = await repository.sumWithdrawalsForCaps(tx, account.id, { dayStart, monthStart });
-    if (today + amountCents > account.limits.withdrawDailyCents) throw new LimitExceededError(messages.withdrawalDailyCap(account.limits.withdrawDailyCents));
-    if (thisMonth + amountCents > account.limits.withdrawMonthlyCents)
-      throw new LimitExceededError(messages.withdrawalMonthlyCap(account.limits.withdrawMonthlyCents));
-  }
-
-  /** Debit (direction 1) or its exact reversal (-1): amount to settlement, fee to the platform. */
-  private async moveWithdrawalMoney(tx: Tx, row: TransactionRow, at: Date, direction: 1 | -1): Promise<void> {
-    await postMovement(tx, {
-      accountId: row.accountId,
+  /** A withdrawal's debit (direction 1) or its exact reversal (-1): amount to settlement, fee to the platform. */
+  private withdrawalMovement(row: TransactionRow, direction: 1 | -1) {
+    return {
       kind: direction === 1 ? 'withdrawal_debit' : 'withdrawal_reversal',
       transactionId: row.id,
-      at,
       entries: [
-        { book: 'merchant', amountCents: -direction * (row.amountCents + row.feeCents) },
-        { book: 'settlement', amountCents: direction * row.amountCents },
-        { book: 'fees', amountCents: direction * row.feeCents },
+        { book: 'merchant' as const, amountCents: -direction * (row.amountCents + row.feeCents) },
+        { book: 'settlement' as const, amountCents: direction * row.amountCents },
+        { book: 'fees' as const, amountCents: direction * row.feeCents },
       ],
-    });
+    };
+  }
+
+  /** Debit (direction 1) or its exact reversal (-1) of a withdrawal already counted in its caps. */
+  private async moveWithdrawalMoney(tx: Tx, row: TransactionRow, at: Date, direction: 1 | -1): Promise<void> {
+    await postMovement(tx, { accountId: row.accountId, at, ...this.withdrawalMovement(row, direction) });
   }
 
   /**
@@ -395,6 +403,8 @@ export class WithdrawalService {
       const at = this.clock.now();
       await options.money?.(tx, row, at);
       const moved = await applyTransition(tx, row, transition, at, options.changes?.(at));
+      const recount = countsTowardsCaps(moved.status) - countsTowardsCaps(row.status);
+      if (recount !== 0) await recountWithdrawn(tx, { accountId: row.accountId, createdAt: row.createdAt, deltaCents: recount * row.amountCents });
       // A send exists from the debit on (processing, failed_unknown): it closes when the withdrawal leaves them.
       const send =
         options.send?.(at) ??
@@ -582,6 +592,7 @@ export class WithdrawalService {
         endToEndId: paid.endToEndId,
         beneficiary: JSON.stringify(paid.beneficiary),
       });
+      await recountWithdrawn(tx, { accountId: row.accountId, createdAt: locked.createdAt, deltaCents: locked.amountCents });
       const { debited, blockId } = await postOrBlock(tx, this.lateDebitOf(locked), at);
       await insertAlert(tx, {
         accountId: row.accountId,

@@ -180,6 +180,35 @@ describe('rate limits and caps, per account', () => {
   });
 });
 
+describe('caps kept on the balance row', () => {
+  it('a withdrawal awaiting approval counts until it is rejected; approved, it counts once', async () => {
+    const merchant = await fundedMerchant(100_000, { ...RELAXED, withdrawalMode: 'manual', limits: { ...RELAXED.limits, withdrawDailyCents: 3_000 } });
+    const held = await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 2_000 }));
+    expect(held.body).toMatchObject({ status: 'pending_approval' });
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 1_500 }))).body).toEqual({
+      error: 'Limite diário de saques excedido (R$ 30,00).',
+    });
+    expect((await gateway.admin('POST', `/admin/v1/transactions/${held.body.transactionId}/reject`)).status).toBe(200);
+    const next = await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 2_500 }));
+    expect(next.body).toMatchObject({ status: 'pending_approval' });
+    expect((await gateway.admin('POST', `/admin/v1/transactions/${next.body.transactionId}/approve`)).status).toBe(200);
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 600 }))).body).toEqual({
+      error: 'Limite diário de saques excedido (R$ 30,00).',
+    });
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 500 }))).status).toBe(201);
+    expect(await balanceOf(gateway, merchant)).toBe(100_000 - 2_600); // the approved one and its R$ 1,00 fee; the last awaits approval
+  });
+
+  it('a refused withdrawal counts nowhere: neither its caps nor its rate windows', async () => {
+    const merchant = await fundedMerchant(1_500, { limits: { withdrawPerSecond: 1, withdrawPerMinute: 1, withdrawPerHour: 1, withdrawDailyCents: 10_000 } });
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 1_450 }))).body).toEqual({
+      error: 'Saldo insuficiente para realizar o saque.',
+    });
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 400 }))).status).toBe(201);
+    expect(await balanceOf(gateway, merchant)).toBe(1_000);
+  });
+});
+
 describe('idempotency', () => {
   it('same externalRef → 200, same transactionId, no new debit', async () => {
     const merchant = await fundedMerchant(10_000);

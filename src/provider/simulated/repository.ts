@@ -68,6 +68,43 @@ export async function insertSubmittedWithdrawal(
     .execute();
 }
 
+/** What a send found at the network: a receipt from an earlier attempt, the directive it consumed, or its own new record. */
+export type WithdrawalReceipt = { existing: boolean; directive: string | null; recorded: boolean };
+
+/**
+ * A send's arrival at the network in one statement: an earlier receipt of the same transaction id
+ * answers alone; otherwise the oldest armed directive is consumed; with none, and when `record`
+ * is given (a key that needs no DICT lookup), the withdrawal is recorded. What was not decided
+ * here (a directive, a DICT key) the caller decides with the other functions of this module.
+ */
+export async function receiveWithdrawal(
+  db: Executor,
+  withdrawal: { providerId: string; transactionId: string; accountId: string; amountCents: number; createdAt: Date },
+  record: { beneficiary: Party; settleAt: Date | null } | null,
+): Promise<WithdrawalReceipt> {
+  const { rows } = await sql<WithdrawalReceipt>`
+    WITH existing AS (
+      SELECT 1 FROM sandbox_withdrawals WHERE provider_id = ${withdrawal.providerId} AND transaction_id = ${withdrawal.transactionId}
+    ), taken AS (
+      DELETE FROM sandbox_directives
+      WHERE id = (SELECT id FROM sandbox_directives WHERE account_id = ${withdrawal.accountId} AND operation = 'withdrawal' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+        AND NOT EXISTS (SELECT 1 FROM existing)
+      RETURNING outcome
+    ), recorded AS (
+      INSERT INTO sandbox_withdrawals (provider_id, transaction_id, account_id, amount_cents, beneficiary, settle_at, created_at, outcome, end_to_end_id)
+      SELECT ${withdrawal.providerId}, ${withdrawal.transactionId}::uuid, ${withdrawal.accountId}::uuid, ${withdrawal.amountCents}::int8,
+             ${record ? JSON.stringify(record.beneficiary) : null}::jsonb, ${record?.settleAt ?? null}::timestamptz, ${withdrawal.createdAt}::timestamptz, NULL, NULL
+      WHERE ${record !== null}::boolean AND NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM taken)
+      -- Two attempts of one send racing: the network keeps the first.
+      ON CONFLICT (provider_id, transaction_id) DO NOTHING
+      RETURNING 1
+    )
+    SELECT EXISTS (SELECT 1 FROM existing) AS existing, (SELECT outcome FROM taken) AS directive, EXISTS (SELECT 1 FROM recorded) AS recorded`.execute(db);
+  const [receipt] = rows;
+  if (!receipt) throw new Error('withdrawal receipt returned no row');
+  return receipt;
+}
+
 export function findSubmittedWithdrawal(db: Executor, providerId: string, transactionId: string) {
   return db
     .selectFrom('sandboxWithdrawals')

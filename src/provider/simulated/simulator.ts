@@ -103,35 +103,37 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   }
 
   private async receiveWithdrawal(request: WithdrawalRequest): Promise<WithdrawalSubmission> {
-    // A send received already (the same transaction id, as a PSP's idEnvio) is acknowledged again, never made twice.
-    if (await repository.findSubmittedWithdrawal(this.db, this.id, request.transactionId)) return { status: 'accepted' };
-    const directive = await repository.takeDirective(this.db, request.accountId, 'withdrawal');
-    if (directive === 'provider_error') throw new ProviderError('simulated provider error on withdrawal');
     const now = this.clock.now();
-    const record = (beneficiary: Party, settleAt: Date | null) =>
-      repository.insertSubmittedWithdrawal(this.db, {
-        providerId: this.id,
-        transactionId: request.transactionId,
-        amountCents: request.amountCents,
-        accountId: request.accountId,
-        beneficiary,
-        settleAt,
-        createdAt: now,
-      });
-
+    const settleAt = this.settleMs === 'manual' ? null : new Date(now.getTime() + this.settleMs);
     let beneficiary: Party = { ...request.expectedHolder, bankAccount: SIMULATED_BANK_ACCOUNT };
+    const inDict = request.pixKeyType === 'email' || request.pixKeyType === 'phone' || request.pixKeyType === 'evp';
+    const withdrawal = {
+      providerId: this.id,
+      transactionId: request.transactionId,
+      amountCents: request.amountCents,
+      accountId: request.accountId,
+      createdAt: now,
+    };
+    // One round trip for the usual send; a directive or a DICT key is decided below.
+    const receipt = await repository.receiveWithdrawal(this.db, withdrawal, inDict ? null : { beneficiary, settleAt });
+    // A send received already (the same transaction id, as a PSP's idEnvio) is acknowledged again, never made twice.
+    if (receipt.existing || receipt.recorded) return { status: 'accepted' };
+    const directive = receipt.directive;
+    if (directive === 'provider_error') throw new ProviderError('simulated provider error on withdrawal');
+    const record = (received: Party, settlesAt: Date | null) =>
+      repository.insertSubmittedWithdrawal(this.db, { ...withdrawal, beneficiary: received, settleAt: settlesAt });
+
     if (directive === 'unknown') {
       // Sent, but the answer is lost: only a sandbox settle call will tell the outcome.
       await record(beneficiary, null);
       throw new ProviderOutcomeUnknownError('simulated unknown outcome');
     }
-    if (request.pixKeyType === 'email' || request.pixKeyType === 'phone' || request.pixKeyType === 'evp') {
+    if (inDict) {
       const owner = await repository.findDictKeyOwner(this.db, request.accountId, request.pixKeyType, request.pixKey);
       if (!owner) return { status: 'rejected', reason: 'key_not_found' };
       if (owner.document !== request.expectedHolder.document) return { status: 'rejected', reason: 'holder_mismatch' };
       beneficiary = owner;
     }
-    const settleAt = this.settleMs === 'manual' ? null : new Date(now.getTime() + this.settleMs);
     await record(beneficiary, settleAt);
     return { status: 'accepted', ...(directive === 'interrupted' ? { confirmationInterrupted: true } : {}) };
   }

@@ -22,7 +22,7 @@ export async function consumeRateLimit(tx: Tx, accountId: string, window: RateWi
  * Counts one use in several windows at once (one statement) and returns the first window, in the
  * given order, that the use does not fit; undefined when it fits them all.
  */
-export async function consumeRateLimits<W extends RateWindow>(tx: Tx, accountId: string, windows: readonly W[], at: Date): Promise<W | undefined> {
+async function consumeRateLimits<W extends RateWindow>(tx: Tx, accountId: string, windows: readonly W[], at: Date): Promise<W | undefined> {
   const rows = windows.map((window) => ({ accountId, bucket: window.bucket, count: 1, ...windowBounds(window, at) }));
   const counted = await tx
     .insertInto('rateCounters')

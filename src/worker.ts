@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { isDatabaseUnavailable } from './platform/errors.js';
 import type { Services } from './services.js';
 
 type Logger = Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'>;
@@ -23,7 +24,12 @@ export function startWorkers(
       if (stopped) return;
       const endTimer = services.metrics.workerStep.startTimer({ job: name });
       const run = step()
-        .catch((error: unknown) => logger.error({ err: error, job: name }, 'worker step failed'))
+        // A lost database (restart, failover) is expected to pass: the step runs again on its next tick.
+        .catch((error: unknown) =>
+          isDatabaseUnavailable(error)
+            ? logger.warn({ err: error, job: name }, 'worker step skipped: database unavailable')
+            : logger.error({ err: error, job: name }, 'worker step failed'),
+        )
         .finally(() => endTimer());
       running.add(run);
       await run;

@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
+import { isDatabaseUnavailable } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { decryptSecret } from '../platform/secrets.js';
 import type { WebhookDeliveryStatus } from '../platform/schema.js';
@@ -101,7 +102,8 @@ export class WebhookDispatcher {
         try {
           started = await this.dispatchDue(logger);
         } catch (error) {
-          logger.error({ err: error }, 'webhook dispatch failed');
+          if (isDatabaseUnavailable(error)) logger.warn({ err: error }, 'webhook dispatch paused: database unavailable');
+          else logger.error({ err: error }, 'webhook dispatch failed');
         }
         // A full batch means a backlog: go again at once unless every slot is busy.
         if (!this.stopped && (started === 0 || this.inFlight.size >= this.concurrency)) await this.pause();

@@ -25,6 +25,9 @@ describe.runIf(serverUrl)('database connections dropped by the server (PostgreSQ
   };
   const dropConnections = () => processes.dropConnections();
 
+  /** The log lines at level error or above (pino's JSON: level 50 and up). */
+  const errorLines = (output: string) => output.split('\n').filter((line) => /"level":(5|6)\d/.test(line));
+
   const balance = async () => {
     const response = await fetch(`${base}/v1/balance`, { headers: { authorization: `Bearer ${merchant.apiKey}` } });
     return { status: response.status, body: (await response.json()) as { error?: string; available?: number } };
@@ -76,6 +79,22 @@ describe.runIf(serverUrl)('database connections dropped by the server (PostgreSQ
     }
     expect(children.map(({ exitCode }) => exitCode())).toEqual([null, null]);
     await expect.poll(async () => (await balance()).status, { timeout: 2_000, interval: 100 }).toBe(200);
+  });
+
+  it('the worker logs a lost database as a warning, not as an error, while its steps fail', { timeout: 30_000 }, async () => {
+    const worker = children.find((child) => child.name === 'worker');
+    if (!worker) throw new Error('no worker process');
+    const before = worker.output().length;
+    // Connections ended every 20 ms until a step of the worker was cut mid-query (at most 20 s).
+    const until = Date.now() + 20_000;
+    while (Date.now() < until && !/database unavailable/.test(worker.output().slice(before))) {
+      await dropConnections();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const logged = worker.output().slice(before);
+    expect(logged).toMatch(/database unavailable/);
+    expect(errorLines(logged)).toEqual([]);
+    expect(worker.exitCode()).toBeNull();
   });
 
   it('the worker delivers webhooks again after its connections were killed', async () => {

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
+import { precompiled } from '../platform/precompiled.js';
 import type { ProviderSendKind, ProviderSendNote, ProviderSendRow, ProviderSendState } from '../platform/schema.js';
 
 /** The history grows by one note (an attempt, a check, a decision), in the statement that changes the send. */
@@ -33,12 +34,43 @@ export async function insertSend(
     createdAt: send.at,
     updatedAt: send.at,
   };
-  await tx
-    .insertInto('providerSends')
-    .values({ ...row, history: '[]' })
-    .execute();
+  await insertSendRow(tx, row.id, row.kind, row.accountId, row.attempts, row.attemptStartedAt, row.leaseUntil, row.deadlineAt, send.at);
   return row;
 }
+
+// Compiled once: a send is written with every withdrawal and refund.
+const insertSendRow = precompiled(
+  (
+    db,
+    id: string,
+    kind: ProviderSendKind,
+    accountId: string,
+    attempts: number,
+    attemptStartedAt: Date | null,
+    leaseUntil: Date | null,
+    deadlineAt: Date,
+    at: Date,
+  ) =>
+    db.insertInto('providerSends').values({
+      id,
+      kind,
+      accountId,
+      state: 'unsent',
+      acknowledged: false,
+      attempts,
+      attemptStartedAt,
+      reachedMaybeAt: null,
+      leaseUntil,
+      nextCheckAt: null,
+      checks: 0,
+      deadlineAt,
+      escalatedAt: null,
+      blockId: null,
+      history: '[]',
+      createdAt: at,
+      updatedAt: at,
+    }),
+);
 
 /**
  * Takes unsent sends whose lease lapsed (all of `kind`, or the one `id`) for a new attempt: an

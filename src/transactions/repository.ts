@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
 import type { NewTransaction, TransactionRow, TransactionStatus, TransactionType } from '../platform/schema.js';
 import { precompiled } from '../platform/precompiled.js';
@@ -183,14 +183,51 @@ export function findPosition(db: Executor, accountId: string | undefined, transa
 
 export type NewTransactionValues = Omit<NewTransaction, 'type' | 'status'>;
 
+/** The columns a new transaction is written with (refunded_cents starts at its default, 0), and their properties. */
+const NEW_TRANSACTION_COLUMNS = {
+  id: 'id',
+  account_id: 'accountId',
+  type: 'type',
+  status: 'status',
+  amount_cents: 'amountCents',
+  fee_cents: 'feeCents',
+  net_cents: 'netCents',
+  external_ref: 'externalRef',
+  description: 'description',
+  customer: 'customer',
+  pix_payload: 'pixPayload',
+  location: 'location',
+  expires_at: 'expiresAt',
+  paid_at: 'paidAt',
+  end_to_end_id: 'endToEndId',
+  payer: 'payer',
+  beneficiary: 'beneficiary',
+  expected_holder: 'expectedHolder',
+  refund_end_to_end_id: 'refundEndToEndId',
+  pix_key: 'pixKey',
+  pix_key_type: 'pixKeyType',
+  recipient_id: 'recipientId',
+  provider_id: 'providerId',
+  created_at: 'createdAt',
+  updated_at: 'updatedAt',
+} as const satisfies Record<string, Exclude<keyof NewTransaction, 'refundedCents'>>;
+const newTransactionProperties = Object.values(NEW_TRANSACTION_COLUMNS);
+// One SQL text for every new transaction, written once: building the 25-value insert per request was ~5% of a withdrawal's CPU.
+const INSERT_TRANSACTION = `INSERT INTO transactions (${Object.keys(NEW_TRANSACTION_COLUMNS).join(', ')}) VALUES (${newTransactionProperties.map((_, index) => `$${index + 1}`).join(', ')}) RETURNING *`;
+
 /** A new transaction, in the status its creating transition leads to. */
-export function insertTransaction(tx: Tx, transition: Transition, transaction: NewTransactionValues) {
+export async function insertTransaction(tx: Tx, transition: Transition, transaction: NewTransactionValues): Promise<TransactionRow> {
   if (transition.from.length > 0) throw new Error(`${transition.to} is not a creating transition`);
-  return tx
-    .insertInto('transactions')
-    .values({ ...transaction, type: transition.type, status: transition.to })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row: NewTransaction = { ...transaction, type: transition.type, status: transition.to };
+  const { rows } = await tx.executeQuery<TransactionRow>(
+    CompiledQuery.raw(
+      INSERT_TRANSACTION,
+      newTransactionProperties.map((property) => row[property] ?? null),
+    ),
+  );
+  const [inserted] = rows;
+  if (!inserted) throw new Error('transaction insert returned no row');
+  return inserted;
 }
 
 /** Locks a transaction of one type for a status change; of one account when `accountId` is given. */

@@ -75,6 +75,9 @@ export type WithdrawalReservation = {
 /** Why a reservation was refused: the first rate window it does not fit, a cap, or the balance. */
 export type ReservationRefusal = { rateBucket: string } | { cap: 'daily' | 'monthly' } | { balance: 'insufficient' };
 
+/** A withdrawal's UTC day and month, summed from its account's withdrawals (itself left out). */
+export type PeriodSums = { dayCents: number; monthCents: number };
+
 /**
  * Counts a new withdrawal in its rate windows and in the balance row's withdrawn sums, and posts
  * its debit, in one statement (one round trip) inside the caller's transaction: the balance row
@@ -82,25 +85,47 @@ export type ReservationRefusal = { rateBucket: string } | { cap: 'daily' | 'mont
  * account committed them. Refused (nothing written but the rate counts, which the caller's
  * rollback undoes) when a window, a cap or the spendable balance (available − blocked) does not
  * allow it; the checks run in that order.
+ *
+ * When the row's sums already belong to a later day or month than the withdrawal's (it was stamped
+ * just before midnight and got the lock after one of the next day, or its process's clock is
+ * behind), they say nothing of its own period: `periodSums` then sums that period from the
+ * transactions, read after the lock the first statement took, and a second statement decides.
  */
-export async function reserveWithdrawal(tx: Tx, reservation: WithdrawalReservation): Promise<ReservationRefusal | null> {
+export async function reserveWithdrawal(tx: Tx, reservation: WithdrawalReservation, periodSums: () => Promise<PeriodSums>): Promise<ReservationRefusal | null> {
+  const first = await reserveOnce(tx, reservation, reservation.rateWindows, null);
+  if (first !== 'late') return first;
+  // The rate windows were counted by the first statement.
+  const second = await reserveOnce(tx, reservation, [], await periodSums());
+  if (second === 'late') throw new Error('withdrawal reservation: period sums given, yet late');
+  return second;
+}
+
+async function reserveOnce(
+  tx: Tx,
+  reservation: WithdrawalReservation,
+  rateWindows: readonly RateWindow[],
+  given: PeriodSums | null,
+): Promise<ReservationRefusal | 'late' | null> {
   const { day, month } = withdrawnPeriods(reservation.at);
   const entries = reservation.debit?.entries ?? [];
   if (entries.reduce((sum, entry) => sum + entry.amountCents, 0) !== 0) throw new Error(`unbalanced movement ${reservation.debit?.kind}`);
   const debitCents = -entries.filter((entry) => entry.book === 'merchant').reduce((sum, entry) => sum + entry.amountCents, 0);
-  const rate = rateCountParts(reservation.accountId, reservation.rateWindows, reservation.at);
-  // A sum of a later day or month than this withdrawal's (another process's clock ahead) is counted against it: the cap is never exceeded for that day.
+  const rate = rateCountParts(reservation.accountId, rateWindows, reservation.at);
+  // A sum of a later day or month than the withdrawal's is NULL here: 'late', unless the period's sums are given.
   const { rows } = await sql<{ refusal: string | null }>`
     WITH rate_counts AS (${rate.upsert}),
     locked AS (
       SELECT available_cents - blocked_cents AS spendable_cents,
-             CASE WHEN withdrawn_day >= ${day}::date THEN withdrawn_day_cents ELSE 0 END AS day_cents,
-             CASE WHEN withdrawn_month >= ${month}::date THEN withdrawn_month_cents ELSE 0 END AS month_cents
+             CASE WHEN ${given !== null}::boolean THEN ${given?.dayCents ?? 0}::int8
+                  WHEN withdrawn_day = ${day}::date THEN withdrawn_day_cents WHEN withdrawn_day < ${day}::date THEN 0 END AS day_cents,
+             CASE WHEN ${given !== null}::boolean THEN ${given?.monthCents ?? 0}::int8
+                  WHEN withdrawn_month = ${month}::date THEN withdrawn_month_cents WHEN withdrawn_month < ${month}::date THEN 0 END AS month_cents
       FROM balances WHERE account_id = ${reservation.accountId} FOR UPDATE
     ), verdict AS (
       SELECT coalesce(
         'rate:' || ${rate.firstExceeded},
-        CASE WHEN day_cents + ${reservation.amountCents} > ${reservation.caps.dailyCents} THEN 'cap:daily'
+        CASE WHEN day_cents IS NULL OR month_cents IS NULL THEN 'late'
+             WHEN day_cents + ${reservation.amountCents} > ${reservation.caps.dailyCents} THEN 'cap:daily'
              WHEN month_cents + ${reservation.amountCents} > ${reservation.caps.monthlyCents} THEN 'cap:monthly'
              WHEN ${debitCents}::int8 > 0 AND spendable_cents < ${debitCents} THEN 'balance:insufficient' END
       ) AS refusal
@@ -114,7 +139,7 @@ export async function reserveWithdrawal(tx: Tx, reservation: WithdrawalReservati
         withdrawn_month_cents = CASE WHEN withdrawn_month = ${month}::date THEN withdrawn_month_cents + ${reservation.amountCents}
                                      WHEN withdrawn_month < ${month}::date THEN ${reservation.amountCents} ELSE withdrawn_month_cents END,
         withdrawn_month = greatest(withdrawn_month, ${month}::date),
-        updated_at = ${reservation.at}
+        updated_at = greatest(updated_at, ${reservation.at}::timestamptz)
       FROM verdict
       WHERE account_id = ${reservation.accountId} AND verdict.refusal IS NULL
       RETURNING 1
@@ -129,7 +154,7 @@ export async function reserveWithdrawal(tx: Tx, reservation: WithdrawalReservati
     SELECT refusal FROM verdict`.execute(tx);
   const [row] = rows;
   if (!row) throw new Error(`balance row missing for account ${reservation.accountId}`);
-  if (row.refusal === null) return null;
+  if (row.refusal === null || row.refusal === 'late') return row.refusal;
   const [kind, detail = ''] = row.refusal.split(':', 2);
   if (kind === 'rate') return { rateBucket: row.refusal.slice('rate:'.length) };
   if (kind === 'cap') return { cap: detail === 'daily' ? 'daily' : 'monthly' };

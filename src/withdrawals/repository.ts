@@ -1,6 +1,26 @@
 import { sql } from 'kysely';
-import type { Executor } from '../platform/database.js';
+import type { Executor, Tx } from '../platform/database.js';
 import type { TransactionRow } from '../platform/schema.js';
+
+/**
+ * The account's withdrawals that count towards the caps (not failed or cancelled), summed for one
+ * UTC day and its month, `excluding` one (the withdrawal being decided): what the balance row's
+ * sums hold, for a period they no longer hold (ledger/repository.ts, reserveWithdrawal).
+ */
+export async function sumWithdrawalsOfPeriod(
+  tx: Tx,
+  accountId: string,
+  period: { dayStart: Date; dayEnd: Date; monthStart: Date; monthEnd: Date },
+  excluding: string,
+): Promise<{ dayCents: number; monthCents: number }> {
+  const { rows } = await sql<{ dayCents: number; monthCents: number }>`
+    SELECT coalesce(sum(amount_cents) FILTER (WHERE created_at >= ${period.dayStart} AND created_at < ${period.dayEnd}), 0)::int8 AS day_cents,
+           coalesce(sum(amount_cents), 0)::int8 AS month_cents
+    FROM transactions
+    WHERE account_id = ${accountId} AND type = 'withdrawal' AND status NOT IN ('failed', 'cancelled')
+      AND created_at >= ${period.monthStart} AND created_at < ${period.monthEnd} AND id <> ${excluding}`.execute(tx);
+  return rows[0] ?? { dayCents: 0, monthCents: 0 };
+}
 
 const awaitingApproval = (db: Executor) => db.selectFrom('transactions').where('type', '=', 'withdrawal').where('status', '=', 'pending_approval');
 

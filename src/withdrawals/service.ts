@@ -65,6 +65,17 @@ function expectedHolderOf(row: TransactionRow): Holder {
 /** The statuses of a debited withdrawal whose outcome at the PSP is not known yet. */
 const SENDING: ReadonlySet<string> = new Set([WITHDRAWAL.submit.to, WITHDRAWAL.loseTrack.to]);
 
+/** The UTC day and month `at` falls in. */
+function utcPeriodOf(at: Date): { dayStart: Date; dayEnd: Date; monthStart: Date; monthEnd: Date } {
+  const [year, month, day] = [at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()];
+  return {
+    dayStart: new Date(Date.UTC(year, month, day)),
+    dayEnd: new Date(Date.UTC(year, month, day + 1)),
+    monthStart: new Date(Date.UTC(year, month, 1)),
+    monthEnd: new Date(Date.UTC(year, month + 1, 1)),
+  };
+}
+
 /** 1 while a withdrawal counts towards its account's daily and monthly caps (it holds or moved money), else 0. */
 const countsTowardsCaps = (status: string): 0 | 1 => (status === WITHDRAWAL.fail.to || status === WITHDRAWAL.reject.to ? 0 : 1);
 
@@ -341,14 +352,18 @@ export class WithdrawalService {
       { bucket: 'withdraw:minute', windowMs: MINUTE_MS, limit: account.limits.withdrawPerMinute, message: messages.withdrawalPerMinute },
       { bucket: 'withdraw:hour', windowMs: HOUR_MS, limit: account.limits.withdrawPerHour, message: messages.withdrawalPerHour },
     ];
-    const refusal = await reserveWithdrawal(tx, {
-      accountId: account.id,
-      at: row.createdAt,
-      amountCents: row.amountCents,
-      rateWindows: windows,
-      caps: { dailyCents: account.limits.withdrawDailyCents, monthlyCents: account.limits.withdrawMonthlyCents },
-      debit: debitNow ? this.withdrawalMovement(row, 1) : null,
-    });
+    const refusal = await reserveWithdrawal(
+      tx,
+      {
+        accountId: account.id,
+        at: row.createdAt,
+        amountCents: row.amountCents,
+        rateWindows: windows,
+        caps: { dailyCents: account.limits.withdrawDailyCents, monthlyCents: account.limits.withdrawMonthlyCents },
+        debit: debitNow ? this.withdrawalMovement(row, 1) : null,
+      },
+      () => repository.sumWithdrawalsOfPeriod(tx, account.id, utcPeriodOf(row.createdAt), row.id),
+    );
     if (refusal === null) return;
     if ('rateBucket' in refusal)
       throw new RateLimitedError(windows.find((window) => window.bucket === refusal.rateBucket)?.message ?? messages.withdrawalPerHour);

@@ -199,6 +199,25 @@ describe('caps kept on the balance row', () => {
     expect(await balanceOf(gateway, merchant)).toBe(100_000 - 2_600); // the approved one and its R$ 1,00 fee; the last awaits approval
   });
 
+  it('a withdrawal stamped before midnight that gets the lock after one of the next day is held to its own day’s cap', async () => {
+    const merchant = await fundedMerchant(100_000, { limits: { ...RELAXED.limits, withdrawDailyCents: 5_000 } });
+    const now = gateway.clock.now();
+    // Noon of a UTC day that is not the last of its month, so the next day is the same month.
+    const noon = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 2, 12);
+    gateway.clock.advance(noon - now.getTime());
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 4_900 }))).status).toBe(201);
+    gateway.clock.advance(12 * 3_600_000 + 1_000); // 00:00:01 of the next day: the balance row's sums move to it
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 100 }))).status).toBe(201);
+    gateway.clock.advance(-2_000); // 23:59:59 of the first day, as a process whose clock is behind
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 3_000 }))).body).toEqual({
+      error: 'Limite diário de saques excedido (R$ 50,00).',
+    });
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 100 }))).status).toBe(201); // 4,900 + 100: exactly the cap
+    gateway.clock.advance(2_000);
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 4_900 }))).status).toBe(201); // the next day: 100 + 4,900
+    expect(await balanceOf(gateway, merchant)).toBe(100_000 - (4_900 + 100 + 100 + 4_900) - 4 * 100);
+  });
+
   it('a refused withdrawal counts nowhere: neither its caps nor its rate windows', async () => {
     const merchant = await fundedMerchant(1_500, { limits: { withdrawPerSecond: 1, withdrawPerMinute: 1, withdrawPerHour: 1, withdrawDailyCents: 10_000 } });
     expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 1_450 }))).body).toEqual({

@@ -87,11 +87,14 @@ const describeDatabase = (config: Config): string =>
 /** What serve and worker both run on: the migrated database, the services, and with METRICS_PORT the metrics server. */
 async function startRuntime(config: Config) {
   const database = await open(config);
-  const services = createServices(config, database.db, systemClock, { poolStats: () => database.poolStats() });
+  // The replica is never migrated: it follows the primary.
+  const reads = config.databaseReadUrl ? await openDatabase({ kind: 'server', url: config.databaseReadUrl }, databaseLog(config.logLevel)) : undefined;
+  const services = createServices(config, database.db, systemClock, { poolStats: () => database.poolStats(), ...(reads ? { reads: reads.db } : {}) });
   const metricsServer = config.metricsPort === undefined ? null : await startMetricsServer(services.metrics, config.metricsPort, config.host);
   const close = async () => {
     await metricsServer?.close();
     await Promise.all(services.providerInbound.map((inbound) => inbound.close()));
+    await reads?.close();
     await database.close();
   };
   return { backend: database.backend, services, close };

@@ -64,6 +64,13 @@ const environmentSchema = z.object({
       error: (issue) =>
         `must be postgres://…, postgresql://… or memory:// (or unset for the embedded database in DATA_DIR); got ${describeScheme(String(issue.input))}`,
     }),
+  // A read replica for the back-office's history and the exports (docs/operations.md "Read replicas").
+  DATABASE_READ_URL: z
+    .string()
+    .optional()
+    .refine((value) => !value || /^(postgres|postgresql):\/\//.test(value), {
+      error: (issue) => `must be postgres://… or postgresql://…; got ${describeScheme(String(issue.input))}`,
+    }),
   DATA_DIR: z.string().min(1).default('./data'),
   ADMIN_TOKEN: z.string().min(16, 'must have at least 16 characters').optional(),
   SERVICE_NAME: z.string().min(1).default('SVC'),
@@ -168,6 +175,8 @@ type Settings = {
   metricsPort: number | undefined;
   host: string;
   database: DatabaseTarget;
+  /** A replica's URL for the reads that tolerate its lag (the back-office's history, exports); undefined: every read on `database`. */
+  databaseReadUrl: string | undefined;
   serviceName: string;
   publicBaseUrl: string;
   /** Invitations are e-mailed through it when set (DESIGN.md §10). */
@@ -214,6 +223,9 @@ export function readEnvironment(environment: NodeJS.ProcessEnv = process.env): E
     const missing = [!env.ADMIN_TOKEN && 'ADMIN_TOKEN', !env.SECRET_KEY && 'SECRET_KEY'].filter(Boolean);
     if (missing.length > 0) throw new ConfigurationError(`Invalid configuration: ${missing.join(' and ')} required with a PostgreSQL server database`);
   }
+  if (env.DATABASE_READ_URL && database.kind !== 'server') {
+    throw new ConfigurationError('Invalid configuration: DATABASE_READ_URL needs DATABASE_URL on a PostgreSQL server');
+  }
   return {
     port: env.PORT,
     providers: env.PROVIDERS_FILE
@@ -222,6 +234,7 @@ export function readEnvironment(environment: NodeJS.ProcessEnv = process.env): E
     metricsPort: env.METRICS_PORT,
     host: env.HOST,
     database,
+    databaseReadUrl: env.DATABASE_READ_URL,
     serviceName: env.SERVICE_NAME,
     publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
     smtpUrl: env.SMTP_URL,

@@ -37,7 +37,9 @@ export type Services = {
   accounts: AccountService;
   charges: ChargeService;
   transactions: TransactionService;
-  /** Exports and daily statements (DESIGN.md §15). */
+  /** The transactions as the read replica has them (DATABASE_READ_URL), for the back-office's history; `transactions` without one. */
+  reportTransactions: TransactionService;
+  /** Exports (on the read replica, when there is one) and daily statements (DESIGN.md §15). */
   history: HistoryService;
   ledger: LedgerService;
   recipients: RecipientService;
@@ -70,7 +72,12 @@ export type Services = {
 };
 
 /** What only the process has: its database pool's counts (for the metrics) and its logger (for the provider; one of its own otherwise). */
-export type ProcessProbes = { poolStats?: () => { total: number; idle: number; waiting: number }; logger?: ProviderLogger };
+export type ProcessProbes = {
+  poolStats?: () => { total: number; idle: number; waiting: number };
+  logger?: ProviderLogger;
+  /** The read replica's handle (DATABASE_READ_URL), for the reads that tolerate its lag. */
+  reads?: Db;
+};
 
 export function createServices(config: Config, db: Db, clock: Clock, probes: ProcessProbes = {}): Services {
   // The metrics observe every provider call; the providers' health is read back when scraped.
@@ -96,6 +103,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
   const withdrawals = new WithdrawalService(db, clock, registry, routing, treasury, config);
   const refunds = new RefundService(db, clock, registry);
   const transactions = new TransactionService(db, clock);
+  const reportTransactions = probes.reads ? new TransactionService(probes.reads, clock) : transactions;
   const infractions = new InfractionService(db, clock, config, refunds);
   const providerInbound = inbound((providerId) => new InboundService(providerId, db, clock, charges, refunds, infractions));
   return {
@@ -104,7 +112,8 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     accounts,
     charges,
     transactions,
-    history: new HistoryService(db, clock, transactions),
+    reportTransactions,
+    history: new HistoryService(db, clock, { transactions: reportTransactions, reads: probes.reads ?? db }),
     ledger: new LedgerService(db, clock, accounts),
     recipients: new RecipientService(db, clock, config),
     withdrawals,

@@ -35,6 +35,31 @@ afterEach(() => {
 const DATABASE_URL_MESSAGE = (got: string) =>
   `Invalid configuration: DATABASE_URL must be postgres://…, postgresql://… or memory:// (or unset for the embedded database in DATA_DIR); got ${got}`;
 
+describe('readEnvironment: DATABASE_READ_URL', () => {
+  const primary = { DATABASE_URL: 'postgres://db-primary.example.com/prod', ...SERVER_SECRETS };
+
+  it('a replica beside a server database', () => {
+    const url = 'postgres://reader:s3cret@db-replica.example.com:5001/prod';
+    expect(readEnvironment({ ...primary, DATABASE_READ_URL: url }).databaseReadUrl).toBe(url);
+    expect(readEnvironment(primary).databaseReadUrl).toBeUndefined();
+  });
+
+  it('refuses another scheme, naming only the scheme (the URL may hold a password)', () => {
+    expect(refusal({ ...primary, DATABASE_READ_URL: 'mysql://reader:s3cret@db/prod' }).message).toBe(
+      'Invalid configuration: DATABASE_READ_URL must be postgres://… or postgresql://…; got a URL with scheme "mysql:"',
+    );
+  });
+
+  it.each([
+    ['the embedded database', {}],
+    ['memory://', { DATABASE_URL: 'memory://' }],
+  ])('refuses a replica beside %s', (_name, env) => {
+    expect(refusal({ ...env, DATABASE_READ_URL: 'postgres://db-replica.example.com/prod' }).message).toBe(
+      'Invalid configuration: DATABASE_READ_URL needs DATABASE_URL on a PostgreSQL server',
+    );
+  });
+});
+
 describe('readEnvironment: DATABASE_URL', () => {
   it.each([
     ['postgress://db.example.com/prod', 'a URL with scheme "postgress:"'],

@@ -16,7 +16,7 @@ const PATH = '/backoffice/transacoes';
  * Every operator role reads.
  */
 export const historyPages =
-  (kit: BackofficeKit, { transactions, accounts }: BackofficeServices) =>
+  (kit: BackofficeKit, { transactions, reportTransactions, accounts }: BackofficeServices) =>
   async (app: FastifyInstance): Promise<void> => {
     const { asOperator, send, contextOf, attempt, checkCsrf, redirect } = kit;
 
@@ -39,7 +39,8 @@ export const historyPages =
         const rows = row ? historyRows([row]) : [];
         return { listing: { rows, next: undefined, byTxid: true, accountNames: await accountNamesOf(rows) }, document };
       }
-      const page = await transactions.page(read.accountId, { ...read.query, limit: HISTORY_PAGE_ROWS });
+      // Lists read the replica when there is one (DATABASE_READ_URL); a txid is looked up on the primary, as an operator who just acted expects.
+      const page = await reportTransactions.page(read.accountId, { ...read.query, limit: HISTORY_PAGE_ROWS });
       const rows = historyRows(page.rows);
       return { listing: { rows, next: page.hasMore ? page.rows.at(-1)?.id : undefined, byTxid: false, accountNames: await accountNamesOf(rows) }, document };
     };

@@ -53,6 +53,7 @@ export type BackofficeServices = {
   users: UserService;
   webhooks: WebhookService;
   transactions: TransactionService;
+  reportTransactions: TransactionService;
   recipients: RecipientService;
   withdrawals: WithdrawalService;
   infractions: InfractionService;

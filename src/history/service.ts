@@ -54,11 +54,18 @@ export type StatementSummary = {
 
 /** Exports and daily statements of an account's history (DESIGN.md §15). */
 export class HistoryService {
+  private readonly transactions: TransactionService;
+  /** Where exports read: the read replica when there is one (a closed period does not change; a lag of seconds shows only in the last ones). */
+  private readonly reads: Db;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly transactions: TransactionService,
-  ) {}
+    exports: { transactions: TransactionService; reads: Db },
+  ) {
+    this.transactions = exports.transactions;
+    this.reads = exports.reads;
+  }
 
   /**
    * Every transaction of a period as CSV (as the list shows them, newest first), or every movement
@@ -86,13 +93,13 @@ export class HistoryService {
   private async *ofx(statement: OfxStatement): AsyncGenerator<string> {
     yield ofxHeader(statement);
     for (let after: MovementPosition | undefined; ;) {
-      const movements = await merchantMovements(this.db, statement.accountId, statement, { after, limit: OFX_CHUNK_MOVEMENTS });
+      const movements = await merchantMovements(this.reads, statement.accountId, statement, { after, limit: OFX_CHUNK_MOVEMENTS });
       if (movements.length > 0) yield ofxMovements(movements);
       const last = movements.at(-1);
       if (movements.length < OFX_CHUNK_MOVEMENTS || !last) break;
       after = { at: last.at, entryId: last.entryId };
     }
-    yield ofxFooter(statement, await merchantBalanceAt(this.db, statement.accountId, statement.to));
+    yield ofxFooter(statement, await merchantBalanceAt(this.reads, statement.accountId, statement.to));
   }
 
   /** A closed day's statement, exactly as it was stored when the day closed. */

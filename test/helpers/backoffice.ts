@@ -12,20 +12,21 @@ export type SignedInOperator = { page: Page; secret: string; operatorId: string;
 /**
  * A new operator with a password, signed in through the pages on a new browser context: the
  * first sign-in enrols TOTP (the key read from the page, its first code completes the sign-in).
+ * `base`: another process of the same gateway (a peer), when not the gateway's own address.
  */
-export async function signedInOperator(gateway: Gateway, browser: Browser, role: OperatorRole): Promise<SignedInOperator> {
+export async function signedInOperator(gateway: Gateway, browser: Browser, role: OperatorRole, base = gateway.url): Promise<SignedInOperator> {
   const email = `operador${++counter}-${Date.now()}@example.com`;
   const operator = await gateway.services.operators.createWithPassword({ email, role }, PASSWORD);
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  await page.goto(`${gateway.url}/backoffice/entrar`);
+  await page.goto(`${base}/backoffice/entrar`);
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Senha').fill(PASSWORD);
   await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.waitForURL(`${gateway.url}/backoffice/entrar/codigo`);
+  await page.waitForURL(`${base}/backoffice/entrar/codigo`);
   const secret = (await page.locator('code.secret').textContent())?.trim() ?? '';
   expect(secret).toMatch(/^[A-Z2-7]{32}$/);
   await page.getByLabel('Código').fill(codeFor(gateway, secret));
   await page.getByRole('button', { name: 'Ativar e entrar' }).click();
-  await page.waitForURL(`${gateway.url}/backoffice`);
+  await page.waitForURL(`${base}/backoffice`);
   return { page, secret, operatorId: operator.id, email };
 }

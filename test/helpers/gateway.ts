@@ -170,9 +170,13 @@ export async function startGateway(environment: Record<string, string> = {}, opt
     async startPeer(peerEnvironment = {}) {
       // On the server the peer has its own connection pool, as another process would.
       const peerDatabase = serverUrl ? await openDatabase({ kind: 'server', url: serverUrl }, { searchPath: schema }) : database;
-      const peerServices = createServices(loadConfig({ ...env, ...peerEnvironment }), peerDatabase.db, clock);
+      const peerConfig = loadConfig({ ...env, ...peerEnvironment });
+      // With DATABASE_READ_URL, a pool on it as the process opens one (src/cli.ts).
+      const peerReads = peerConfig.databaseReadUrl ? await openDatabase({ kind: 'server', url: peerConfig.databaseReadUrl }) : undefined;
+      const peerServices = createServices(peerConfig, peerDatabase.db, clock, peerReads ? { reads: peerReads.db } : {});
       const peer = await buildApp(peerServices, { logger: false });
       if (peerDatabase !== database) peer.addHook('onClose', () => peerDatabase.close());
+      if (peerReads) peer.addHook('onClose', () => peerReads.close());
       await peer.listen({ port: 0, host: '127.0.0.1' });
       peers.push(peer);
       const peerAddress = peer.server.address();

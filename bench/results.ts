@@ -8,6 +8,10 @@ export type Target = {
   maxP99Ms?: number;
   /** Share of the same run's pgbench -N TPS, in percent. */
   minPgbenchPercent?: number;
+  /** Share of the same run's Fastify hello-world requests per second, in percent. */
+  minHelloPercent?: number;
+  /** CPU milliseconds per request of the gateway and PostgreSQL together (issue 27). */
+  maxCpuMsPerRequest?: number;
 };
 
 /** A yes/no property checked after the load (e.g. the balance is exact). */
@@ -72,9 +76,26 @@ export function verdict(result: ScenarioResult, baselines: Baselines): Verdict {
     if (share === null) misses.push('no pgbench baseline');
     else if (share < target.minPgbenchPercent) misses.push(`${share.toFixed(0)}% of pgbench TPS < ${target.minPgbenchPercent}%`);
   }
+  if (target?.minHelloPercent !== undefined) {
+    const share = percentOf(rps, baselines.helloWorld?.requestsPerSecond);
+    if (share === null) misses.push('no hello-world baseline');
+    else if (share < target.minHelloPercent) misses.push(`${share.toFixed(0)}% of hello-world < ${target.minHelloPercent}%`);
+  }
+  if (target?.maxCpuMsPerRequest !== undefined) {
+    const cpu = gatewayAndDatabaseCpu(result);
+    if (cpu === null) misses.push('no CPU figure');
+    else if (cpu > target.maxCpuMsPerRequest) misses.push(`gw+pg ${cpu.toFixed(2)} ms/req > ${target.maxCpuMsPerRequest} ms`);
+  }
   for (const check of result.checks) if (!check.ok) misses.push(`${check.name}: ${check.detail}`);
   if (!target && result.checks.length === 0) return { met: null, misses };
   return { met: misses.length === 0, misses };
+}
+
+/** The gateway's and PostgreSQL's CPU per request together; null when either was not measured. */
+function gatewayAndDatabaseCpu(result: ScenarioResult): number | null {
+  const gateway = result.cpuMsPerRequest.gateway;
+  const database = result.cpuMsPerRequest.postgres;
+  return gateway === undefined || gateway === null || database === undefined || database === null ? null : gateway + database;
 }
 
 export function describeTarget(result: ScenarioResult): string {
@@ -82,6 +103,8 @@ export function describeTarget(result: ScenarioResult): string {
   const parts: string[] = [];
   if (target?.minRequestsPerSecond !== undefined) parts.push(`≥ ${round(target.minRequestsPerSecond)}/s`);
   if (target?.minPgbenchPercent !== undefined) parts.push(`≥ ${target.minPgbenchPercent}% pgbench`);
+  if (target?.minHelloPercent !== undefined) parts.push(`≥ ${target.minHelloPercent}% hello-world`);
+  if (target?.maxCpuMsPerRequest !== undefined) parts.push(`gw+pg ≤ ${target.maxCpuMsPerRequest} ms/req`);
   if (target?.maxP99Ms !== undefined) parts.push(`p99 < ${target.maxP99Ms} ms`);
   for (const check of result.checks) parts.push(check.name);
   return parts.length ? parts.join(', ') : 'figure only';

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../platform/database.js';
 import { precompiled } from '../platform/precompiled.js';
+import { rateCountParts, type RateWindow } from '../platform/rateLimitRepository.js';
 import { LimitExceededError } from '../errors.js';
 import { messages } from '../messages.js';
 import { newId } from '../platform/ids.js';
@@ -65,30 +66,25 @@ export type WithdrawalReservation = {
   /** The withdrawal's creation: its UTC day and month are the ones it counts in. */
   at: Date;
   amountCents: number;
-  /** Withdrawals allowed per second, per minute and per UTC hour (windows aligned to the epoch). */
-  rateLimits: Record<RateWindowName, number>;
+  rateWindows: readonly RateWindow[];
   caps: { dailyCents: number; monthlyCents: number };
   /** The debit posted now (automatic mode); null when it waits for an operator (manual mode: counted, not debited). */
   debit: Omit<Movement, 'accountId' | 'at' | 'forbidNegativeBalance'> | null;
 };
 
-/** A withdrawal's rate windows, kept on its balance row (migration 021). */
-export type RateWindowName = 'second' | 'minute' | 'hour';
-const WINDOW_MS: Record<RateWindowName, number> = { second: 1_000, minute: 60_000, hour: 3_600_000 };
-
 /** Why a reservation was refused: the first rate window it does not fit, a cap, or the balance. */
-export type ReservationRefusal = { rateWindow: RateWindowName } | { cap: 'daily' | 'monthly' } | { balance: 'insufficient' };
+export type ReservationRefusal = { rateBucket: string } | { cap: 'daily' | 'monthly' } | { balance: 'insufficient' };
 
 /** A withdrawal's UTC day and month, summed from its account's withdrawals (itself left out). */
 export type PeriodSums = { dayCents: number; monthCents: number };
 
 /**
- * Counts a new withdrawal in its rate windows and its withdrawn sums, all kept on the balance row,
- * and posts its debit, in one statement (one round trip) inside the caller's transaction: the
- * balance row is locked first, so the windows, the caps and the spendable balance are read as the
- * last withdrawal of the account committed them. Refused, with nothing written, when a window
- * (second, minute, hour), a cap (day, month) or the spendable balance (available − blocked) does
- * not allow it; the checks run in that order.
+ * Counts a new withdrawal in its rate windows and in the balance row's withdrawn sums, and posts
+ * its debit, in one statement (one round trip) inside the caller's transaction: the balance row
+ * is locked first, so the caps and the spendable balance are read as the last withdrawal of the
+ * account committed them. Refused (nothing written but the rate counts, which the caller's
+ * rollback undoes) when a window, a cap or the spendable balance (available − blocked) does not
+ * allow it; the checks run in that order.
  *
  * When the row's sums already belong to a later day or month than the withdrawal's (it was stamped
  * just before midnight and got the lock after one of the next day, or its process's clock is
@@ -96,45 +92,43 @@ export type PeriodSums = { dayCents: number; monthCents: number };
  * transactions, read after the lock the first statement took, and a second statement decides.
  */
 export async function reserveWithdrawal(tx: Tx, reservation: WithdrawalReservation, periodSums: () => Promise<PeriodSums>): Promise<ReservationRefusal | null> {
-  const first = await reserveOnce(tx, reservation, null);
+  const first = await reserveOnce(tx, reservation, reservation.rateWindows, null);
   if (first !== 'late') return first;
-  // The first statement wrote nothing: the second decides everything again, under the lock the first took.
-  const second = await reserveOnce(tx, reservation, await periodSums());
+  // The rate windows were counted by the first statement.
+  const second = await reserveOnce(tx, reservation, [], await periodSums());
   if (second === 'late') throw new Error('withdrawal reservation: period sums given, yet late');
   return second;
 }
 
-async function reserveOnce(tx: Tx, reservation: WithdrawalReservation, given: PeriodSums | null): Promise<ReservationRefusal | 'late' | null> {
+async function reserveOnce(
+  tx: Tx,
+  reservation: WithdrawalReservation,
+  rateWindows: readonly RateWindow[],
+  given: PeriodSums | null,
+): Promise<ReservationRefusal | 'late' | null> {
   const { day, month } = withdrawnPeriods(reservation.at);
   const entries = reservation.debit?.entries ?? [];
   if (entries.reduce((sum, entry) => sum + entry.amountCents, 0) !== 0) throw new Error(`unbalanced movement ${reservation.debit?.kind}`);
   const debitCents = -entries.filter((entry) => entry.book === 'merchant').reduce((sum, entry) => sum + entry.amountCents, 0);
-  const [second, minute, hour] = (['second', 'minute', 'hour'] as const).map((name) => {
-    const start = Math.floor(reservation.at.getTime() / WINDOW_MS[name]) * WINDOW_MS[name];
-    return { start: new Date(start), limit: reservation.rateLimits[name] };
-  });
-  if (!second || !minute || !hour) throw new Error('three rate windows');
+  const rate = rateCountParts(reservation.accountId, rateWindows, reservation.at);
   // A sum of a later day or month than the withdrawal's is NULL here: 'late', unless the period's sums are given.
   const { rows } = await sql<{ refusal: string | null }>`
-    WITH locked AS (
+    WITH rate_counts AS (${rate.upsert}),
+    locked AS (
       SELECT available_cents - blocked_cents AS spendable_cents,
-             -- A window of this withdrawal's (or a later one, when its clock is behind) counts; an earlier one is over.
-             CASE WHEN withdraw_second_start >= ${second.start}::timestamptz THEN withdraw_second_count ELSE 0 END AS second_count,
-             CASE WHEN withdraw_minute_start >= ${minute.start}::timestamptz THEN withdraw_minute_count ELSE 0 END AS minute_count,
-             CASE WHEN withdraw_hour_start >= ${hour.start}::timestamptz THEN withdraw_hour_count ELSE 0 END AS hour_count,
              CASE WHEN ${given !== null}::boolean THEN ${given?.dayCents ?? 0}::int8
                   WHEN withdrawn_day = ${day}::date THEN withdrawn_day_cents WHEN withdrawn_day < ${day}::date THEN 0 END AS day_cents,
              CASE WHEN ${given !== null}::boolean THEN ${given?.monthCents ?? 0}::int8
                   WHEN withdrawn_month = ${month}::date THEN withdrawn_month_cents WHEN withdrawn_month < ${month}::date THEN 0 END AS month_cents
       FROM balances WHERE account_id = ${reservation.accountId} FOR UPDATE
     ), verdict AS (
-      SELECT CASE WHEN second_count + 1 > ${second.limit} THEN 'rate:second'
-                  WHEN minute_count + 1 > ${minute.limit} THEN 'rate:minute'
-                  WHEN hour_count + 1 > ${hour.limit} THEN 'rate:hour'
-             WHEN day_cents IS NULL OR month_cents IS NULL THEN 'late'
+      SELECT coalesce(
+        'rate:' || ${rate.firstExceeded},
+        CASE WHEN day_cents IS NULL OR month_cents IS NULL THEN 'late'
              WHEN day_cents + ${reservation.amountCents} > ${reservation.caps.dailyCents} THEN 'cap:daily'
              WHEN month_cents + ${reservation.amountCents} > ${reservation.caps.monthlyCents} THEN 'cap:monthly'
-             WHEN ${debitCents}::int8 > 0 AND spendable_cents < ${debitCents} THEN 'balance:insufficient' END AS refusal
+             WHEN ${debitCents}::int8 > 0 AND spendable_cents < ${debitCents} THEN 'balance:insufficient' END
+      ) AS refusal
       FROM locked
     ), balance AS (
       UPDATE balances SET
@@ -145,15 +139,6 @@ async function reserveOnce(tx: Tx, reservation: WithdrawalReservation, given: Pe
         withdrawn_month_cents = CASE WHEN withdrawn_month = ${month}::date THEN withdrawn_month_cents + ${reservation.amountCents}
                                      WHEN withdrawn_month < ${month}::date THEN ${reservation.amountCents} ELSE withdrawn_month_cents END,
         withdrawn_month = greatest(withdrawn_month, ${month}::date),
-        withdraw_second_count = CASE WHEN withdraw_second_start = ${second.start}::timestamptz THEN withdraw_second_count + 1
-                                     WHEN withdraw_second_start < ${second.start}::timestamptz THEN 1 ELSE withdraw_second_count END,
-        withdraw_second_start = greatest(withdraw_second_start, ${second.start}::timestamptz),
-        withdraw_minute_count = CASE WHEN withdraw_minute_start = ${minute.start}::timestamptz THEN withdraw_minute_count + 1
-                                     WHEN withdraw_minute_start < ${minute.start}::timestamptz THEN 1 ELSE withdraw_minute_count END,
-        withdraw_minute_start = greatest(withdraw_minute_start, ${minute.start}::timestamptz),
-        withdraw_hour_count = CASE WHEN withdraw_hour_start = ${hour.start}::timestamptz THEN withdraw_hour_count + 1
-                                   WHEN withdraw_hour_start < ${hour.start}::timestamptz THEN 1 ELSE withdraw_hour_count END,
-        withdraw_hour_start = greatest(withdraw_hour_start, ${hour.start}::timestamptz),
         updated_at = greatest(updated_at, ${reservation.at}::timestamptz)
       FROM verdict
       WHERE account_id = ${reservation.accountId} AND verdict.refusal IS NULL
@@ -171,7 +156,7 @@ async function reserveOnce(tx: Tx, reservation: WithdrawalReservation, given: Pe
   if (!row) throw new Error(`balance row missing for account ${reservation.accountId}`);
   if (row.refusal === null || row.refusal === 'late') return row.refusal;
   const [kind, detail = ''] = row.refusal.split(':', 2);
-  if (kind === 'rate') return { rateWindow: detail === 'second' ? 'second' : detail === 'minute' ? 'minute' : 'hour' };
+  if (kind === 'rate') return { rateBucket: row.refusal.slice('rate:'.length) };
   if (kind === 'cap') return { cap: detail === 'daily' ? 'daily' : 'monthly' };
   return { balance: 'insufficient' };
 }

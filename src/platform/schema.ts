@@ -162,13 +162,6 @@ export interface BalancesTable {
   withdrawnDayCents: Generated<number>;
   withdrawnMonth: Generated<string>;
   withdrawnMonthCents: Generated<number>;
-  /** A withdrawal's rate windows: each one's start and the withdrawals counted in it (migration 021). */
-  withdrawSecondStart: Generated<Date>;
-  withdrawSecondCount: Generated<number>;
-  withdrawMinuteStart: Generated<Date>;
-  withdrawMinuteCount: Generated<number>;
-  withdrawHourStart: Generated<Date>;
-  withdrawHourCount: Generated<number>;
 }
 
 export interface BlocksTable {

@@ -85,10 +85,11 @@ const describeDatabase = (config: Config): string =>
   config.database.kind === 'server' ? 'postgres' : config.database.kind === 'memory' ? 'memory://' : config.database.dataDir;
 
 /** What serve and worker both run on: the migrated database, the services, and with METRICS_PORT the metrics server. */
-async function startRuntime(config: Config) {
+async function startRuntime(config: Config, options: { replica: boolean }) {
   const database = await open(config);
-  // The replica is never migrated: it follows the primary.
-  const reads = config.databaseReadUrl ? await openDatabase({ kind: 'server', url: config.databaseReadUrl }, databaseLog(config.logLevel)) : undefined;
+  // Only serve reads the replica (exports, the back-office list); it is never migrated: it follows the primary.
+  const reads =
+    options.replica && config.databaseReadUrl ? await openDatabase({ kind: 'server', url: config.databaseReadUrl }, databaseLog(config.logLevel)) : undefined;
   const services = createServices(config, database.db, systemClock, { poolStats: () => database.poolStats(), ...(reads ? { reads: reads.db } : {}) });
   const metricsServer = config.metricsPort === undefined ? null : await startMetricsServer(services.metrics, config.metricsPort, config.host);
   const close = async () => {
@@ -102,7 +103,7 @@ async function startRuntime(config: Config) {
 
 async function serve(environment: Environment): Promise<void> {
   const { config, adminTokenGenerated } = resolveSecrets(environment);
-  const { backend, services, close } = await startRuntime(config);
+  const { backend, services, close } = await startRuntime(config, { replica: true });
   const app = await buildApp(services);
   const demo = backend === 'pglite' ? await bootstrapDemoMerchant(services) : null;
   const firstOperator = backend === 'pglite' ? await bootstrapFirstOperator(services) : null;
@@ -144,7 +145,7 @@ async function serve(environment: Environment): Promise<void> {
 
 async function worker(environment: Environment): Promise<void> {
   const { config } = resolveSecrets(environment);
-  const { services, close } = await startRuntime(config);
+  const { services, close } = await startRuntime(config, { replica: false });
   const logger = pino({ level: config.logLevel });
   const stop = startWorkers(services, logger);
   logger.info('worker started');

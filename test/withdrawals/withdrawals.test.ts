@@ -159,6 +159,17 @@ describe('rate limits and caps, per account', () => {
     expect(limited.headers.get('retry-after')).toBeNull();
   });
 
+  it('a window is counted on its own, even when a later one was counted first (a clock behind)', async () => {
+    const merchant = await fundedMerchant(1_000_000, { limits: { withdrawPerSecond: 1, withdrawPerMinute: 100, withdrawPerHour: 100 } });
+    startNextHour(gateway);
+    gateway.clock.advance(5_500);
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201);
+    gateway.clock.advance(-2_000); // two seconds earlier, as a process whose clock is behind
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201); // the first of its own second
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).body).toEqual({ error: 'Aguarde alguns segundos antes do próximo saque.' });
+    gateway.clock.advance(2_000);
+  });
+
   it('daily and monthly caps count what was withdrawn (failed ones excluded)', async () => {
     const merchant = await fundedMerchant(1_000_000, { limits: { ...RELAXED.limits, withdrawDailyCents: 2_500, withdrawMonthlyCents: 4_000 } });
     const now = gateway.clock.now();

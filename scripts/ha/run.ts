@@ -952,8 +952,8 @@ async function main(): Promise<void> {
     );
 
     // Gateway logs: errors worth reading.
-    // The worker logs a job step that lost its database at level error: expected during a switch,
-    // counted; any other error (or one outside the switches) fails.
+    // A lost database is logged as a warning; one still logged as an error during a switch is
+    // counted (the detail names it), any other error (or one outside the switches) fails.
     const DATABASE_GONE =
       /Connection terminated|connection error and is not queryable|unexpected postmaster exit|ECONNREFUSED|ECONNRESET|read-only transaction|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery)/;
     const errorLines = processes.flatMap((child) =>

@@ -74,7 +74,12 @@ export class WebhookDispatcher {
     const claimed = await claimDueDeliveries(this.db, leaseId, now, new Date(now.getTime() + this.leaseMs), free);
     for (const delivery of claimed) {
       const attempt = this.attempt(delivery, leaseId)
-        .catch((error: unknown) => logger?.error({ err: error, deliveryId: delivery.id }, 'webhook attempt not recorded; retried when its lease ends'))
+        .catch((error: unknown) => {
+          // Its delivery is claimed again when the lease ends: a lost database only delays it.
+          if (isDatabaseUnavailable(error))
+            logger?.warn({ err: error, deliveryId: delivery.id }, 'webhook attempt not recorded (database unavailable); retried when its lease ends');
+          else logger?.error({ err: error, deliveryId: delivery.id }, 'webhook attempt not recorded; retried when its lease ends');
+        })
         .finally(() => {
           this.inFlight.delete(attempt);
           this.wake?.();

@@ -18,6 +18,24 @@ export type Movement = {
   forbidNegativeBalance?: boolean;
 };
 
+/** What a movement does to the merchant's balance (its merchant entries); an unbalanced movement is a bug, never written. */
+function merchantDeltaOf(movement: Pick<Movement, 'kind' | 'entries'>): number {
+  const total = movement.entries.reduce((sum, entry) => sum + entry.amountCents, 0);
+  if (total !== 0) throw new Error(`unbalanced movement ${movement.kind}: entries sum to ${total}`);
+  return movement.entries.filter((entry) => entry.book === 'merchant').reduce((sum, entry) => sum + entry.amountCents, 0);
+}
+
+/** A movement's ledger entries, in their order, written only when the statement's `balance` CTE moved the balance row. */
+function entriesInsert(movement: Omit<Movement, 'forbidNegativeBalance'>, movementId: string) {
+  return sql`
+      INSERT INTO ledger_entries (account_id, movement_id, book, kind, transaction_id, amount_cents, memo, created_at)
+      SELECT ${movement.accountId}::uuid, ${movementId}::uuid, entry.book, ${movement.kind}::text, ${movement.transactionId ?? null}::uuid,
+             entry.amount_cents, ${movement.memo ?? null}::text, ${movement.at}::timestamptz
+      FROM balance, unnest(${movement.entries.map((entry) => entry.book)}::text[], ${movement.entries.map((entry) => entry.amountCents)}::int8[])
+           WITH ORDINALITY AS entry(book, amount_cents, position)
+      ORDER BY entry.position`;
+}
+
 /**
  * Writes one balanced movement and moves the merchant's balance row by its merchant entries,
  * inside the caller's transaction. Returns the new available balance, or null when refused
@@ -25,10 +43,7 @@ export type Movement = {
  * (±2^53−1) is refused with a LimitExceededError: nothing is written.
  */
 export async function postMovement(tx: Tx, movement: Movement): Promise<{ movementId: string; availableCents: number } | null> {
-  const total = movement.entries.reduce((sum, entry) => sum + entry.amountCents, 0);
-  if (total !== 0) throw new Error(`unbalanced movement ${movement.kind}: entries sum to ${total}`);
-  const merchantDelta = movement.entries.filter((entry) => entry.book === 'merchant').reduce((sum, entry) => sum + entry.amountCents, 0);
-
+  const merchantDelta = merchantDeltaOf(movement);
   const movementId = newId();
   // One statement (one round trip): the balance row moves, and the entries are written only if it did.
   const { rows } = await sql<{ availableCents: number }>`
@@ -37,14 +52,7 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
       WHERE account_id = ${movement.accountId} AND (NOT ${movement.forbidNegativeBalance ?? false}::boolean OR ${merchantDelta}::int8 >= 0 OR available_cents + ${merchantDelta} >= 0)
         AND available_cents + ${merchantDelta} BETWEEN ${sql.lit(-Number.MAX_SAFE_INTEGER)} AND ${sql.lit(Number.MAX_SAFE_INTEGER)}
       RETURNING available_cents
-    ), entries AS (
-      INSERT INTO ledger_entries (account_id, movement_id, book, kind, transaction_id, amount_cents, memo, created_at)
-      SELECT ${movement.accountId}::uuid, ${movementId}::uuid, entry.book, ${movement.kind}::text, ${movement.transactionId ?? null}::uuid,
-             entry.amount_cents, ${movement.memo ?? null}::text, ${movement.at}::timestamptz
-      FROM balance, unnest(${movement.entries.map((entry) => entry.book)}::text[], ${movement.entries.map((entry) => entry.amountCents)}::int8[])
-           WITH ORDINALITY AS entry(book, amount_cents, position)
-      ORDER BY entry.position
-    )
+    ), entries AS (${entriesInsert(movement, movementId)})
     SELECT available_cents FROM balance`.execute(tx);
   const balance = rows[0];
   if (balance) return { movementId, availableCents: balance.availableCents };
@@ -55,7 +63,7 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
 }
 
 /** The UTC day and first day of the UTC month `at` falls in, as the balance row's withdrawn sums name them. */
-function withdrawnPeriods(at: Date): { day: string; month: string } {
+function withdrawnPeriods(at: Date): WithdrawnPeriod {
   const day = at.toISOString().slice(0, 10);
   return { day, month: `${day.slice(0, 8)}01` };
 }
@@ -78,6 +86,9 @@ export type ReservationRefusal = { rateBucket: string } | { cap: 'daily' | 'mont
 /** A withdrawal's UTC day and month, summed from its account's withdrawals (itself left out). */
 export type PeriodSums = { dayCents: number; monthCents: number };
 
+/** A UTC day and the first day of its month, as `YYYY-MM-DD`. */
+export type WithdrawnPeriod = { day: string; month: string };
+
 /**
  * Counts a new withdrawal in its rate windows and in the balance row's withdrawn sums, and posts
  * its debit, in one statement (one round trip) inside the caller's transaction: the balance row
@@ -91,11 +102,15 @@ export type PeriodSums = { dayCents: number; monthCents: number };
  * behind), they say nothing of its own period: `periodSums` then sums that period from the
  * transactions, read after the lock the first statement took, and a second statement decides.
  */
-export async function reserveWithdrawal(tx: Tx, reservation: WithdrawalReservation, periodSums: () => Promise<PeriodSums>): Promise<ReservationRefusal | null> {
+export async function reserveWithdrawal(
+  tx: Tx,
+  reservation: WithdrawalReservation,
+  periodSums: (period: WithdrawnPeriod) => Promise<PeriodSums>,
+): Promise<ReservationRefusal | null> {
   const first = await reserveOnce(tx, reservation, reservation.rateWindows, null);
   if (first !== 'late') return first;
   // The rate windows were counted by the first statement.
-  const second = await reserveOnce(tx, reservation, [], await periodSums());
+  const second = await reserveOnce(tx, reservation, [], await periodSums(withdrawnPeriods(reservation.at)));
   if (second === 'late') throw new Error('withdrawal reservation: period sums given, yet late');
   return second;
 }
@@ -107,9 +122,11 @@ async function reserveOnce(
   given: PeriodSums | null,
 ): Promise<ReservationRefusal | 'late' | null> {
   const { day, month } = withdrawnPeriods(reservation.at);
-  const entries = reservation.debit?.entries ?? [];
-  if (entries.reduce((sum, entry) => sum + entry.amountCents, 0) !== 0) throw new Error(`unbalanced movement ${reservation.debit?.kind}`);
-  const debitCents = -entries.filter((entry) => entry.book === 'merchant').reduce((sum, entry) => sum + entry.amountCents, 0);
+  const debitCents = reservation.debit ? -merchantDeltaOf(reservation.debit) : 0;
+  // Manual mode counts the withdrawal without a debit: no entries then.
+  const debitEntries = reservation.debit
+    ? sql`, entries AS (${entriesInsert({ ...reservation.debit, accountId: reservation.accountId, at: reservation.at }, newId())})`
+    : sql``;
   const rate = rateCountParts(reservation.accountId, rateWindows, reservation.at);
   // A sum of a later day or month than the withdrawal's is NULL here: 'late', unless the period's sums are given.
   const { rows } = await sql<{ refusal: string | null }>`
@@ -143,14 +160,7 @@ async function reserveOnce(
       FROM verdict
       WHERE account_id = ${reservation.accountId} AND verdict.refusal IS NULL
       RETURNING 1
-    ), entries AS (
-      INSERT INTO ledger_entries (account_id, movement_id, book, kind, transaction_id, amount_cents, memo, created_at)
-      SELECT ${reservation.accountId}::uuid, ${newId()}::uuid, entry.book, ${reservation.debit?.kind ?? null}::text, ${reservation.debit?.transactionId ?? null}::uuid,
-             entry.amount_cents, ${reservation.debit?.memo ?? null}::text, ${reservation.at}::timestamptz
-      FROM balance, unnest(${entries.map((entry) => entry.book)}::text[], ${entries.map((entry) => entry.amountCents)}::int8[])
-           WITH ORDINALITY AS entry(book, amount_cents, position)
-      ORDER BY entry.position
-    )
+    )${debitEntries}
     SELECT refusal FROM verdict`.execute(tx);
   const [row] = rows;
   if (!row) throw new Error(`balance row missing for account ${reservation.accountId}`);

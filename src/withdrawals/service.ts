@@ -65,17 +65,6 @@ function expectedHolderOf(row: TransactionRow): Holder {
 /** The statuses of a debited withdrawal whose outcome at the PSP is not known yet. */
 const SENDING: ReadonlySet<string> = new Set([WITHDRAWAL.submit.to, WITHDRAWAL.loseTrack.to]);
 
-/** The UTC day and month `at` falls in. */
-function utcPeriodOf(at: Date): { dayStart: Date; dayEnd: Date; monthStart: Date; monthEnd: Date } {
-  const [year, month, day] = [at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()];
-  return {
-    dayStart: new Date(Date.UTC(year, month, day)),
-    dayEnd: new Date(Date.UTC(year, month, day + 1)),
-    monthStart: new Date(Date.UTC(year, month, 1)),
-    monthEnd: new Date(Date.UTC(year, month + 1, 1)),
-  };
-}
-
 /** 1 while a withdrawal counts towards its account's daily and monthly caps (it holds or moved money), else 0. */
 const countsTowardsCaps = (status: string): 0 | 1 => (status === WITHDRAWAL.fail.to || status === WITHDRAWAL.reject.to ? 0 : 1);
 
@@ -341,10 +330,10 @@ export class WithdrawalService {
     return { row: { ...row, providerId: next.id, updatedAt: at }, send: { ...send, attempts: send.attempts + 1, attemptStartedAt: at, leaseUntil: lease } };
   }
 
-  /** 1/s, 2/min, 10/UTC hour by default, per account: the spec's three messages, in that order. */
   /**
-   * Counts a new withdrawal in its account's rate windows and caps (UTC day and month) and, when
-   * `debitNow`, debits it; the first limit it does not fit refuses it (the caller's rollback undoes the rest).
+   * Counts a new withdrawal in its account's rate windows (1/s, 2/min, 10/UTC hour by default: the
+   * spec's three messages, in that order) and caps (UTC day and month) and, when `debitNow`, debits
+   * it; the first limit it does not fit refuses it (the caller's rollback undoes the rest).
    */
   private async reserve(tx: Tx, account: Account, row: TransactionRow, debitNow: boolean): Promise<void> {
     const windows = [
@@ -362,7 +351,7 @@ export class WithdrawalService {
         caps: { dailyCents: account.limits.withdrawDailyCents, monthlyCents: account.limits.withdrawMonthlyCents },
         debit: debitNow ? this.withdrawalMovement(row, 1) : null,
       },
-      () => repository.sumWithdrawalsOfPeriod(tx, account.id, utcPeriodOf(row.createdAt), row.id),
+      (period) => repository.sumWithdrawalsOfPeriod(tx, account.id, period, row.id),
     );
     if (refusal === null) return;
     if ('rateBucket' in refusal)
@@ -624,16 +613,6 @@ export class WithdrawalService {
 
   /** The debit of a withdrawal paid after its reversal: its first debit again. */
   private lateDebitOf(row: TransactionRow): LateDebit {
-    return {
-      accountId: row.accountId,
-      kind: 'withdrawal_late_debit',
-      transactionId: row.id,
-      blockReason: `Saque ${row.id} pago após o estorno`,
-      entries: [
-        { book: 'merchant', amountCents: -(row.amountCents + row.feeCents) },
-        { book: 'settlement', amountCents: row.amountCents },
-        { book: 'fees', amountCents: row.feeCents },
-      ],
-    };
+    return { ...this.withdrawalMovement(row, 1), accountId: row.accountId, kind: 'withdrawal_late_debit', blockReason: `Saque ${row.id} pago após o estorno` };
   }
 }

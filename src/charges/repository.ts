@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../platform/database.js';
 import { windowBounds, type RateWindow } from '../platform/rateLimitRepository.js';
 import { CHARGE } from '../transactions/states.js';
-import type { ChargeCustomer } from '../platform/schema.js';
+import type { ChargeCustomer, DueRecord } from '../platform/schema.js';
 
 export type NewCharge = {
   id: string;
@@ -16,6 +16,8 @@ export type NewCharge = {
   expiresAt: Date;
   /** The provider that issued its BR Code. */
   providerId: string;
+  /** A charge with a due date: its terms and fee plan; null for an immediate charge. */
+  due: Omit<DueRecord, 'paid'> | null;
   createdAt: Date;
 };
 
@@ -37,10 +39,11 @@ export async function insertChargeWithinRateLimit(db: Executor, charge: NewCharg
       RETURNING count
     )
     INSERT INTO transactions (id, account_id, type, status, amount_cents, fee_cents, net_cents, external_ref,
-                              customer, pix_payload, location, expires_at, provider_id, created_at, updated_at)
+                              customer, pix_payload, location, expires_at, provider_id, due, created_at, updated_at)
     SELECT ${charge.id}::uuid, ${charge.accountId}::uuid, ${sql.lit(CHARGE.create.type)}, ${sql.lit(CHARGE.create.to)}, ${charge.amountCents}::int8, ${charge.feeCents}::int8,
            ${charge.amountCents - charge.feeCents}::int8, ${charge.externalRef}::text, ${JSON.stringify(charge.customer)}::jsonb,
-           ${charge.pixPayload}::text, ${charge.location}::text, ${charge.expiresAt}::timestamptz, ${charge.providerId}::text, ${charge.createdAt}::timestamptz,
+           ${charge.pixPayload}::text, ${charge.location}::text, ${charge.expiresAt}::timestamptz, ${charge.providerId}::text,
+           ${charge.due ? JSON.stringify(charge.due) : null}::jsonb, ${charge.createdAt}::timestamptz,
            ${charge.createdAt}::timestamptz
     FROM counted
     WHERE counted.count <= ${window.limit}

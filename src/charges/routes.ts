@@ -3,10 +3,22 @@ import { InvalidRequestError } from '../errors.js';
 import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
+import { compiledSerializer } from '../platform/serialization.js';
 import type { ChargeService } from './service.js';
 import { presentTransaction } from '../transactions/presenter.js';
 import { transactionIdParams, transactionSchema } from '../transactions/schemas.js';
-import { createChargeBody, createdChargeResponse, idempotentChargeResponse, qrImageQuery } from './schemas.js';
+import {
+  amountDueQuery,
+  amountDueResponse,
+  createChargeBody,
+  createDueChargeBody,
+  createdChargeResponse,
+  createdDueChargeResponse,
+  idempotentChargeResponse,
+  idempotentDueChargeResponse,
+  qrImageQuery,
+} from './schemas.js';
+import { lastPayableDate } from '../pix/dueAmount.js';
 
 export const chargeRoutes =
   ({ charges }: { charges: ChargeService }): FastifyPluginAsyncZod =>
@@ -28,6 +40,52 @@ export const chargeRoutes =
         const body = { ...charge, expiresAt: Math.floor(charge.expiresAt.getTime() / 1000) };
         if (outcome === 'replayed') return reply.code(200).send({ ...body, idempotent: true as const });
         return reply.code(201).send({ ...body, status: 'pending' as const });
+      },
+    );
+
+    app.post(
+      '/pix/due',
+      {
+        schema: {
+          tags: ['Charges'],
+          summary: 'Create a PIX charge with a due date (cobv)',
+          description:
+            'A charge payable until its last payable day for the amount due on the day it is paid: the original less abatement and discount, plus fine and interest once late (BCB rules; docs/due-charges.md). The payer is named (CPF/CNPJ). With an externalRef already used in the last 7 days, answers 200 with the original charge.',
+          security: [{ apiKey: [] }],
+          body: createDueChargeBody,
+          response: { 201: createdDueChargeResponse, 200: idempotentDueChargeResponse, ...errorResponses(400, 401, 403, 429, 502) },
+        },
+      },
+      async (request, reply) => {
+        const { outcome, charge } = await charges.createDueCharge(request.merchant.account, request.body);
+        const { due, ...summary } = charge;
+        // A retry whose externalRef names an immediate charge answers that charge, without due dates.
+        const dates = due ? { dueDate: due.dueDate, lastPayableDate: lastPayableDate(due) } : undefined;
+        const body = { ...summary, expiresAt: Math.floor(summary.expiresAt.getTime() / 1000) };
+        if (outcome === 'replayed' || !dates) return reply.code(200).send({ ...body, ...dates, idempotent: true as const });
+        return reply.code(201).send({ ...body, ...dates, status: 'pending' as const });
+      },
+    );
+
+    app.get(
+      '/pix/due/:id/amount',
+      {
+        serializerCompiler: compiledSerializer,
+        schema: {
+          tags: ['Charges'],
+          summary: 'The amount a charge with a due date owes on a day',
+          description:
+            "What a payment on `date` (default today, America/Sao_Paulo) must be, in parts as BCB's componentesValor; payable says whether a payment that day is taken. Errors as { error }: 400 (date, transactionId), 401, 403, 404 (not one of the account's charges with a due date).",
+          security: [{ apiKey: [] }],
+          params: transactionIdParams,
+          querystring: amountDueQuery,
+          response: { 200: amountDueResponse, ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (request) => {
+        if (!isId(request.params.id)) throw new InvalidRequestError(messages.transactionIdInvalid);
+        const { charge, terms, amount } = await charges.amountDue(request.merchant.account.id, request.params.id, request.query.date);
+        return { transactionId: charge.id, dueDate: terms.dueDate, lastPayableDate: lastPayableDate(terms), ...amount };
       },
     );
 

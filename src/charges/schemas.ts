@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { amountCentsSchema, externalRefSchema } from '../platform/schemas.js';
 import { messages, receivedText } from '../messages.js';
 import { stripDocumentFormatting } from '../pix/documents.js';
+import { dayNumber } from '../pix/bankingDays.js';
+import { hundredthsOf, type DueValue } from '../pix/dueAmount.js';
 
 const DOCUMENT_LENGTH = { cpf: 11, cnpj: 14 } as const;
 
@@ -47,6 +49,15 @@ const customerSchema = z.object(
   { error: messages.customerNameRequired },
 );
 
+/** A due-date charge's payer: name and CPF/CNPJ required (BCB's `devedor`), email and phone optional. */
+const dueCustomerSchema = customerSchema.extend({
+  email: z.email({ error: messages.dueCustomerEmailInvalid }).max(254, messages.dueCustomerEmailInvalid).optional(),
+  phone: z
+    .string({ error: messages.dueCustomerPhoneInvalid })
+    .regex(/^\d{10,11}$/, messages.dueCustomerPhoneInvalid)
+    .optional(),
+});
+
 /** Field order follows the order of the spec's 400 table, which is the order errors are reported in. */
 export const createChargeBody = z.object(
   {
@@ -78,6 +89,18 @@ export const idempotentChargeResponse = createdChargeResponse.extend({
   idempotent: z.literal(true),
 });
 
+const dueDates = {
+  dueDate: z.string().meta({ description: 'AAAA-MM-DD.' }),
+  lastPayableDate: z
+    .string()
+    .meta({ description: 'AAAA-MM-DD, inclusive: dueDate (moved past a weekend or holiday) + validityAfterDueDays, on a business day.' }),
+};
+export const createdDueChargeResponse = createdChargeResponse.extend(dueDates);
+export const idempotentDueChargeResponse = idempotentChargeResponse.extend({
+  dueDate: dueDates.dueDate.optional(),
+  lastPayableDate: dueDates.lastPayableDate.optional(),
+});
+
 /** GET /v1/pix/{id}/qrcode: PNG by default, 256 px, 128 to 1024. */
 export const qrImageQuery = z.object({
   format: z
@@ -94,3 +117,122 @@ export const qrImageQuery = z.object({
     .transform((value) => (value === undefined ? 256 : Number(value)))
     .meta({ description: 'Width in pixels, 128 to 1024 (default 256).' }),
 });
+
+/** A calendar date, AAAA-MM-DD, that exists. */
+const dateSchema = (message: string) =>
+  z
+    .string({ error: message })
+    .refine((value) => dayNumber(value) !== undefined, message)
+    .meta({ format: 'date' });
+
+/** A percentage above 0 and up to 100 with at most two decimals, as BCB writes them (2.5 = 2,50%). */
+const isPercent = (value: number) => Number.isFinite(value) && value > 0 && value <= 100 && Math.abs(value * 100 - hundredthsOf(value)) < 1e-6;
+
+/** `amountCents` or `percent`, exactly one, with the component's message for anything wrong. */
+const valueFields = (message: string) => ({
+  amountCents: z.int({ error: message }).min(1, message).max(Number.MAX_SAFE_INTEGER, message).optional(),
+  percent: z.number({ error: message }).refine(isPercent, message).optional(),
+});
+const exactlyOne = (value: { amountCents?: number | undefined; percent?: number | undefined }) =>
+  (value.amountCents === undefined) !== (value.percent === undefined);
+const dueValueOf = (value: { amountCents?: number | undefined; percent?: number | undefined }): DueValue =>
+  value.percent === undefined ? { amountCents: value.amountCents ?? 0 } : { percent: value.percent };
+
+const valueSchema = (message: string) =>
+  z
+    .object(valueFields(message), { error: message })
+    .refine(exactlyOne, message)
+    .transform(dueValueOf)
+    .meta({ description: 'amountCents (integer cents) or percent (two decimals at most), exactly one.' });
+
+const interestSchema = z
+  .object(
+    {
+      ...valueFields(messages.interestInvalid),
+      per: z.enum(['day', 'month', 'year'], { error: messages.interestPerInvalid }).default('day'),
+      days: z.enum(['calendar', 'business'], { error: messages.interestDaysInvalid }).default('calendar'),
+    },
+    { error: messages.interestInvalid },
+  )
+  .refine(exactlyOne, messages.interestInvalid)
+  .refine((value) => value.amountCents === undefined || value.per === 'day', messages.interestPerInvalid)
+  .transform((value) => ({ ...dueValueOf(value), per: value.per, days: value.days }))
+  .meta({
+    description:
+      "Simple interest per day late: amountCents per day, or percent per 'day', 'month' (30 calendar or 21 business days) or 'year' (360 or 252); days 'calendar' (default) or 'business'.",
+  });
+
+const discountTierSchema = z
+  .object({ date: dateSchema(messages.discountTierInvalid), ...valueFields(messages.discountTierInvalid) }, { error: messages.discountTierInvalid })
+  .refine(exactlyOne, messages.discountTierInvalid)
+  .transform((value) => ({ date: value.date, ...dueValueOf(value) }));
+
+const discountSchema = z
+  .object(
+    {
+      until: z.array(discountTierSchema, { error: messages.discountInvalid }).min(1, messages.discountInvalid).max(3, messages.discountInvalid).optional(),
+      perDayEarly: z
+        .object(
+          {
+            ...valueFields(messages.discountPerDayInvalid),
+            days: z.enum(['calendar', 'business'], { error: messages.discountPerDayInvalid }).default('calendar'),
+          },
+          { error: messages.discountPerDayInvalid },
+        )
+        .refine(exactlyOne, messages.discountPerDayInvalid)
+        .transform((value) => ({ ...dueValueOf(value), days: value.days }))
+        .optional(),
+    },
+    { error: messages.discountInvalid },
+  )
+  .refine((value) => (value.until === undefined) !== (value.perDayEarly === undefined), messages.discountInvalid)
+  .refine((value) => !value.until || new Set(value.until.map((tier) => 'percent' in tier)).size === 1, messages.discountTiersMixed)
+  .refine((value) => !value.until || new Set(value.until.map((tier) => tier.date)).size === value.until.length, messages.discountDatesRepeated)
+  .transform((value) => (value.until ? { until: value.until } : { perDayEarly: value.perDayEarly ?? { amountCents: 0, days: 'calendar' as const } }))
+  .meta({
+    description:
+      'until: 1 to 3 dates, each with amountCents or percent taken off when paid by it (a date on a weekend or holiday holds until the next business day); or perDayEarly: amountCents or percent per day paid before dueDate.',
+  });
+
+/** POST /v1/pix/due: a charge with a due date (BCB's cobv); field order is the order errors are reported in. */
+export const createDueChargeBody = z.object(
+  {
+    amountCents: amountCentsSchema(messages.chargeAmountInvalid),
+    customer: dueCustomerSchema,
+    externalRef: externalRefSchema,
+    dueDate: dateSchema(messages.dueDateInvalid).meta({ description: 'AAAA-MM-DD (America/Sao_Paulo), today or later.' }),
+    validityAfterDueDays: z
+      .int({ error: messages.dueValidityInvalid })
+      .min(0, messages.dueValidityInvalid)
+      .max(365, messages.dueValidityInvalid)
+      .default(30)
+      .meta({ description: 'Calendar days after dueDate during which it can still be paid (default 30, as BCB).' }),
+    fine: valueSchema(messages.fineInvalid).optional().meta({ description: 'Charged once, in full, from the first day late.' }),
+    interest: interestSchema.optional(),
+    abatement: valueSchema(messages.abatementInvalid).optional().meta({ description: 'Taken off the original on every day.' }),
+    discount: discountSchema.optional(),
+  },
+  { error: messages.bodyNotObject },
+);
+export type CreateDueChargeBody = z.output<typeof createDueChargeBody>;
+
+/** GET /v1/pix/due/{id}/amount */
+export const amountDueQuery = z.object({
+  date: dateSchema(messages.dueAmountDateInvalid).optional().meta({ description: 'AAAA-MM-DD; today (America/Sao_Paulo) when absent.' }),
+});
+
+export const amountDueResponse = z
+  .object({
+    transactionId: z.string(),
+    date: z.string(),
+    dueDate: z.string(),
+    lastPayableDate: z.string(),
+    payable: z.boolean().meta({ description: 'Whether a payment on that date is accepted (pending, within the validity).' }),
+    originalCents: z.int(),
+    abatementCents: z.int(),
+    discountCents: z.int(),
+    interestCents: z.int(),
+    fineCents: z.int(),
+    amountDueCents: z.int().meta({ description: 'originalCents − abatementCents − discountCents + interestCents + fineCents.' }),
+  })
+  .meta({ id: 'AmountDue' });

@@ -7,7 +7,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import { isDatabaseUnavailable } from '../platform/errors.js';
-import type { TransactionRow, TransactionStatus } from '../platform/schema.js';
+import type { ChargeCustomer, DueRecord, TransactionRow, TransactionStatus } from '../platform/schema.js';
 import {
   ProviderError,
   ProviderOutcomeUnknownError,
@@ -26,7 +26,10 @@ import { recordTransactionEvents } from '../transactions/events.js';
 import { renderQrImage, type QrFormat } from './qrImage.js';
 import * as repository from './repository.js';
 import type { NewCharge } from './repository.js';
-import type { CreateChargeBody } from './schemas.js';
+import type { CreateChargeBody, CreateDueChargeBody } from './schemas.js';
+import { checkDueTerms } from './dueTerms.js';
+import { amountDueOn, lastPayableDate, type AmountDue, type DueTerms } from '../pix/dueAmount.js';
+import { dayAfter, dayOf, dayStart } from '../platform/saoPauloDay.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -37,7 +40,7 @@ const ORPHAN_RETRY_MAX_MS = HOUR_MS;
 const ORPHAN_LEASE_MS = 60_000;
 const DEFAULT_EXPIRES_IN_DAYS = 2;
 
-type ChargeSummary = { transactionId: string; status: TransactionStatus; pixPayload: string; expiresAt: Date; amountCents: number };
+type ChargeSummary = { transactionId: string; status: TransactionStatus; pixPayload: string; expiresAt: Date; amountCents: number; due?: DueTerms | undefined };
 
 /** A new charge, or the one a known externalRef already names (a retry). */
 export type ChargeResult = { outcome: 'created' | 'replayed'; charge: ChargeSummary };
@@ -51,6 +54,7 @@ function replayed(charge: TransactionRow): ChargeResult {
       pixPayload: charge.pixPayload ?? '',
       expiresAt: charge.expiresAt ?? new Date(0),
       amountCents: charge.amountCents,
+      due: charge.due?.terms,
     },
   };
 }
@@ -63,21 +67,45 @@ export class ChargeService {
     private readonly routing: RoutingService,
   ) {}
 
+  /** A new immediate charge (POST /v1/pix). */
+  createCharge(account: Account, input: CreateChargeBody): Promise<ChargeResult> {
+    const days = input.expiresInDays ?? DEFAULT_EXPIRES_IN_DAYS;
+    return this.create(account, { ...input, expiresAt: (now) => new Date(now.getTime() + days * DAY_MS), due: null });
+  }
+
   /**
-   * A new charge (POST /v1/pix). When the database goes away under it (a failover, DESIGN.md §16)
-   * the answer is the spec's for a transient failure, 502 "Erro ao comunicar com gateway. Tente
-   * novamente.": a retry with the same externalRef answers the charge if it was written, or creates it.
+   * A new charge with a due date (POST /v1/pix/due, BCB's cobv): payable until the end of its
+   * last payable day (America/Sao_Paulo), for the amount due on the day it is paid.
    */
-  async createCharge(account: Account, input: CreateChargeBody): Promise<ChargeResult> {
+  createDueCharge(account: Account, input: CreateDueChargeBody): Promise<ChargeResult> {
+    const { dueDate, validityAfterDueDays, fine, interest, abatement, discount } = input;
+    // Absent parts stay absent in the stored JSON (undefined is not written).
+    const terms: DueTerms = { dueDate, validityAfterDueDays, fine, interest, abatement, discount };
+    const ends = dayStart(dayAfter(lastPayableDate(terms)));
+    if (!ends) throw new Error(`no day after ${dueDate}`);
+    return this.create(account, {
+      ...input,
+      check: (now) => checkDueTerms(terms, input.amountCents, dayOf(now)),
+      expiresAt: () => ends,
+      due: { terms, fee: account.fees.pixIn },
+    });
+  }
+
+  /**
+   * When the database goes away under a new charge (a failover, DESIGN.md §16) the answer is the
+   * spec's for a transient failure, 502 "Erro ao comunicar com gateway. Tente novamente.": a retry
+   * with the same externalRef answers the charge if it was written, or creates it.
+   */
+  private async create(account: Account, draft: ChargeDraft): Promise<ChargeResult> {
     try {
-      return await this.create(account, input);
+      return await this.write(account, draft);
     } catch (error) {
       if (isDatabaseUnavailable(error)) throw new ProviderFailedError(messages.providerChargeFailed, { cause: error });
       throw error;
     }
   }
 
-  private async create(account: Account, input: CreateChargeBody): Promise<ChargeResult> {
+  private async write(account: Account, input: ChargeDraft): Promise<ChargeResult> {
     const { limits } = account;
     if (input.amountCents < limits.chargeMinCents) throw new InvalidRequestError(messages.amountBelowMinimum(limits.chargeMinCents));
     if (input.amountCents > limits.chargeMaxCents) throw new InvalidRequestError(messages.amountAboveMaximum(limits.chargeMaxCents));
@@ -89,9 +117,10 @@ export class ChargeService {
       const existing = await findTransactionByExternalRef(this.db, { accountId: account.id, scope: IDEMPOTENCY_SCOPE.charge, externalRef }, now);
       if (existing) return replayed(existing);
     }
+    input.check?.(now);
 
     const transactionId = newId();
-    const expiresAt = new Date(now.getTime() + (input.expiresInDays ?? DEFAULT_EXPIRES_IN_DAYS) * DAY_MS);
+    const expiresAt = input.expiresAt(now);
     const { provider, registered } = await this.register(account, { transactionId, amountCents: input.amountCents, expiresAt });
     const charge: NewCharge = {
       id: transactionId,
@@ -104,12 +133,13 @@ export class ChargeService {
       location: registered.location,
       expiresAt,
       providerId: provider.id,
+      due: input.due,
       createdAt: now,
     };
     const hourly = { bucket: 'pix:hour', windowMs: HOUR_MS, limit: account.limits.pixPerHour };
     const created: ChargeResult = {
       outcome: 'created',
-      charge: { transactionId, status: CHARGE.create.to, pixPayload: charge.pixPayload, expiresAt, amountCents: input.amountCents },
+      charge: { transactionId, status: CHARGE.create.to, pixPayload: charge.pixPayload, expiresAt, amountCents: input.amountCents, due: input.due?.terms },
     };
 
     if (!externalRef) {
@@ -191,7 +221,7 @@ export class ChargeService {
       const now = this.clock.now();
       const charge = await this.lockPayableCharge(tx, accountId, transactionId, now);
       assertAllowed(charge, CHARGE.pay);
-      if (payment.amountCents !== undefined && payment.amountCents !== charge.amountCents) throw new InvalidRequestError(messages.sandboxAmountMismatch);
+      if (payment.amountCents !== undefined && payment.amountCents !== owedAt(charge, now)) throw new InvalidRequestError(messages.sandboxAmountMismatch);
       return this.credit(tx, charge, payment, now);
     });
   }
@@ -203,7 +233,7 @@ export class ChargeService {
   async lockForIncoming(tx: Tx, payment: IncomingPayment, now: Date): Promise<{ charge: TransactionRow; payable: boolean } | undefined> {
     const charge = await lockTransaction(tx, 'pix_in', payment.transactionId);
     if (!charge) return undefined;
-    return { charge, payable: chargeStatusAt(charge, now) === 'pending' && payment.amountCents === charge.amountCents };
+    return { charge, payable: chargeStatusAt(charge, now) === 'pending' && payment.amountCents === owedAt(charge, now) };
   }
 
   /** A pending charge (locked by the caller) is paid: net credited, fee to the platform, `transaction.paid` recorded. */
@@ -212,19 +242,30 @@ export class ChargeService {
       paidAt: now,
       endToEndId: payment.endToEndId,
       payer: payment.payer ? JSON.stringify(payment.payer) : null,
+      ...(charge.due ? dueChargePaid(charge.due, amountDueOn(charge.due.terms, charge.amountCents, dayOf(now))) : {}),
     });
     await postMovement(tx, {
-      accountId: charge.accountId,
+      accountId: paid.accountId,
       kind: 'charge_paid',
-      transactionId: charge.id,
+      transactionId: paid.id,
       at: now,
       entries: [
-        { book: 'settlement', amountCents: -charge.amountCents },
-        { book: 'merchant', amountCents: charge.netCents },
-        { book: 'fees', amountCents: charge.feeCents },
+        { book: 'settlement', amountCents: -paid.amountCents },
+        { book: 'merchant', amountCents: paid.netCents },
+        { book: 'fees', amountCents: paid.feeCents },
       ],
     });
     return paid;
+  }
+
+  /** What one of the account's due-date charges owes on a day (today when none is given); 404 for any other transaction. */
+  async amountDue(accountId: string, transactionId: string, date?: string): Promise<{ charge: TransactionRow; terms: DueTerms; amount: AmountDue }> {
+    const charge = await this.findCharge(accountId, transactionId);
+    if (!charge.due) throw new NotFoundError(messages.transactionNotFound);
+    const now = this.clock.now();
+    const amount = amountDueOn(charge.due.terms, charge.due.paid?.originalCents ?? charge.amountCents, date ?? dayOf(now));
+    // Payable only while pending (a paid, cancelled or expired charge takes no payment on any day).
+    return { charge, terms: charge.due.terms, amount: { ...amount, payable: amount.payable && chargeStatusAt(charge, now) === 'pending' } };
   }
 
   /** The charge's validity elapses now. */
@@ -334,4 +375,32 @@ function movableCharge(charge: TransactionRow | undefined, now: Date, refusal: (
   // Validity elapsed but the worker has not run yet: the charge is expired to everyone.
   if (chargeStatusAt(charge, now) !== charge.status) throw new InvalidStateError(refusal('expired'));
   return charge;
+}
+
+/** What a new charge is made of, whichever endpoint asked for it. */
+type ChargeDraft = {
+  amountCents: number;
+  customer: ChargeCustomer;
+  externalRef?: string | null | undefined;
+  /** Checks that need the clock (a due date not in the past), after a retry was answered. */
+  check?: (now: Date) => void;
+  expiresAt: (now: Date) => Date;
+  due: Omit<DueRecord, 'paid'> | null;
+};
+
+/** What a charge owes when paid at `now`: its amount, or for one with a due date the amount due that day (America/Sao_Paulo). */
+function owedAt(charge: TransactionRow, now: Date): number {
+  return charge.due ? amountDueOn(charge.due.terms, charge.amountCents, dayOf(now)).amountDueCents : charge.amountCents;
+}
+
+/** A due-date charge paid: its amount becomes the amount paid, its fee the plan's on that amount, and the parts are kept. */
+function dueChargePaid(due: DueRecord, amount: AmountDue) {
+  const { payable: _payable, ...parts } = amount;
+  const feeCents = computeFee(due.fee, parts.amountDueCents, { capAtAmount: true });
+  return {
+    amountCents: parts.amountDueCents,
+    feeCents,
+    netCents: parts.amountDueCents - feeCents,
+    due: JSON.stringify({ ...due, paid: parts } satisfies DueRecord),
+  };
 }

@@ -39,7 +39,7 @@ function numberOf(day: string): number {
 }
 
 /** The date of a day number. */
-export const dayOfNumber = (number: number): string => new Date(number * DAY_MS).toISOString().slice(0, 10);
+const dayOfNumber = (number: number): string => new Date(number * DAY_MS).toISOString().slice(0, 10);
 
 /** The day `days` after (negative: before) a date. */
 export const addDays = (day: string, days: number): string => dayOfNumber(numberOf(day) + days);

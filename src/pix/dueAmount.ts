@@ -52,7 +52,7 @@ const valueOn = (base: number, value: DueValue, times = 1): number =>
   'amountCents' in value ? value.amountCents * times : percentOf(base, value.percent, times);
 
 /** The due date, moved to the first business day on or after it. */
-export const effectiveDueDate = (terms: Pick<DueTerms, 'dueDate'>): string => nextBusinessDay(terms.dueDate);
+const effectiveDueDate = (terms: Pick<DueTerms, 'dueDate'>): string => nextBusinessDay(terms.dueDate);
 
 /**
  * The last day it can be paid, inclusive: the validity counted from the effective due date, and

@@ -1,3 +1,5 @@
+import type { FeePlan } from '../config.js';
+import type { AmountDue, DueTerms } from '../pix/dueAmount.js';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { PixKeyType } from '../pix/pixKeys.js';
 
@@ -64,8 +66,9 @@ export type Party = Holder & { bankAccount: { ispb: string; branch: string; acco
 
 export type ChargeCustomer = {
   name: string;
-  email: string;
-  phone: string;
+  /** Always on an immediate charge; optional on one with a due date. */
+  email?: string | undefined;
+  phone?: string | undefined;
   document: { number: string; type: 'cpf' | 'cnpj' };
 };
 
@@ -117,9 +120,17 @@ export interface TransactionsTable {
   recipientId: string | null;
   /** The provider that issued the charge or sent the withdrawal; every later call goes there (DESIGN.md §14). */
   providerId: string;
+  /** Charges with a due date (cobv): their terms, and what the payment was made of once paid. */
+  due: ColumnType<DueRecord | null, string | null, string | null>;
   createdAt: Date;
   updatedAt: Date;
 }
+
+/**
+ * A due-date charge's terms, the fee plan it was created under (its fee is taken on the amount
+ * paid), and the parts of its payment (BCB's `componentesValor`) once paid.
+ */
+export type DueRecord = { terms: DueTerms; fee: FeePlan; paid?: Omit<AmountDue, 'payable'> };
 
 export interface IdempotencyKeysTable {
   accountId: string;

@@ -46,7 +46,8 @@ export class SandboxService {
     const network = this.networkOf(charge.providerId);
     const payment = network.pay(payer, amountCents);
     const paid = await this.charges.applyPayment(accountId, transactionId, payment);
-    await network.recordPayment({ endToEndId: payment.endToEndId, transactionId, accountId, amountCents: charge.amountCents });
+    // A charge with a due date was paid the amount due that day, which is now its amount.
+    await network.recordPayment({ endToEndId: payment.endToEndId, transactionId, accountId, amountCents: paid.amountCents });
     return paid;
   }
 

@@ -1,4 +1,5 @@
-import type { Party, TransactionRow, TransactionStatus, TransactionType } from '../platform/schema.js';
+import type { DueRecord, Party, TransactionRow, TransactionStatus, TransactionType } from '../platform/schema.js';
+import { lastPayableDate, type DueTerms } from '../pix/dueAmount.js';
 import { SETTLED_STATUSES } from './states.js';
 
 export type TransactionView = {
@@ -20,7 +21,24 @@ export type TransactionView = {
   refundEndToEndId?: string;
   /** Charges: the sum of settled refunds, once above 0. */
   refundedCents?: number;
+  /** Charges with a due date. */
+  due?: DueView;
 };
+
+type DueView = DueTerms & {
+  lastPayableDate: string;
+  originalAmountCents: number;
+  paid?: { date: string; abatementCents: number; discountCents: number; interestCents: number; fineCents: number };
+};
+
+function presentDue(due: DueRecord, amountCents: number): DueView {
+  const view: DueView = { ...due.terms, lastPayableDate: lastPayableDate(due.terms), originalAmountCents: due.paid?.originalCents ?? amountCents };
+  if (due.paid) {
+    const { date, abatementCents, discountCents, interestCents, fineCents } = due.paid;
+    view.paid = { date, abatementCents, discountCents, interestCents, fineCents };
+  }
+  return view;
+}
 
 /** The columns the Transaction object is made of: the reads fetch only these (no customer document, no keys). */
 export const PRESENTED_COLUMNS = [
@@ -41,6 +59,7 @@ export const PRESENTED_COLUMNS = [
   'beneficiary',
   'refundEndToEndId',
   'refundedCents',
+  'due',
 ] as const satisfies readonly (keyof TransactionRow)[];
 export type PresentedRow = Pick<TransactionRow, (typeof PRESENTED_COLUMNS)[number]>;
 
@@ -70,5 +89,6 @@ export function presentTransaction(row: PresentedRow): TransactionView {
     if (row.refundEndToEndId) view.refundEndToEndId = row.refundEndToEndId;
   }
   if (row.type === 'pix_in' && row.refundedCents > 0) view.refundedCents = row.refundedCents;
+  if (row.due) view.due = presentDue(row.due, row.amountCents);
   return view;
 }

@@ -183,7 +183,7 @@ export function findPosition(db: Executor, accountId: string | undefined, transa
 
 export type NewTransactionValues = Omit<NewTransaction, 'type' | 'status'>;
 
-/** The column of each property a new transaction is written with (all but refunded_cents, which starts at its default, 0). */
+/** The column of each property a new transaction is written with (all but refunded_cents, which starts at its default, 0, and a charge's due terms, written by the charge's own insert). */
 const NEW_TRANSACTION_COLUMNS = {
   id: 'id',
   accountId: 'account_id',
@@ -210,7 +210,7 @@ const NEW_TRANSACTION_COLUMNS = {
   providerId: 'provider_id',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
-} as const satisfies Record<Exclude<keyof NewTransaction, 'refundedCents'>, string>;
+} as const satisfies Record<Exclude<keyof NewTransaction, 'refundedCents' | 'due'>, string>;
 const isNewTransactionProperty = (key: string): key is keyof typeof NEW_TRANSACTION_COLUMNS => key in NEW_TRANSACTION_COLUMNS;
 const newTransactionProperties = Object.keys(NEW_TRANSACTION_COLUMNS).filter(isNewTransactionProperty);
 // One SQL text for every new transaction, written once: building the 25-value insert per request was ~5% of a withdrawal's CPU.
@@ -239,7 +239,13 @@ export function lockTransaction(tx: Tx, type: TransactionType, transactionId: st
 }
 
 /** The fields a status change may set besides the status. */
-export type StatusChanges = Partial<Pick<NewTransaction, 'paidAt' | 'endToEndId' | 'payer' | 'beneficiary' | 'refundEndToEndId' | 'refundedCents'>>;
+/** What a status change may write beside the status: settlement fields, and a due-date charge's amount as paid. */
+export type StatusChanges = Partial<
+  Pick<
+    NewTransaction,
+    'paidAt' | 'endToEndId' | 'payer' | 'beneficiary' | 'refundEndToEndId' | 'refundedCents' | 'amountCents' | 'feeCents' | 'netCents' | 'due'
+  >
+>;
 
 /**
  * With updateStatusOfDue, the only writers of `status` after creation: the transition's `to`, and only from one of its

@@ -7,6 +7,31 @@ import { CHARGE_STATUSES, WITHDRAWAL_STATUSES, type TransactionStatus, type Tran
 
 const TRANSACTION_STATUSES: ReadonlySet<string> = new Set([...CHARGE_STATUSES, ...WITHDRAWAL_STATUSES]);
 
+const dueValueView = { amountCents: z.int().optional(), percent: z.number().optional() };
+
+/** A charge with a due date: its terms as created, and what its payment was made of once paid. */
+const dueSchema = z
+  .object({
+    dueDate: z.string().meta({ description: 'AAAA-MM-DD.' }),
+    validityAfterDueDays: z.int(),
+    lastPayableDate: z.string().meta({ description: 'AAAA-MM-DD, inclusive (America/Sao_Paulo).' }),
+    originalAmountCents: z.int().meta({ description: 'The amount it was created with; amountCents becomes the amount paid.' }),
+    fine: z.object(dueValueView).optional(),
+    interest: z.object({ ...dueValueView, per: z.enum(['day', 'month', 'year']), days: z.enum(['calendar', 'business']) }).optional(),
+    abatement: z.object(dueValueView).optional(),
+    discount: z
+      .object({
+        until: z.array(z.object({ date: z.string(), ...dueValueView })).optional(),
+        perDayEarly: z.object({ ...dueValueView, days: z.enum(['calendar', 'business']) }).optional(),
+      })
+      .optional(),
+    paid: z
+      .object({ date: z.string(), abatementCents: z.int(), discountCents: z.int(), interestCents: z.int(), fineCents: z.int() })
+      .optional()
+      .meta({ description: "Once paid: the day (America/Sao_Paulo) and the parts of the amount paid (BCB's componentesValor)." }),
+  })
+  .meta({ id: 'DueTerms', description: 'Charges with a due date only (POST /v1/pix/due).' });
+
 export const transactionSchema = z
   .object({
     transactionId: z.string(),
@@ -29,6 +54,7 @@ export const transactionSchema = z
       .int()
       .optional()
       .meta({ description: 'Charges: the sum of settled refunds (merchant refunds and MED chargebacks), present once above 0.' }),
+    due: dueSchema.optional(),
   })
   .meta({ id: 'Transaction' });
 

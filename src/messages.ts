@@ -59,6 +59,7 @@ export const messages = {
   abatementTooLarge: 'abatement deve ser menor que o valor da cobrança (e menor que 100%).',
   discountTooLarge: 'O desconto deve ser menor que o valor da cobrança menos o abatimento, em qualquer dia de pagamento.',
   dueAmountDateInvalid: 'date deve ser uma data AAAA-MM-DD.',
+  dueChargesUnavailable: 'Cobranças com vencimento não estão disponíveis nos provedores configurados.',
   pspClientCertificateRequired: 'Certificado de cliente exigido.',
   pspNotificationInvalid: 'Notificação inválida: esperado { pix: [{ endToEndId }] }.',
   providerCancelFailed: 'Erro ao cancelar a cobrança no provedor. Ela continua pendente; tente novamente.',

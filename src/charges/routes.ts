@@ -53,7 +53,7 @@ export const chargeRoutes =
             'A charge payable until its last payable day for the amount due on the day it is paid: the original less abatement and discount, plus fine and interest once late (BCB rules; docs/due-charges.md). The payer is named (CPF/CNPJ). With an externalRef already used in the last 7 days, answers 200 with the original charge.',
           security: [{ apiKey: [] }],
           body: createDueChargeBody,
-          response: { 201: createdDueChargeResponse, 200: idempotentDueChargeResponse, ...errorResponses(400, 401, 403, 429, 502) },
+          response: { 201: createdDueChargeResponse, 200: idempotentDueChargeResponse, ...errorResponses(400, 401, 403, 422, 429, 502) },
         },
       },
       async (request, reply) => {

@@ -121,7 +121,7 @@ export class ChargeService {
 
     const transactionId = newId();
     const expiresAt = input.expiresAt(now);
-    const { provider, registered } = await this.register(account, { transactionId, amountCents: input.amountCents, expiresAt });
+    const { provider, registered } = await this.register(account, { transactionId, amountCents: input.amountCents, expiresAt }, { due: input.due !== null });
     const charge: NewCharge = {
       id: transactionId,
       accountId: account.id,
@@ -169,8 +169,15 @@ export class ChargeService {
   private async register(
     account: Account,
     charge: { transactionId: string; amountCents: number; expiresAt: Date },
+    options: { due: boolean },
   ): Promise<{ provider: PixProvider; registered: CreatedCharge }> {
-    for (const provider of await this.routing.candidates('charges', account.id)) {
+    let candidates = await this.routing.candidates('charges', account.id);
+    if (options.due) {
+      // Only a provider that registers due-date charges takes one; none configured is not a transient failure.
+      if (!this.providers.ids.some((id) => this.providers.get(id).dueCharges)) throw new InvalidStateError(messages.dueChargesUnavailable);
+      candidates = candidates.filter((provider) => provider.dueCharges);
+    }
+    for (const provider of candidates) {
       try {
         const registered = await provider.createCharge({ accountId: account.id, ...charge, merchantName: account.name, merchantCity: account.city });
         return { provider, registered };

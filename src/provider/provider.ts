@@ -165,6 +165,8 @@ export interface PixProvider {
   /** Its kind: `simulated` or `apipix`. */
   readonly name: string;
   readonly sendTiming: SendTiming;
+  /** Whether it registers charges with a due date (cobv, DESIGN.md §17); routing sends those only to one that does. */
+  readonly dueCharges: boolean;
   /** Registers a dynamic charge; throws ProviderError when the provider refuses or cannot answer. */
   createCharge(request: ChargeRequest): Promise<CreatedCharge>;
   /** Withdraws a pending charge so that it cannot be paid any more; ProviderError when refused or unanswered. */

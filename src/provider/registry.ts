@@ -46,6 +46,7 @@ class GuardedProvider implements PixProvider {
   readonly id: string;
   readonly name: string;
   readonly sendTiming: SendTiming;
+  readonly dueCharges: boolean;
 
   constructor(
     private readonly inner: PixProvider,
@@ -55,6 +56,7 @@ class GuardedProvider implements PixProvider {
     this.id = inner.id;
     this.name = inner.name;
     this.sendTiming = inner.sendTiming;
+    this.dueCharges = inner.dueCharges;
   }
 
   createCharge(request: ChargeRequest): Promise<CreatedCharge> {
@@ -168,6 +170,7 @@ export class ProviderRegistry {
 /** A provider id a transaction names but the configuration no longer has: every call is refused before anything is sent. */
 class UnconfiguredProvider implements PixProvider {
   readonly name = 'unconfigured';
+  readonly dueCharges = false;
 
   constructor(
     readonly id: string,

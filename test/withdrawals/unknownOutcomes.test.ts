@@ -49,6 +49,7 @@ class SteppedClock implements Clock {
 
 /** A PSP that plays one script per withdrawal; its processing limit is `limitMs`, and the client's budget is `timing.sendBudgetMs`. */
 class ModelPsp implements PixProvider {
+  readonly dueCharges = false;
   readonly id = 'default';
   readonly name = 'model';
   readonly sends = new Map<string, { script: Script; receivedAt: number | null; visibleAt: number | null; queries: number }>();

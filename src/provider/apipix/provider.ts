@@ -50,6 +50,8 @@ const KEY_REFUSALS: Record<string, string> = {
  */
 export class ApiPixProvider implements PixProvider {
   readonly name = 'apipix';
+  /** Not yet: the adapter registers immediate charges (cob) only; a due-date charge goes to a provider that takes it. */
+  readonly dueCharges = false;
 
   constructor(
     readonly id: string,

@@ -54,6 +54,7 @@ const OUTAGE_READ_TTL_MS = 500;
  */
 export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   readonly name = 'simulated';
+  readonly dueCharges = true;
   /** A send is a database write or two; a process that dies mid-send has lost its connection within seconds. */
   readonly sendTiming = { sendBudgetMs: 5_000, settlingWindowMs: 10_000 };
 

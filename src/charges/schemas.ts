@@ -118,20 +118,25 @@ export const qrImageQuery = z.object({
     .meta({ description: 'Width in pixels, 128 to 1024 (default 256).' }),
 });
 
-/** A calendar date, AAAA-MM-DD, that exists. */
+/** A calendar date, AAAA-MM-DD, that exists, of this millennium (day arithmetic never leaves it). */
 const dateSchema = (message: string) =>
   z
     .string({ error: message })
-    .refine((value) => dayNumber(value) !== undefined, message)
+    .refine((value) => dayNumber(value) !== undefined && value >= '2000-01-01' && value <= '2999-12-31', message)
     .meta({ format: 'date' });
 
 /** A percentage above 0 and up to 100 with at most two decimals, as BCB writes them (2.5 = 2,50%). */
-const isPercent = (value: number) => Number.isFinite(value) && value > 0 && value <= 100 && Math.abs(value * 100 - hundredthsOf(value)) < 1e-6;
+const isPercent = (value: number) => Number.isFinite(value) && value <= 100 && hundredthsOf(value) >= 1 && Math.abs(value * 100 - hundredthsOf(value)) < 1e-6;
 
 /** `amountCents` or `percent`, exactly one, with the component's message for anything wrong. */
 const valueFields = (message: string) => ({
   amountCents: z.int({ error: message }).min(1, message).max(Number.MAX_SAFE_INTEGER, message).optional(),
-  percent: z.number({ error: message }).refine(isPercent, message).optional(),
+  // Stored and applied as the two-decimal value it stands for (1.0000000001 is 1).
+  percent: z
+    .number({ error: message })
+    .refine(isPercent, message)
+    .transform((value) => hundredthsOf(value) / 100)
+    .optional(),
 });
 const exactlyOne = (value: { amountCents?: number | undefined; percent?: number | undefined }) =>
   (value.amountCents === undefined) !== (value.percent === undefined);

@@ -53,7 +53,8 @@ function replayed(charge: TransactionRow): ChargeResult {
       status: charge.status,
       pixPayload: charge.pixPayload ?? '',
       expiresAt: charge.expiresAt ?? new Date(0),
-      amountCents: charge.amountCents,
+      // A paid due-date charge's amount is the amount paid: a retry is answered with the one asked for.
+      amountCents: charge.due?.paid?.originalCents ?? charge.amountCents,
       due: charge.due?.terms,
     },
   };
@@ -175,7 +176,9 @@ export class ChargeService {
     if (options.due) {
       // Only a provider that registers due-date charges takes one; none configured is not a transient failure.
       if (!this.providers.ids.some((id) => this.providers.get(id).dueCharges)) throw new InvalidStateError(messages.dueChargesUnavailable);
-      candidates = candidates.filter((provider) => provider.dueCharges);
+      const able = candidates.filter((provider) => provider.dueCharges);
+      // Those down (or outside the account's list) are still tried before giving up.
+      candidates = able.length > 0 ? able : this.providers.ids.map((id) => this.providers.get(id)).filter((provider) => provider.dueCharges);
     }
     for (const provider of candidates) {
       try {
@@ -270,6 +273,9 @@ export class ChargeService {
     const charge = await this.findCharge(accountId, transactionId);
     if (!charge.due) throw new NotFoundError(messages.transactionNotFound);
     const now = this.clock.now();
+    const last = lastPayableDate(charge.due.terms);
+    // A day no payment can have (before the charge, or long after its last day) is refused, not answered.
+    if (date !== undefined && (date < dayOf(charge.createdAt) || date > dayAfter(last, 366))) throw new InvalidRequestError(messages.dueAmountDateOutOfRange);
     const amount = amountDueOn(charge.due.terms, charge.due.paid?.originalCents ?? charge.amountCents, date ?? dayOf(now));
     // Payable only while pending (a paid, cancelled or expired charge takes no payment on any day).
     return { charge, terms: charge.due.terms, amount: { ...amount, payable: amount.payable && chargeStatusAt(charge, now) === 'pending' } };

@@ -3,7 +3,7 @@ import { addDays, businessDaysBetween, daysBetween, nextBusinessDay } from './ba
 /**
  * A charge with a due date (BCB's cobv) and the amount due on each day, as the receiving PSP
  * computes it: Manual de Padrões para Iniciação do Pix, Anexo III (equations 1–14), and the
- * API Pix 2.9.0 (`CobVValor`, `validadeAposVencimento`). docs/due-charges.md walks through every
+ * BCB's pix-api 2.9.0 OpenAPI (`CobVValor`, `validadeAposVencimento`). docs/due-charges.md walks through every
  * rule and the cases where BCB's own texts differ.
  */
 
@@ -56,7 +56,7 @@ const effectiveDueDate = (terms: Pick<DueTerms, 'dueDate'>): string => nextBusin
 
 /**
  * The last day it can be paid, inclusive: the validity counted from the effective due date, and
- * moved to a business day — the API Pix's worked examples of `validadeAposVencimento` (the
+ * moved to a business day — the OpenAPI's worked examples of `validadeAposVencimento` (the
  * manual's text counts from the original date; docs/due-charges.md).
  */
 export const lastPayableDate = (terms: Pick<DueTerms, 'dueDate' | 'validityAfterDueDays'>): string =>

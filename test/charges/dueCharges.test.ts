@@ -147,6 +147,11 @@ describe(`charges with a due date (${backend})`, () => {
       dueDate: '2027-03-10',
       lastPayableDate: '2027-03-15',
     });
+    // Paid early for less (within the 7 days a key lasts), a retry still answers the amount it was created with.
+    setDay(gateway, '2027-03-05');
+    const paid = await gateway.call('POST', `/sandbox/v1/pix/${first.body.transactionId}/pay`, { key: merchant.apiKey });
+    expect(paid.body.amountCents).toBe(99_500);
+    expect((await create(dueBody({ externalRef: 'fatura-2027-03' }))).body).toMatchObject({ status: 'paid', amountCents: 100_000 });
   });
 
   it('404 for the amount of a charge without a due date, or of another account', async () => {
@@ -158,6 +163,18 @@ describe(`charges with a due date (${backend})`, () => {
     const read = await amountOn(theirs.body.transactionId);
     expect(read.status).toBe(404);
     expect((await amountOn(theirs.body.transactionId, '2027-02-30')).body).toEqual({ error: messages.dueAmountDateInvalid });
+    expect((await amountOn(theirs.body.transactionId, '9999-12-30')).body).toEqual({ error: messages.dueAmountDateInvalid });
+  });
+
+  it('400 for a day no payment can have: before the charge, or over a year after its last payable day', async () => {
+    setDay(gateway, '2027-03-01');
+    const { transactionId } = (await create(dueBody({ interest: { percent: 1, per: 'month', days: 'business' } }))).body;
+    for (const date of ['2027-02-28', '2028-03-16']) {
+      const refused = await amountOn(transactionId, date);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({ error: messages.dueAmountDateOutOfRange });
+    }
+    expect((await amountOn(transactionId, '2028-03-15')).body).toMatchObject({ payable: false });
   });
 
   describe('bad input: 400 with its message, nothing created', () => {
@@ -167,6 +184,9 @@ describe(`charges with a due date (${backend})`, () => {
       ['no due date', { dueDate: undefined }, messages.dueDateInvalid],
       ['a due date that does not exist', { dueDate: '2027-02-30' }, messages.dueDateInvalid],
       ['a due date in the past', { dueDate: '2027-02-28' }, messages.dueDateInPast],
+      ['a due date more than five years ahead', { dueDate: '2032-03-10' }, messages.dueDateTooFar],
+      ['a due date at the end of the calendar', { dueDate: '9999-12-31' }, messages.dueDateInvalid],
+      ['a percentage below 0.01', { fine: { percent: 0.000_000_01 } }, messages.fineInvalid],
       ['a negative validity', { validityAfterDueDays: -1 }, messages.dueValidityInvalid],
       ['a fine with both amount and percent', { fine: { percent: 2, amountCents: 100 } }, messages.fineInvalid],
       ['a fine of 0%', { fine: { percent: 0 } }, messages.fineInvalid],

@@ -97,7 +97,11 @@ describe(`API Pix adapter: charges (${backend})`, () => {
     const calls = double.calls.length;
     const refused = await gateway.call('POST', '/v1/pix/due', {
       key: merchant.apiKey,
-      body: { amountCents: 2590, customer: { name: 'Ana', document: { number: '52998224725', type: 'cpf' } }, dueDate: '2099-12-10' },
+      body: {
+        amountCents: 2590,
+        customer: { name: 'Ana', document: { number: '52998224725', type: 'cpf' } },
+        dueDate: new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
+      },
     });
     expect(refused).toMatchObject({ status: 422, body: { error: messages.dueChargesUnavailable } });
     expect(double.calls.slice(calls).filter((call) => call.startsWith('PUT '))).toEqual([]);

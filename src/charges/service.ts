@@ -11,6 +11,7 @@ import type { ChargeCustomer, DueRecord, TransactionRow, TransactionStatus } fro
 import {
   ProviderError,
   ProviderOutcomeUnknownError,
+  type ChargeRequest,
   type CreatedCharge,
   type IncomingPayment,
   type PixProvider,
@@ -122,7 +123,11 @@ export class ChargeService {
 
     const transactionId = newId();
     const expiresAt = input.expiresAt(now);
-    const { provider, registered } = await this.register(account, { transactionId, amountCents: input.amountCents, expiresAt }, { due: input.due !== null });
+    const { document } = input.customer;
+    const due = input.due
+      ? { terms: input.due.terms, payer: { name: input.customer.name, document: document.number, documentType: document.type } }
+      : undefined;
+    const { provider, registered } = await this.register(account, { transactionId, amountCents: input.amountCents, expiresAt, due });
     const charge: NewCharge = {
       id: transactionId,
       accountId: account.id,
@@ -169,11 +174,10 @@ export class ChargeService {
    */
   private async register(
     account: Account,
-    charge: { transactionId: string; amountCents: number; expiresAt: Date },
-    options: { due: boolean },
+    charge: Omit<ChargeRequest, 'accountId' | 'merchantName' | 'merchantCity'>,
   ): Promise<{ provider: PixProvider; registered: CreatedCharge }> {
     let candidates = await this.routing.candidates('charges', account.id);
-    if (options.due) {
+    if (charge.due) {
       // Only a provider that registers due-date charges takes one; none configured is not a transient failure.
       if (!this.providers.ids.some((id) => this.providers.get(id).dueCharges)) throw new InvalidStateError(messages.dueChargesUnavailable);
       const able = candidates.filter((provider) => provider.dueCharges);
@@ -298,7 +302,8 @@ export class ChargeService {
     assertAllowed(charge, CHARGE.cancel, refusal);
     try {
       // Paid meanwhile at the PSP: its PIX arrives as usual; the charge cannot be cancelled.
-      if ((await this.providers.get(charge.providerId).cancelCharge(transactionId)) === 'paid') throw new ProviderError('paid at the provider');
+      if ((await this.providers.get(charge.providerId).cancelCharge(transactionId, { due: charge.due !== null })) === 'paid')
+        throw new ProviderError('paid at the provider');
     } catch (error) {
       if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError) throw new ProviderFailedError(messages.providerCancelFailed);
       throw error;

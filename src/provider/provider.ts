@@ -1,3 +1,4 @@
+import type { DueTerms } from '../pix/dueAmount.js';
 import type { Holder, Party, SimulatedOutage } from '../platform/schema.js';
 
 /**
@@ -13,7 +14,12 @@ export type ChargeRequest = {
   /** The receiving merchant as the payer's app shows it (BR Code fields 59 and 60). */
   merchantName: string;
   merchantCity: string;
+  /** A charge with a due date (cobv, DESIGN.md §17): its terms and its named payer; absent for an immediate charge. */
+  due?: { terms: DueTerms; payer: { name: string; document: string; documentType: 'cpf' | 'cnpj' } } | undefined;
 };
+
+/** Which kind of registration a removal is for: known for a charge, unknown for an orphan (a provider then tries both). */
+export type ChargeKind = { due: boolean } | undefined;
 
 /**
  * A charge withdrawn at the provider, one the provider never had (an orphan whose registration
@@ -170,7 +176,7 @@ export interface PixProvider {
   /** Registers a dynamic charge; throws ProviderError when the provider refuses or cannot answer. */
   createCharge(request: ChargeRequest): Promise<CreatedCharge>;
   /** Withdraws a pending charge so that it cannot be paid any more; ProviderError when refused or unanswered. */
-  cancelCharge(transactionId: string): Promise<ChargeRemoval>;
+  cancelCharge(transactionId: string, kind?: ChargeKind): Promise<ChargeRemoval>;
   /**
    * Sends a withdrawal. Throws ProviderError when nothing was sent (safe to undo), and
    * ProviderOutcomeUnknownError when it cannot tell whether it was sent.

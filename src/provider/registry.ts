@@ -2,6 +2,7 @@ import { Breaker, type BreakerPolicy, type ProviderState } from './health.js';
 import {
   ProviderError,
   ProviderOutcomeUnknownError,
+  type ChargeKind,
   type ChargeRequest,
   type ChargeRemoval,
   type CreatedCharge,
@@ -63,8 +64,8 @@ class GuardedProvider implements PixProvider {
     return this.guard('createCharge', () => this.inner.createCharge(request));
   }
 
-  cancelCharge(transactionId: string): Promise<ChargeRemoval> {
-    return this.guard('cancelCharge', () => this.inner.cancelCharge(transactionId));
+  cancelCharge(transactionId: string, kind?: ChargeKind): Promise<ChargeRemoval> {
+    return this.guard('cancelCharge', () => this.inner.cancelCharge(transactionId, kind));
   }
 
   createWithdrawal(request: WithdrawalRequest): Promise<WithdrawalSubmission> {

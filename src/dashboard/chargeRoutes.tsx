@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { createChargeBody } from '../charges/schemas.js';
+import { createChargeBody, createDueChargeBody } from '../charges/schemas.js';
 import { NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
@@ -14,7 +14,7 @@ import type { SessionUser } from '../users/service.js';
 import { NO_FILTER, parseListFilter, type ListFilterForm } from '../pages/filters.js';
 import { checked, field, fieldsOf } from '../pages/forms.js';
 import type { DashboardKit, DashboardServices } from './kit.js';
-import { ChargePage, ChargesPage, type ChargeForm, type RefundForm } from './chargeViews.js';
+import { ChargePage, ChargesPage, DueChargePage, EMPTY_DUE_CHARGE_FORM, type ChargeForm, type DueChargeForm, type RefundForm } from './chargeViews.js';
 
 /** Cobranças (DESIGN.md §10): list with filters, create, a charge with its QR, cancel and refund. */
 export const chargePages =
@@ -70,6 +70,54 @@ export const chargePages =
       }),
     );
 
+    /** New charge with a due date: the form, with the API's rules and messages. */
+    app.get(
+      '/cobrancas/vencimento',
+      asUser(async (_request, reply, user) =>
+        send(reply, <DueChargePage context={contextOf(reply, user)} form={EMPTY_DUE_CHARGE_FORM} mayCreate={mayDo(user.role, 'charges')} />),
+      ),
+    );
+
+    app.post(
+      '/cobrancas/vencimento',
+      { preHandler: checkCsrf },
+      asUser(async (request, reply, user) => {
+        const form: DueChargeForm = fieldsOf(request.body, [
+          'amount',
+          'name',
+          'document',
+          'documentType',
+          'dueDate',
+          'validity',
+          'fine',
+          'interest',
+          'discount',
+          'discountUntil',
+        ]);
+        let transactionId = '';
+        const ok = await attempt(
+          reply,
+          async () => {
+            assertMayDo(user, 'charges');
+            const body = checked(createDueChargeBody, {
+              amountCents: parseBrl(form.amount),
+              customer: { name: form.name, document: { number: form.document, type: form.documentType } },
+              dueDate: form.dueDate,
+              validityAfterDueDays: Number(form.validity.trim() || Number.NaN),
+              ...(form.fine.trim() ? { fine: { percent: percentOf(form.fine) } } : {}),
+              ...(form.interest.trim() ? { interest: { percent: percentOf(form.interest), per: 'month' } } : {}),
+              ...(form.discount.trim() || form.discountUntil
+                ? { discount: { until: [{ date: form.discountUntil, amountCents: parseBrl(form.discount) }] } }
+                : {}),
+            });
+            transactionId = (await charges.createDueCharge(await accounts.getAccount(user.accountId), body)).charge.transactionId;
+          },
+          (error) => <DueChargePage context={contextOf(reply, user)} form={form} mayCreate={mayDo(user.role, 'charges')} error={error} />,
+        );
+        return ok ? redirect(reply, `/dashboard/cobrancas/${transactionId}`) : reply;
+      }),
+    );
+
     /** A charge id as the services take it: a malformed one is not found, before any query. */
     const chargeIdOf = (id: string) => {
       if (!isId(id)) throw new NotFoundError(messages.transactionNotFound);
@@ -87,6 +135,7 @@ export const chargePages =
     const chargeView = async (reply: FastifyReply, user: SessionUser, id: string, extra: { notice?: string; error?: string; refund?: RefundForm } = {}) => {
       const charge = await chargeOf(user, id);
       const chargeRefunds = await refunds.list(user.accountId, charge.id);
+      const today = charge.due ? (await charges.amountDue(user.accountId, charge.id)).amount : undefined;
       return (
         <ChargePage
           context={contextOf(reply, user)}
@@ -95,6 +144,7 @@ export const chargePages =
           mayCancel={mayDo(user.role, 'charges') && allows(CHARGE.cancel, charge.status)}
           mayRefund={mayDo(user.role, 'refunds') && allows(CHARGE.refundInPart, charge.status)}
           totpEnrolled={user.totpEnrolled}
+          amountDueToday={today?.payable ? today.amountDueCents : undefined}
           refund={extra.refund}
           notice={extra.notice}
           error={extra.error}
@@ -159,3 +209,9 @@ export const chargePages =
       }),
     );
   };
+
+/** A percentage as a person types it in Brazil (2,5 or 2.5); NaN when it is not one, which the API's rules refuse. */
+function percentOf(text: string): number {
+  const value = text.trim().replace('%', '').trim().replace(',', '.');
+  return /^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
+}

@@ -20,6 +20,119 @@ import {
 import type { ListFilterForm } from '../pages/filters.js';
 
 export type ChargeForm = { amount: string; name: string; email: string; phone: string; document: string; documentType: string };
+export type DueChargeForm = {
+  amount: string;
+  name: string;
+  document: string;
+  documentType: string;
+  dueDate: string;
+  validity: string;
+  fine: string;
+  interest: string;
+  discount: string;
+  discountUntil: string;
+};
+export const EMPTY_DUE_CHARGE_FORM: DueChargeForm = {
+  amount: '',
+  name: '',
+  document: '',
+  documentType: 'cpf',
+  dueDate: '',
+  validity: '30',
+  fine: '',
+  interest: '',
+  discount: '',
+  discountUntil: '',
+};
+
+/** A day as Brazil writes it: 2027-03-10 → 10/03/2027. */
+const brazilianDay = (day: string) => day.split('-').reverse().join('/');
+
+/** A part of a due-date charge's terms in words: "2%" or "R$ 5,00". */
+const partText = (value: { amountCents?: number | undefined; percent?: number | undefined }) =>
+  value.percent === undefined ? formatBrl(value.amountCents ?? 0) : `${String(value.percent).replace('.', ',')}%`;
+
+const INTEREST_PERIODS: Record<string, string> = { day: 'ao dia', month: 'ao mês', year: 'ao ano' };
+
+/** The terms of a charge with a due date, as lines of the charge's page. */
+function dueTermLines(due: NonNullable<TransactionView['due']>): [string, string][] {
+  const lines: [string, string][] = [
+    ['Vencimento', brazilianDay(due.dueDate)],
+    ['Pagável até', brazilianDay(due.lastPayableDate)],
+  ];
+  if (due.fine) lines.push(['Multa', partText(due.fine)]);
+  if (due.interest) {
+    const days = due.interest.days === 'business' ? ', dias úteis' : '';
+    lines.push(['Juros', `${partText(due.interest)} ${INTEREST_PERIODS[due.interest.per] ?? ''}${days}`]);
+  }
+  if (due.abatement) lines.push(['Abatimento', partText(due.abatement)]);
+  const { discount } = due;
+  if (discount && 'until' in discount) lines.push(['Desconto', discount.until.map((tier) => `${partText(tier)} até ${brazilianDay(tier.date)}`).join('; ')]);
+  if (discount && 'perDayEarly' in discount) {
+    const { perDayEarly } = discount;
+    lines.push(['Desconto', `${partText(perDayEarly)} por dia${perDayEarly.days === 'business' ? ' útil' : ''} de antecipação`]);
+  }
+  return lines;
+}
+
+/** New charge with a due date (BCB's cobv): the common terms; the API takes every modality (docs/due-charges.md). */
+export function DueChargePage(props: { context: PageContext; form: DueChargeForm; mayCreate: boolean; error?: string | undefined }) {
+  const { form } = props;
+  return (
+    <Layout title="Cobrança com vencimento" context={props.context}>
+      <h1>Nova cobrança com vencimento</h1>
+      <Alert message={props.error} />
+      {props.mayCreate ? (
+        <form class="stack" method="post" action="/dashboard/cobrancas/vencimento">
+          <CsrfField token={props.context.csrfToken} />
+          <p class="muted">
+            Paga até o vencimento pelo valor original (menos o desconto, se houver); depois, com multa e juros, até o último dia aceito. Vencimento em fim de
+            semana ou feriado vale até o próximo dia útil.
+          </p>
+          <label>
+            Valor (R$)
+            <input name="amount" inputmode="decimal" required placeholder="150,00" value={form.amount} />
+          </label>
+          <label>
+            Nome do pagador
+            <input name="name" required maxlength="100" autocomplete="off" value={form.name} />
+          </label>
+          <DocumentFields document={form.document} documentType={form.documentType} />
+          <label>
+            Vencimento
+            <input type="date" name="dueDate" required value={form.dueDate} />
+          </label>
+          <label>
+            Dias aceitos após o vencimento
+            <input name="validity" inputmode="numeric" required value={form.validity} />
+          </label>
+          <label>
+            Multa por atraso (%, opcional)
+            <input name="fine" inputmode="decimal" placeholder="2,00" value={form.fine} />
+          </label>
+          <label>
+            Juros ao mês (%, opcional)
+            <input name="interest" inputmode="decimal" placeholder="1,00" value={form.interest} />
+          </label>
+          <label>
+            Desconto (R$, opcional)
+            <input name="discount" inputmode="decimal" placeholder="5,00" value={form.discount} />
+          </label>
+          <label>
+            Desconto válido até
+            <input type="date" name="discountUntil" value={form.discountUntil} />
+          </label>
+          <button type="submit">Criar cobrança com vencimento</button>
+        </form>
+      ) : (
+        <NotOffered mayAct={false} what="criar cobranças" />
+      )}
+      <p>
+        <a href="/dashboard/cobrancas">Voltar às cobranças</a>
+      </p>
+    </Layout>
+  );
+}
 export type RefundForm = { amount: string; reason: string };
 
 /** The filters of a list page (GET, so a filtered list is a link to share). */
@@ -64,6 +177,13 @@ export function ChargesPage(props: {
     <Layout title="Cobranças" context={props.context}>
       <h1>Cobranças</h1>
       <Alert message={props.error} />
+      {props.mayCreate ? (
+        <p>
+          <a href="/dashboard/cobrancas/vencimento">Nova cobrança com vencimento</a> (multa, juros e desconto, como um boleto)
+        </p>
+      ) : (
+        ''
+      )}
       {props.mayCreate ? (
         <details id="nova-cobranca" open={props.form !== undefined || (props.charges.length === 0 && !filtered)}>
           <summary>Nova cobrança</summary>
@@ -145,6 +265,8 @@ export function ChargePage(props: {
   mayCancel: boolean;
   mayRefund: boolean;
   totpEnrolled: boolean;
+  /** A pending charge with a due date: what a payment today must be. */
+  amountDueToday?: number | undefined;
   refund?: RefundForm | undefined;
   notice?: string | undefined;
   error?: string | undefined;
@@ -183,8 +305,41 @@ export function ChargePage(props: {
         )}
         <dt>Criada em</dt>
         <dd safe>{formatDate(charge.createdAt)}</dd>
-        <dt>Vence em</dt>
-        <dd safe>{charge.expiresAt === null ? '—' : formatDate(charge.expiresAt * 1000)}</dd>
+        {charge.due ? (
+          <>
+            {dueTermLines(charge.due).map(([term, text]) => (
+              <>
+                <dt safe>{term}</dt>
+                <dd safe>{text}</dd>
+              </>
+            ))}
+            {props.amountDueToday === undefined ? (
+              ''
+            ) : (
+              <>
+                <dt>A pagar hoje</dt>
+                <dd>
+                  <Money cents={props.amountDueToday} />
+                </dd>
+              </>
+            )}
+            {charge.due.paid && charge.due.originalAmountCents !== charge.amountCents ? (
+              <>
+                <dt>Valor original</dt>
+                <dd>
+                  <Money cents={charge.due.originalAmountCents} />
+                </dd>
+              </>
+            ) : (
+              ''
+            )}
+          </>
+        ) : (
+          <>
+            <dt>Vence em</dt>
+            <dd safe>{charge.expiresAt === null ? '—' : formatDate(charge.expiresAt * 1000)}</dd>
+          </>
+        )}
         <dt>Paga em</dt>
         <dd safe>{charge.paidAt === null ? '—' : formatDate(charge.paidAt)}</dd>
         <dt>Id</dt>

@@ -61,6 +61,7 @@ export const messages = {
   discountTooLarge: 'O desconto deve ser menor que o valor da cobrança menos o abatimento, em qualquer dia de pagamento.',
   dueAmountDateInvalid: 'date deve ser uma data AAAA-MM-DD.',
   dueAmountDateOutOfRange: 'date deve estar entre a criação da cobrança e um ano após o último dia de pagamento.',
+  dueBatchInvalid: 'charges deve ser uma lista de 1 a 100 cobranças.',
   dueChargesUnavailable: 'Cobranças com vencimento não estão disponíveis nos provedores configurados.',
   pspClientCertificateRequired: 'Certificado de cliente exigido.',
   pspNotificationInvalid: 'Notificação inválida: esperado { pix: [{ endToEndId }] }.',

@@ -1,17 +1,20 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { InvalidRequestError } from '../errors.js';
+import { DomainError, httpStatusOf, InvalidRequestError } from '../errors.js';
+import { checked } from '../platform/validation.js';
 import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
 import { compiledSerializer } from '../platform/serialization.js';
-import type { ChargeService } from './service.js';
+import type { ChargeResult, ChargeService } from './service.js';
 import { presentTransaction } from '../transactions/presenter.js';
 import { transactionIdParams, transactionSchema } from '../transactions/schemas.js';
 import {
   amountDueQuery,
   amountDueResponse,
   createChargeBody,
+  createDueChargeBatchBody,
   createDueChargeBody,
+  dueChargeBatchResponse,
   createdChargeResponse,
   createdDueChargeResponse,
   idempotentChargeResponse,
@@ -58,12 +61,40 @@ export const chargeRoutes =
       },
       async (request, reply) => {
         const { outcome, charge } = await charges.createDueCharge(request.merchant.account, request.body);
-        const { due, ...summary } = charge;
+        const body = dueChargeView(charge);
         // A retry whose externalRef names an immediate charge answers that charge, without due dates.
-        const dates = due ? { dueDate: due.dueDate, lastPayableDate: lastPayableDate(due) } : undefined;
-        const body = { ...summary, expiresAt: Math.floor(summary.expiresAt.getTime() / 1000) };
-        if (outcome === 'replayed' || !dates) return reply.code(200).send({ ...body, ...dates, idempotent: true as const });
-        return reply.code(201).send({ ...body, ...dates, status: 'pending' as const });
+        const { dueDate, lastPayableDate: lastDay } = body;
+        if (outcome === 'replayed' || dueDate === undefined || lastDay === undefined) return reply.code(200).send({ ...body, idempotent: true as const });
+        return reply.code(201).send({ ...body, dueDate, lastPayableDate: lastDay, status: 'pending' as const });
+      },
+    );
+
+    app.post(
+      '/pix/due/batch',
+      {
+        schema: {
+          tags: ['Charges'],
+          summary: 'Create up to 100 PIX charges with a due date (lotecobv)',
+          description:
+            'Each item is checked and created on its own, in order, as POST /v1/pix/due would (its rules, limits, rate limit and externalRef): the answer is 200 with each item’s status and charge, or its error; a refused item writes nothing and does not stop the others. 400 only when the batch itself is malformed.',
+          security: [{ apiKey: [] }],
+          body: createDueChargeBatchBody,
+          response: { 200: dueChargeBatchResponse, ...errorResponses(400, 401, 403) },
+        },
+      },
+      async (request) => {
+        const { account } = request.merchant;
+        const results = [];
+        for (const [index, item] of request.body.charges.entries()) {
+          try {
+            const { outcome, charge } = await charges.createDueCharge(account, checked(createDueChargeBody, item));
+            results.push({ index, status: outcome === 'created' ? 201 : 200, charge: dueChargeView(charge) });
+          } catch (error) {
+            if (!(error instanceof DomainError)) throw error;
+            results.push({ index, status: httpStatusOf(error), error: error.message });
+          }
+        }
+        return { created: results.filter((result) => result.status === 201).length, failed: results.filter((result) => result.status >= 400).length, results };
       },
     );
 
@@ -127,3 +158,13 @@ export const chargeRoutes =
       },
     );
   };
+
+/** A created (or replayed) charge as the due-date endpoints answer it: expiresAt in seconds, with its dates when it has a due date. */
+function dueChargeView({ due, ...summary }: ChargeResult['charge']): Omit<ChargeResult['charge'], 'due' | 'expiresAt'> & {
+  expiresAt: number;
+  dueDate?: string;
+  lastPayableDate?: string;
+} {
+  const dates = due ? { dueDate: due.dueDate, lastPayableDate: lastPayableDate(due) } : {};
+  return { ...summary, ...dates, expiresAt: Math.floor(summary.expiresAt.getTime() / 1000) };
+}

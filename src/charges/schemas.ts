@@ -241,3 +241,33 @@ export const amountDueResponse = z
     amountDueCents: z.int().meta({ description: 'originalCents − abatementCents − discountCents + interestCents + fineCents.' }),
   })
   .meta({ id: 'AmountDue' });
+
+/** POST /v1/pix/due/batch: up to 100 charges with a due date, each checked and created on its own (BCB's lotecobv). */
+export const createDueChargeBatchBody = z.object(
+  {
+    charges: z
+      .array(z.unknown(), { error: messages.dueBatchInvalid })
+      .min(1, messages.dueBatchInvalid)
+      .max(100, messages.dueBatchInvalid)
+      .meta({ description: 'Each item is a POST /v1/pix/due body.' }),
+  },
+  { error: messages.bodyNotObject },
+);
+
+export const dueChargeBatchResponse = z.object({
+  created: z.int().meta({ description: 'Items answered 201 (a new charge).' }),
+  failed: z.int().meta({ description: 'Items refused (4xx) or not registered (502); nothing was written for them.' }),
+  results: z.array(
+    z.object({
+      index: z.int().meta({ description: 'The item’s place in charges, from 0.' }),
+      status: z
+        .int()
+        .meta({ description: 'What POST /v1/pix/due would have answered for this item alone: 201, 200 (externalRef already used), 400, 422, 429 or 502.' }),
+      charge: idempotentDueChargeResponse
+        .omit({ idempotent: true })
+        .optional()
+        .meta({ description: 'The charge (201: new, pending; 200: the one the externalRef named, in its current status).' }),
+      error: z.string().optional().meta({ description: 'The refusal’s message, as POST /v1/pix/due answers it.' }),
+    }),
+  ),
+});

@@ -1,6 +1,4 @@
-import type { z } from 'zod';
-import { InvalidRequestError, NotFoundError } from '../errors.js';
-import { messages } from '../messages.js';
+import { NotFoundError } from '../errors.js';
 import { isId } from '../platform/ids.js';
 import type { ListFilterForm } from './filters.js';
 
@@ -29,9 +27,4 @@ export function filterOf(query: unknown): ListFilterForm {
   return { status: field(query, 'status'), from: field(query, 'de'), to: field(query, 'ate') };
 }
 
-/** A form checked by the API's own schema: the same checks, in the same order, with the same first message (400). */
-export function checked<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new InvalidRequestError(parsed.error.issues[0]?.message ?? messages.bodyInvalid);
-  return parsed.data;
-}
+export { checked } from '../platform/validation.js';

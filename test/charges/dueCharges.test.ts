@@ -177,6 +177,58 @@ describe(`charges with a due date (${backend})`, () => {
     expect((await amountOn(transactionId, '2028-03-15')).body).toMatchObject({ payable: false });
   });
 
+  it('creates a batch item by item: each valid one 201, a known externalRef 200, each bad one its own status and message, nothing written for it', async () => {
+    setDay(gateway, '2027-03-01');
+    const count = async () =>
+      (
+        await gateway.database.db
+          .selectFrom('transactions')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n;
+    const known = await create(dueBody({ externalRef: 'lote-known' }));
+    const before = Number(await count());
+    const batch = await gateway.call('POST', '/v1/pix/due/batch', {
+      key: merchant.apiKey,
+      body: {
+        charges: [
+          dueBody({ externalRef: 'lote-1' }),
+          dueBody({ dueDate: '2027-02-01' }),
+          'not a charge',
+          dueBody({ externalRef: 'lote-known' }),
+          dueBody({ amountCents: 250_00, discount: undefined }),
+          dueBody({ abatement: { percent: 100 } }),
+        ],
+      },
+    });
+    expect(batch.status).toBe(200);
+    expect(batch.body.created).toBe(2);
+    expect(batch.body.failed).toBe(3);
+    expect(batch.body.results.map((result: { index: number; status: number; error?: string }) => [result.index, result.status, result.error])).toEqual([
+      [0, 201, undefined],
+      [1, 400, messages.dueDateInPast],
+      [2, 400, messages.bodyNotObject],
+      [3, 200, undefined],
+      [4, 201, undefined],
+      [5, 400, messages.abatementTooLarge],
+    ]);
+    expect(batch.body.results[0].charge).toMatchObject({ status: 'pending', amountCents: 100_000, dueDate: '2027-03-10', lastPayableDate: '2027-03-15' });
+    expect(batch.body.results[3].charge.transactionId).toBe(known.body.transactionId);
+    expect(Number(await count())).toBe(before + 2);
+    const second = await readTransaction(gateway, merchant, batch.body.results[4].charge.transactionId);
+    expect(second).toMatchObject({ amountCents: 25_000, due: { dueDate: '2027-03-10' } });
+  });
+
+  it.each([
+    ['not a list', { charges: 'x' }],
+    ['an empty list', { charges: [] }],
+    ['101 charges', { charges: Array.from({ length: 101 }, () => ({})) }],
+  ])('a malformed batch (%s) is 400 with its message', async (_name, body) => {
+    const refused = await gateway.call('POST', '/v1/pix/due/batch', { key: merchant.apiKey, body });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ error: messages.dueBatchInvalid });
+  });
+
   describe('bad input: 400 with its message, nothing created', () => {
     const CASES: [string, Record<string, unknown>, string][] = [
       ['no payer document', { customer: { name: 'Maria' } }, messages.documentRequired],

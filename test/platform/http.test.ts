@@ -412,6 +412,18 @@ function nearValid(valid: Record<string, unknown>): fc.Arbitrary<unknown> {
 }
 
 const validCharge = { ...chargeBody(), externalRef: 'pedido-1', expiresInDays: 3 };
+/** A charge with a due date, days ahead of the real clock (the gateway's here is not moved). */
+const dayAhead = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+const validDueCharge = {
+  amountCents: 10_000,
+  customer: { name: 'Maria', document: { number: '52998224725', type: 'cpf' } },
+  dueDate: dayAhead(10),
+  validityAfterDueDays: 5,
+  fine: { percent: 2 },
+  interest: { percent: 1, per: 'month', days: 'business' },
+  abatement: { amountCents: 100 },
+  discount: { until: [{ date: dayAhead(5), percent: 1.5 }] },
+};
 const validPayer = {
   name: 'Pagador Teste',
   document: '52998224725',
@@ -466,6 +478,22 @@ describe('property: random bodies never cause a 5xx', () => {
         expectHandled(await send('POST', '/v1/pix', body, merchant.apiKey), `POST /v1/pix ${describeBody(body)}`);
       }),
       { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('POST /v1/pix/due, and its batch', async () => {
+    await fc.assert(
+      fc.asyncProperty(bodies(fc.anything(), validDueCharge), async (body) => {
+        expectHandled(await send('POST', '/v1/pix/due', body, merchant.apiKey), `POST /v1/pix/due ${describeBody(body)}`);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+    const batches = fc.array(nearValid(validDueCharge), { minLength: 1, maxLength: 4 }).map((charges) => ({ charges }));
+    await fc.assert(
+      fc.asyncProperty(bodies(batches, { charges: [validDueCharge] }), async (body) => {
+        expectHandled(await send('POST', '/v1/pix/due/batch', body, merchant.apiKey), `POST /v1/pix/due/batch ${describeBody(body)}`);
+      }),
+      { numRuns: NUM_RUNS / 4 },
     );
   });
 

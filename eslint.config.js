@@ -44,7 +44,7 @@ const LAYERS = [
   ['webhooks', 'ledger', 'users', 'routing', 'treasury'],
   ['transactions', 'sends', 'operators'],
   ['charges', 'recipients', 'refunds', 'audit', 'history'],
-  ['withdrawals', 'infractions', 'reconciliation'],
+  ['withdrawals', 'infractions', 'reconciliation', 'staticqr'],
   ['inbound', 'sandbox'],
   ['pages'],
   ['dashboard', 'backoffice'],

@@ -8,6 +8,7 @@ import { auditAdminRoutes, auditOperatorActions } from './audit/adminRoutes.js';
 import { merchantAuthentication } from './accounts/auth.js';
 import { chargeAdminRoutes } from './charges/adminRoutes.js';
 import { chargeRoutes } from './charges/routes.js';
+import { staticQrRoutes } from './staticqr/routes.js';
 import { infractionAdminRoutes } from './infractions/adminRoutes.js';
 import { infractionRoutes } from './infractions/routes.js';
 import { refundRoutes } from './refunds/routes.js';
@@ -176,6 +177,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     async (v1) => {
       v1.addHook('onRequest', authenticateMerchant);
       await v1.register(chargeRoutes(services));
+      await v1.register(staticQrRoutes(services));
       await v1.register(historyRoutes(services));
       await v1.register(transactionRoutes(services));
       await v1.register(balanceRoutes(services));

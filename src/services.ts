@@ -23,6 +23,7 @@ import { ProviderSendService } from './sends/service.js';
 import type { ProviderInbound, ProviderLogger } from './provider/provider.js';
 import { RecipientService } from './recipients/service.js';
 import { SandboxService } from './sandbox/service.js';
+import { StaticQrService } from './staticqr/service.js';
 import { TransactionService } from './transactions/service.js';
 import { HistoryService } from './history/service.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -36,6 +37,8 @@ export type Services = {
   clock: Clock;
   accounts: AccountService;
   charges: ChargeService;
+  /** A merchant's reusable BR Codes (DESIGN.md §17). */
+  staticQr: StaticQrService;
   transactions: TransactionService;
   /** The transactions as the read replica has them (DATABASE_READ_URL), for the back-office's history; `transactions` without one. */
   reportTransactions: TransactionService;
@@ -100,6 +103,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
   const reconciliation = new ReconciliationService(db, clock, registry);
   const treasury = new TreasuryService(db, clock, registry, new Map(config.providers.map((provider) => [provider.id, provider.lowCoverCents])));
   const charges = new ChargeService(db, clock, registry, routing);
+  const staticQr = new StaticQrService(db, clock, routing);
   const withdrawals = new WithdrawalService(db, clock, registry, routing, treasury, config);
   const refunds = new RefundService(db, clock, registry);
   const transactions = new TransactionService(db, clock);
@@ -128,7 +132,8 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     reconciliation,
     treasury,
     providerInbound,
-    sandbox: networks.size > 0 ? new SandboxService(networks, charges, withdrawals, refunds, infractions) : null,
+    staticQr,
+    sandbox: networks.size > 0 ? new SandboxService(networks, charges, withdrawals, refunds, infractions, staticQr) : null,
     webhooks,
     health: new HealthService(db),
     metrics,

@@ -57,6 +57,44 @@ export function buildDynamicBrCode(input: { locationUrl: string; merchantName: s
   return withoutCrc + crc16CcittFalse(withoutCrc);
 }
 
+/** A static BR Code's txid (62-05): 1 to 25 letters and digits, or `***` for none (Manual de Padrões). */
+export const STATIC_TXID_PATTERN = /^[a-zA-Z0-9]{1,25}$/;
+/** What the payer's app shows beside the key (26-02): the template's 99 characters less the GUI and a 36-character (EVP) key. */
+export const MAX_STATIC_DESCRIPTION_LENGTH = 37;
+
+/**
+ * Static BR Code: a key the payer's app pays directly, as often as it is scanned (01 absent: reusable),
+ * with an optional fixed amount (54), description (26-02) and txid (62-05) that names what is paid.
+ */
+export function buildStaticBrCode(input: {
+  pixKey: string;
+  merchantName: string;
+  merchantCity: string;
+  amountCents?: number | undefined;
+  description?: string | undefined;
+  txid?: string | undefined;
+}): string {
+  // A longer key (an e-mail) leaves less room in template 26: the description is cut to fit.
+  const room = Math.min(MAX_STATIC_DESCRIPTION_LENGTH, 99 - field('00', PIX_GUI).length - field('01', input.pixKey).length - 4);
+  const description = input.description ? toBrCodeText(input.description, room) : '';
+  if (input.txid !== undefined && !STATIC_TXID_PATTERN.test(input.txid)) throw new Error('BR Code txid must be 1 to 25 letters and digits.');
+  const account = field('00', PIX_GUI) + field('01', input.pixKey) + (description ? field('02', description) : '');
+  const amount =
+    input.amountCents === undefined ? '' : field('54', `${Math.floor(input.amountCents / 100)}.${String(input.amountCents % 100).padStart(2, '0')}`);
+  const withoutCrc =
+    field('00', '01') +
+    field('26', account) +
+    field('52', '0000') +
+    field('53', '986') +
+    amount +
+    field('58', 'BR') +
+    field('59', toBrCodeText(input.merchantName, MAX_MERCHANT_NAME_LENGTH) || 'NAO INFORMADO') +
+    field('60', toBrCodeText(input.merchantCity, MAX_MERCHANT_CITY_LENGTH) || 'BRASIL') +
+    field('62', field('05', input.txid ?? '***')) +
+    '6304';
+  return withoutCrc + crc16CcittFalse(withoutCrc);
+}
+
 /** Splits one TLV level (call again on a template's value for its sub-fields). */
 export function parseBrCodeFields(payload: string): Map<string, string> {
   if (payload.length === 0) throw new Error('Empty BR Code.');

@@ -122,6 +122,8 @@ export interface TransactionsTable {
   providerId: string;
   /** Charges with a due date (cobv): their terms, and what the payment was made of once paid. */
   due: ColumnType<DueRecord | null, string | null, string | null>;
+  /** A PIX paid to one of the merchant's static QR codes: that code. */
+  staticQrId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -416,6 +418,23 @@ export interface RoutingRulesTable {
 }
 
 /** A charge registration whose answer was lost at a provider: the `cob` that may exist there is removed when it answers again. */
+/** A merchant's reusable BR Code (DESIGN.md §17): each PIX paid to it is a new pix_in transaction naming it. */
+export interface StaticQrCodesTable {
+  id: string;
+  accountId: string;
+  /** Unique across the gateway: every merchant's static codes share the provider's receiving key. */
+  txid: string;
+  amountCents: ColumnType<number | null, number | null, never>;
+  description: string | null;
+  pixPayload: string;
+  providerId: string;
+  externalRef: string | null;
+  active: Generated<boolean>;
+  createdAt: Date;
+  deactivatedAt: Date | null;
+}
+export type StaticQrCodeRow = Selectable<StaticQrCodesTable>;
+
 export interface OrphanChargesTable {
   providerId: string;
   transactionId: string;
@@ -617,6 +636,7 @@ export interface DB {
   sandboxProviderOutages: SandboxProviderOutagesTable;
   routingRules: RoutingRulesTable;
   orphanCharges: OrphanChargesTable;
+  staticQrCodes: StaticQrCodesTable;
   sandboxPayments: SandboxPaymentsTable;
   reconciliationRuns: ReconciliationRunsTable;
   reconciliationDifferences: ReconciliationDifferencesTable;

@@ -173,6 +173,8 @@ export interface PixProvider {
   readonly sendTiming: SendTiming;
   /** Whether it registers charges with a due date (cobv, DESIGN.md §17); routing sends those only to one that does. */
   readonly dueCharges: boolean;
+  /** The PIX key a static QR code pays (DESIGN.md §17); none: it takes no static codes. */
+  readonly receivingKey?: string | undefined;
   /** Registers a dynamic charge; throws ProviderError when the provider refuses or cannot answer. */
   createCharge(request: ChargeRequest): Promise<CreatedCharge>;
   /** Withdraws a pending charge so that it cannot be paid any more; ProviderError when refused or unanswered. */

@@ -48,6 +48,7 @@ class GuardedProvider implements PixProvider {
   readonly name: string;
   readonly sendTiming: SendTiming;
   readonly dueCharges: boolean;
+  readonly receivingKey: string | undefined;
 
   constructor(
     private readonly inner: PixProvider,
@@ -58,6 +59,7 @@ class GuardedProvider implements PixProvider {
     this.name = inner.name;
     this.sendTiming = inner.sendTiming;
     this.dueCharges = inner.dueCharges;
+    this.receivingKey = inner.receivingKey;
   }
 
   createCharge(request: ChargeRequest): Promise<CreatedCharge> {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { InvalidRequestError } from '../errors.js';
+import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses, partySchema, positiveAmountSchema } from '../platform/schemas.js';
@@ -11,6 +11,7 @@ import { presentRefund } from '../refunds/presenter.js';
 import { refundIdParams, refundSchema } from '../refunds/schemas.js';
 import { presentInfraction } from '../infractions/presenter.js';
 import { requireInfractionId, infractionIdParams, infractionSchema, openInfractionBody } from '../infractions/schemas.js';
+import { staticQrIdParams } from '../staticqr/schemas.js';
 
 const payerSchema = z
   .object(
@@ -106,6 +107,25 @@ export const sandboxRoutes =
       async (request) => {
         const paid = await sandbox.pay(request.merchant.account.id, requireTransactionId(request.params.id), request.body?.payer, request.body?.amountCents);
         return presentTransaction(paid);
+      },
+    );
+
+    app.post(
+      '/pix/static/:id/pay',
+      {
+        schema: {
+          ...common,
+          summary: 'A payer pays a static QR code',
+          description:
+            'Its fixed amount (amountCents, when given, must equal it), or for a code without one the amountCents given (required). Answers the new pix_in transaction, paid. 404 for a code of another account, 422 for an inactive one.',
+          params: staticQrIdParams,
+          body: payBody,
+          response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
+        },
+      },
+      async (request) => {
+        if (!isId(request.params.id)) throw new NotFoundError(messages.staticQrNotFound);
+        return presentTransaction(await sandbox.payStaticQr(request.merchant.account, request.params.id, request.body?.payer, request.body?.amountCents));
       },
     );
 

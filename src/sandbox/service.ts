@@ -1,3 +1,5 @@
+import type { Account } from '../accounts/model.js';
+import type { StaticQrService } from '../staticqr/service.js';
 import type { ChargeService } from '../charges/service.js';
 import { InvalidRequestError, InvalidStateError, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
@@ -27,6 +29,7 @@ export class SandboxService {
     private readonly withdrawals: WithdrawalService,
     private readonly refunds: RefundService,
     private readonly infractions: InfractionService,
+    private readonly staticQr: StaticQrService,
   ) {
     const [first] = networks.values();
     if (!first) throw new Error('the sandbox needs a simulated provider');
@@ -49,6 +52,17 @@ export class SandboxService {
     // A charge with a due date was paid the amount due that day, which is now its amount.
     await network.recordPayment({ endToEndId: payment.endToEndId, transactionId, accountId, amountCents: paid.amountCents });
     return paid;
+  }
+
+  /** A payer pays one of the account's static QR codes (its fixed amount, or the amount given): a new pix_in transaction, paid. */
+  async payStaticQr(account: Account, codeId: string, payer: Party | undefined, amountCents: number | undefined): Promise<TransactionRow> {
+    const code = await this.staticQr.get(account.id, codeId);
+    const amount = this.staticQr.assertPayable(account, code, amountCents);
+    const network = this.networkOf(code.providerId);
+    const payment = network.pay(payer, amount);
+    const received = await this.staticQr.receive(account, code, { ...payment, amountCents: amount });
+    await network.recordPayment({ endToEndId: payment.endToEndId, transactionId: received.id, accountId: account.id, amountCents: amount });
+    return received;
   }
 
   /** The outage switch of a simulated provider (DESIGN.md §14); 404 for any other id. */

@@ -23,6 +23,8 @@ export type TransactionView = {
   refundedCents?: number;
   /** Charges with a due date. */
   due?: DueView;
+  /** A PIX paid to one of the merchant's static QR codes: that code's id. */
+  staticQrId?: string;
 };
 
 type DueView = DueTerms & {
@@ -60,6 +62,7 @@ export const PRESENTED_COLUMNS = [
   'refundEndToEndId',
   'refundedCents',
   'due',
+  'staticQrId',
 ] as const satisfies readonly (keyof TransactionRow)[];
 export type PresentedRow = Pick<TransactionRow, (typeof PRESENTED_COLUMNS)[number]>;
 
@@ -90,5 +93,6 @@ export function presentTransaction(row: PresentedRow): TransactionView {
   }
   if (row.type === 'pix_in' && row.refundedCents > 0) view.refundedCents = row.refundedCents;
   if (row.due) view.due = presentDue(row.due, row.amountCents);
+  if (row.staticQrId) view.staticQrId = row.staticQrId;
   return view;
 }

@@ -207,6 +207,7 @@ const NEW_TRANSACTION_COLUMNS = {
   pixKey: 'pix_key',
   pixKeyType: 'pix_key_type',
   recipientId: 'recipient_id',
+  staticQrId: 'static_qr_id',
   providerId: 'provider_id',
   createdAt: 'created_at',
   updatedAt: 'updated_at',

@@ -55,6 +55,7 @@ export const transactionSchema = z
       .optional()
       .meta({ description: 'Charges: the sum of settled refunds (merchant refunds and MED chargebacks), present once above 0.' }),
     due: dueSchema.optional(),
+    staticQrId: z.string().optional().meta({ description: 'A PIX paid to one of the merchant’s static QR codes (POST /v1/pix/static): that code.' }),
   })
   .meta({ id: 'Transaction' });
 

@@ -30,6 +30,8 @@ function frozen<T extends Record<string, Transition>>(table: T): T {
 export const CHARGE = frozen({
   create: { type: 'pix_in', from: [], to: 'pending', events: [] },
   pay: { type: 'pix_in', from: ['pending'], to: 'paid', events: ['transaction.paid'] },
+  /** A PIX paid to a static QR code: the transaction is created paid. */
+  receive: { type: 'pix_in', from: [], to: 'paid', events: ['transaction.paid'] },
   expire: { type: 'pix_in', from: ['pending'], to: 'expired', events: ['transaction.expired'] },
   /** The merchant or the operator withdraws the charge before it is paid. */
   cancel: { type: 'pix_in', from: ['pending'], to: 'cancelled', events: ['transaction.cancelled'] },

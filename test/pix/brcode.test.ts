@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { getPixPayloadInfo, isValidPixPayload } from '@brazilian-utils/brazilian-utils';
-import { hasError, isDynamicPix, parsePix } from 'pix-utils';
-import { buildDynamicBrCode, parseBrCodeFields, toBrCodeText } from '../../src/pix/brcode.js';
+import { hasError, isDynamicPix, isStaticPix, parsePix } from 'pix-utils';
+import { buildDynamicBrCode, buildStaticBrCode, parseBrCodeFields, toBrCodeText } from '../../src/pix/brcode.js';
 import { crc16CcittFalse } from '../../src/pix/crc16.js';
 
 // vectors.md: "a dynamic payload of our own shape".
@@ -153,5 +153,38 @@ describe('parseBrCodeFields', () => {
     ['0002010002ab', 'duplicate id'],
   ])('throws on %j (%s)', (payload) => {
     expect(() => parseBrCodeFields(payload)).toThrow();
+  });
+});
+
+describe('static BR Code', () => {
+  it('builds the published static example (vectors.md: "static (key)") exactly', () => {
+    expect(buildStaticBrCode({ pixKey: '123e4567-e12b-12d1-a456-426655440000', merchantName: 'Fulano de Tal', merchantCity: 'BRASILIA' })).toBe(
+      '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D',
+    );
+  });
+
+  it.each([
+    { amountCents: 1_050, description: 'Mesa 4 — café', txid: 'BALCAO4' },
+    { amountCents: undefined, description: undefined, txid: 'a'.repeat(25) },
+    { amountCents: 123_456_789, description: 'x'.repeat(80), txid: undefined },
+  ])('with amount $amountCents, description and txid $txid: both independent parsers read back what was written', (row) => {
+    const payload = buildStaticBrCode({
+      pixKey: 'b3f1c2d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+      merchantName: 'Padaria Pão Quente',
+      merchantCity: 'São Paulo',
+      ...row,
+    });
+    expect(isValidPixPayload(payload)).toBe(true);
+    const parsed = parsePix(payload);
+    expect(hasError(parsed)).toBe(false);
+    if (hasError(parsed) || !isStaticPix(parsed)) throw new Error('expected a static payload');
+    expect(parsed.pixKey).toBe('b3f1c2d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d');
+    expect(parsed.transactionAmount).toBe(row.amountCents === undefined ? 0 : row.amountCents / 100);
+    expect(parsed.txid).toBe(row.txid ?? '***');
+    expect(parsed.merchantName).toBe('Padaria Pao Quente');
+    expect(parsed.merchantCity).toBe('Sao Paulo');
+    const account = parseBrCodeFields(parseBrCodeFields(payload).get('26') ?? '');
+    if (row.description) expect(account.get('02')).toBe(toBrCodeText(row.description, 37));
+    else expect(account.has('02')).toBe(false);
   });
 });

@@ -27,15 +27,17 @@ describe('the transition tables', () => {
     }
   });
 
-  it('the creating transitions (no from) are exactly CHARGE.create, WITHDRAWAL.submit and WITHDRAWAL.hold', () => {
+  it('the creating transitions (no from) are exactly CHARGE.create, CHARGE.receive (a static QR code paid), WITHDRAWAL.submit and WITHDRAWAL.hold', () => {
     const creating = [
       ...chargeTransitions.map(([name, t]) => [`CHARGE.${name}`, t] as const),
       ...withdrawalTransitions.map(([name, t]) => [`WITHDRAWAL.${name}`, t] as const),
     ]
       .filter(([, transition]) => transition.from.length === 0)
       .map(([name]) => name);
-    expect(creating.sort()).toEqual(['CHARGE.create', 'WITHDRAWAL.hold', 'WITHDRAWAL.submit']);
+    expect(creating.sort()).toEqual(['CHARGE.create', 'CHARGE.receive', 'WITHDRAWAL.hold', 'WITHDRAWAL.submit']);
     expect(CHARGE.create.to).toBe('pending');
+    expect(CHARGE.receive.to).toBe('paid');
+    expect(CHARGE.receive.events).toEqual(['transaction.paid']);
     expect(WITHDRAWAL.submit.to).toBe('processing');
     expect(WITHDRAWAL.hold.to).toBe('pending_approval');
   });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildDynamicBrCode } from '../../pix/brcode.js';
 import { generateEndToEndId } from '../../pix/endToEndId.js';
@@ -55,6 +55,8 @@ const OUTAGE_READ_TTL_MS = 500;
 export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   readonly name = 'simulated';
   readonly dueCharges = true;
+  /** A random key (EVP) of its own, the same on every start: static QR codes printed once keep working. */
+  readonly receivingKey: string;
   /** A send is a database write or two; a process that dies mid-send has lost its connection within seconds. */
   readonly sendTiming = { sendBudgetMs: 5_000, settlingWindowMs: 10_000 };
 
@@ -70,7 +72,10 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
     private readonly timeoutMs: number,
     /** What the simulated account held before the first movement it keeps. */
     private readonly openingBalanceCents: number,
-  ) {}
+  ) {
+    const hex = createHash('sha256').update(`simulated receiving key ${id}`).digest('hex');
+    this.receivingKey = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  }
 
   async createCharge(request: ChargeRequest): Promise<CreatedCharge> {
     const outage = await this.refuseIfDown();

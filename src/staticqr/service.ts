@@ -1,0 +1,147 @@
+import { randomInt } from 'node:crypto';
+import type { Account } from '../accounts/model.js';
+import { InvalidRequestError, InvalidStateError, NotFoundError } from '../errors.js';
+import { computeFee } from '../ledger/fees.js';
+import { postMovement } from '../ledger/repository.js';
+import { messages } from '../messages.js';
+import type { Clock } from '../platform/clock.js';
+import type { Db } from '../platform/database.js';
+import { newId } from '../platform/ids.js';
+import type { StaticQrCodeRow, TransactionRow } from '../platform/schema.js';
+import { buildStaticBrCode } from '../pix/brcode.js';
+import type { ReceivedPayment } from '../provider/provider.js';
+import type { RoutingService } from '../routing/service.js';
+import { recordTransactionEvents } from '../transactions/events.js';
+import { insertTransaction } from '../transactions/repository.js';
+import { CHARGE } from '../transactions/states.js';
+import * as repository from './repository.js';
+import type { CreateStaticQrBody } from './schemas.js';
+
+const TXID_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+/** How many codes the list shows. */
+const LIST_LIMIT = 100;
+
+/** A txid of our own: 25 characters from 32 (125 bits), so two merchants' codes never meet. */
+const newTxid = () => Array.from({ length: 25 }, () => TXID_ALPHABET[randomInt(TXID_ALPHABET.length)]).join('');
+
+/**
+ * Static QR codes (DESIGN.md §17): a merchant's reusable BR Code on the receiving key of a
+ * provider that has one, with an optional fixed amount, description and txid. Each PIX paid to
+ * one is a new pix_in transaction, created paid, with its `transaction.paid` event.
+ */
+export class StaticQrService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly routing: RoutingService,
+  ) {}
+
+  async create(account: Account, input: CreateStaticQrBody): Promise<{ outcome: 'created' | 'replayed'; code: StaticQrCodeRow }> {
+    if (input.amountCents !== undefined) {
+      if (input.amountCents < account.limits.chargeMinCents) throw new InvalidRequestError(messages.amountBelowMinimum(account.limits.chargeMinCents));
+      if (input.amountCents > account.limits.chargeMaxCents) throw new InvalidRequestError(messages.amountAboveMaximum(account.limits.chargeMaxCents));
+    }
+    const externalRef = input.externalRef ?? null;
+    if (externalRef) {
+      const existing = await repository.findStaticQrCodeByExternalRef(this.db, account.id, externalRef);
+      if (existing) return { outcome: 'replayed', code: existing };
+    }
+    const provider = (await this.routing.candidates('charges', account.id)).find((candidate) => candidate.receivingKey);
+    if (!provider?.receivingKey) throw new InvalidStateError(messages.staticQrUnavailable);
+    const txid = input.txid ?? newTxid();
+    const pixPayload = buildStaticBrCode({
+      pixKey: provider.receivingKey,
+      merchantName: account.name,
+      merchantCity: account.city,
+      amountCents: input.amountCents,
+      description: input.description,
+      txid,
+    });
+    const code = await repository.insertStaticQrCode(this.db, {
+      id: newId(),
+      accountId: account.id,
+      txid,
+      amountCents: input.amountCents ?? null,
+      description: input.description ?? null,
+      pixPayload,
+      providerId: provider.id,
+      externalRef,
+      createdAt: this.clock.now(),
+    });
+    if (!code) throw new InvalidStateError(messages.staticQrTxidTaken);
+    return { outcome: 'created', code };
+  }
+
+  list(accountId: string): Promise<StaticQrCodeRow[]> {
+    return repository.listStaticQrCodes(this.db, accountId, LIST_LIMIT);
+  }
+
+  async get(accountId: string, id: string): Promise<StaticQrCodeRow> {
+    const code = await repository.findStaticQrCode(this.db, accountId, id);
+    if (!code) throw new NotFoundError(messages.staticQrNotFound);
+    return code;
+  }
+
+  /** No PIX is taken for it any more: one that still arrives is returned to its payer. */
+  async deactivate(accountId: string, id: string): Promise<StaticQrCodeRow> {
+    const code = await this.get(accountId, id);
+    const deactivated = await repository.deactivateStaticQrCode(this.db, accountId, code.id, this.clock.now());
+    if (!deactivated) throw new InvalidStateError(messages.staticQrInactive);
+    return deactivated;
+  }
+
+  /**
+   * A PIX paid to an active code of the account: the amount it must be (a code with a fixed
+   * amount takes only that; one without takes any amount from the account's minimum).
+   */
+  assertPayable(account: Account, code: StaticQrCodeRow, amountCents: number | undefined): number {
+    if (!code.active) throw new InvalidStateError(messages.staticQrInactive);
+    if (code.amountCents !== null) {
+      if (amountCents !== undefined && amountCents !== code.amountCents) throw new InvalidRequestError(messages.sandboxAmountMismatch);
+      return code.amountCents;
+    }
+    if (amountCents === undefined || amountCents < account.limits.chargeMinCents) throw new InvalidRequestError(messages.staticQrAmountRequired);
+    return amountCents;
+  }
+
+  /** A PIX received for the code: a new pix_in transaction, paid, credited (net of the fee) with its event. */
+  receive(account: Account, code: StaticQrCodeRow, payment: ReceivedPayment & { amountCents: number }): Promise<TransactionRow> {
+    return this.db.transaction().execute(async (tx) => {
+      const now = this.clock.now();
+      const feeCents = computeFee(account.fees.pixIn, payment.amountCents, { capAtAmount: true });
+      const received = await insertTransaction(tx, CHARGE.receive, {
+        id: newId(),
+        accountId: account.id,
+        amountCents: payment.amountCents,
+        feeCents,
+        netCents: payment.amountCents - feeCents,
+        description: code.description,
+        pixPayload: code.pixPayload,
+        paidAt: now,
+        endToEndId: payment.endToEndId,
+        payer: payment.payer ? JSON.stringify(payment.payer) : null,
+        providerId: code.providerId,
+        staticQrId: code.id,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await postMovement(tx, {
+        accountId: account.id,
+        kind: 'charge_paid',
+        transactionId: received.id,
+        at: now,
+        entries: [
+          { book: 'settlement', amountCents: -received.amountCents },
+          { book: 'merchant', amountCents: received.netCents },
+          { book: 'fees', amountCents: received.feeCents },
+        ],
+      });
+      await recordTransactionEvents(
+        tx,
+        CHARGE.receive.events.map((name) => ({ name, transaction: received })),
+        now,
+      );
+      return received;
+    });
+  }
+}

@@ -1,0 +1,131 @@
+import { getPixPayloadInfo, isValidPixPayload } from '@brazilian-utils/brazilian-utils';
+import { hasError, isStaticPix, parsePix } from 'pix-utils';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messages } from '../../src/messages.js';
+import { balanceOf, eventsOf, readTransaction } from '../helpers/api.js';
+import { backend, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+
+/** Static QR codes (DESIGN.md §17): created, listed, paid many times (each a new pix_in), deactivated. */
+
+/** 1% of each PIX, so the fee shows. */
+const FEES = { fees: { pixIn: { fixedCents: 0, bps: 100, minCents: 0, maxCents: 1_000_000 } } };
+
+describe(`static QR codes (${backend})`, () => {
+  let gateway: Gateway;
+  let merchant: Merchant;
+
+  beforeAll(async () => {
+    gateway = await startGateway();
+    merchant = await gateway.createMerchant(FEES);
+  });
+  afterAll(() => gateway.close());
+
+  const create = (body: Record<string, unknown>, key = merchant.apiKey) => gateway.call('POST', '/v1/pix/static', { key, body });
+  const pay = (id: string, body: Record<string, unknown> = {}, key = merchant.apiKey) =>
+    gateway.call('POST', `/sandbox/v1/pix/static/${id}/pay`, { key, body });
+
+  it('creates a code with a fixed amount whose BR Code both independent parsers read: key, amount, txid, description', async () => {
+    const created = await create({ amountCents: 1_050, description: 'Café e pão de queijo', txid: 'BALCAO1' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ txid: 'BALCAO1', amountCents: 1_050, description: 'Café e pão de queijo', active: true, deactivatedAt: null });
+    const payload: string = created.body.pixPayload;
+    expect(isValidPixPayload(payload)).toBe(true);
+    expect(getPixPayloadInfo(payload)).toMatchObject({ amount: 10.5 });
+    const parsed = parsePix(payload);
+    if (hasError(parsed) || !isStaticPix(parsed)) throw new Error('expected a static BR Code');
+    expect(parsed).toMatchObject({ transactionAmount: 10.5, txid: 'BALCAO1', infoAdicional: 'Cafe e pao de queijo' });
+    expect(parsed.pixKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/);
+    const image = await gateway.call('GET', `/v1/pix/static/${created.body.id}/qrcode?format=svg`, { key: merchant.apiKey });
+    expect(image.status).toBe(200);
+  });
+
+  it('is paid three times: three pix_in transactions, each credited net of its fee with its event; a different amount is refused', async () => {
+    const { id } = (await create({ amountCents: 2_000 })).body;
+    const before = await balanceOf(gateway, merchant);
+    const wrong = await pay(id, { amountCents: 1_999 });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toEqual({ error: messages.sandboxAmountMismatch });
+    const paid = [];
+    for (let index = 0; index < 3; index++) {
+      const received = await pay(id);
+      expect(received.status, JSON.stringify(received.body)).toBe(200);
+      expect(received.body).toMatchObject({ type: 'pix_in', status: 'paid', amountCents: 2_000, feeCents: 20, netCents: 1_980, staticQrId: id });
+      expect(received.body.endToEndId).toMatch(/^E/);
+      paid.push(received.body.transactionId);
+    }
+    expect(new Set(paid).size).toBe(3);
+    expect(await balanceOf(gateway, merchant)).toBe(before + 3 * 1_980);
+    for (const transactionId of paid) {
+      expect((await eventsOf(gateway, transactionId)).map((event) => event.name)).toEqual(['transaction.paid']);
+      expect(await readTransaction(gateway, merchant, transactionId)).toMatchObject({ status: 'paid', staticQrId: id });
+    }
+    const listed = await gateway.call('GET', `/v1/transactions?type=pix_in&status=paid&limit=100`, { key: merchant.apiKey });
+    expect(listed.body.transactions.filter((row: { staticQrId?: string }) => row.staticQrId === id)).toHaveLength(3);
+    expect(await gateway.ledgerProblems()).toEqual([]);
+  });
+
+  it('without a fixed amount, takes the amount the payer types (required, not below the minimum)', async () => {
+    const { id } = (await create({ description: 'Doações' })).body;
+    const missing = await pay(id);
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual({ error: messages.staticQrAmountRequired });
+    const received = await pay(id, { amountCents: 12_345 });
+    expect(received.body).toMatchObject({ status: 'paid', amountCents: 12_345, feeCents: 123 });
+  });
+
+  it('deactivated, it takes no payment (422) and says so; deactivating again is 422', async () => {
+    const { id } = (await create({ amountCents: 500 })).body;
+    const deactivated = await gateway.call('POST', `/v1/pix/static/${id}/deactivate`, { key: merchant.apiKey });
+    expect(deactivated.status).toBe(200);
+    expect(deactivated.body.active).toBe(false);
+    expect(deactivated.body.deactivatedAt).toBeGreaterThan(0);
+    const refused = await pay(id);
+    expect(refused.status).toBe(422);
+    expect(refused.body).toEqual({ error: messages.staticQrInactive });
+    const again = await gateway.call('POST', `/v1/pix/static/${id}/deactivate`, { key: merchant.apiKey });
+    expect(again.status).toBe(422);
+  });
+
+  it('lists the account’s codes, newest first; another account sees none of them and cannot pay them (404)', async () => {
+    const first = (await create({ amountCents: 700 })).body.id;
+    const second = (await create({ amountCents: 800 })).body.id;
+    const list = await gateway.call('GET', '/v1/pix/static', { key: merchant.apiKey });
+    expect(list.body.codes.slice(0, 2).map((code: { id: string }) => code.id)).toEqual([second, first]);
+    const other = await gateway.createMerchant(FEES);
+    expect((await gateway.call('GET', '/v1/pix/static', { key: other.apiKey })).body.codes).toEqual([]);
+    expect((await gateway.call('GET', `/v1/pix/static/${first}`, { key: other.apiKey })).status).toBe(404);
+    const theirs = await pay(first, {}, other.apiKey);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body).toEqual({ error: messages.staticQrNotFound });
+    expect((await gateway.call('POST', `/v1/pix/static/${first}/deactivate`, { key: other.apiKey })).status).toBe(404);
+    expect((await gateway.call('GET', '/v1/pix/static/nao-existe', { key: merchant.apiKey })).status).toBe(404);
+  });
+
+  it('answers a known externalRef with its code (200); a txid is unique across every merchant (422)', async () => {
+    const first = await create({ amountCents: 900, externalRef: 'mesa-9' });
+    const again = await create({ amountCents: 901, externalRef: 'mesa-9' });
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(first.body.id);
+    await create({ txid: 'UNICO123' });
+    const other = await gateway.createMerchant(FEES);
+    const taken = await create({ txid: 'UNICO123' }, other.apiKey);
+    expect(taken.status).toBe(422);
+    expect(taken.body).toEqual({ error: messages.staticQrTxidTaken });
+  });
+
+  it.each([
+    ['an amount of 0', { amountCents: 0 }, messages.staticQrAmountInvalid],
+    ['an amount in reais', { amountCents: 10.5 }, messages.staticQrAmountInvalid],
+    ['a txid with a dash', { txid: 'mesa-4' }, messages.staticQrTxidInvalid],
+    ['a txid of 26 characters', { txid: 'a'.repeat(26) }, messages.staticQrTxidInvalid],
+    ['a description of 38 characters', { description: 'x'.repeat(38) }, messages.staticQrDescriptionInvalid],
+    ['an amount above the account maximum (the default R$ 100.000,00)', { amountCents: 10_000_001 }, messages.amountAboveMaximum(10_000_000)],
+  ])('refuses %s (400), nothing created', async (_name, body, message) => {
+    const count = async () => (await gateway.call('GET', '/v1/pix/static', { key: merchant.apiKey })).body.codes.length;
+    const before = await count();
+    const refused = await create(body);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ error: message });
+    expect(await count()).toBe(before);
+  });
+});

@@ -93,20 +93,6 @@ describe(`API Pix adapter: charges (${backend})`, () => {
     expect(double.tokensIssued()).toBe(tokensAfterFirst);
   });
 
-  it('refuses a charge with a due date (422): the adapter does not register cobv yet, and no immediate cob stands in for it', async () => {
-    const calls = double.calls.length;
-    const refused = await gateway.call('POST', '/v1/pix/due', {
-      key: merchant.apiKey,
-      body: {
-        amountCents: 2590,
-        customer: { name: 'Ana', document: { number: '52998224725', type: 'cpf' } },
-        dueDate: new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
-      },
-    });
-    expect(refused).toMatchObject({ status: 422, body: { error: messages.dueChargesUnavailable } });
-    expect(double.calls.slice(calls).filter((call) => call.startsWith('PUT '))).toEqual([]);
-  });
-
   it('asks for a new token once when the PSP no longer accepts the one it gave', async () => {
     await createCharge(gateway, merchant);
     const before = double.tokensIssued();

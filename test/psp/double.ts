@@ -4,12 +4,14 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { Agent, request as send } from 'undici';
 import { generateEndToEndId } from '../../src/pix/endToEndId.js';
 import { buildDynamicBrCode } from '../../src/pix/brcode.js';
+import { crc16CcittFalse } from '../../src/pix/crc16.js';
+import { dayOf } from '../../src/platform/saoPauloDay.js';
 import type { PspCertificates } from './certificates.js';
 import { ApiPixContract, type Operation } from './openapi.js';
 
 /**
  * A stateful API Pix PSP for the tests (DESIGN.md §12): HTTPS that requires a client certificate,
- * OAuth2 client credentials, charges (cob), received PIX, devoluções and Efí's cash-out. Every
+ * OAuth2 client credentials, charges (cob, and cobv with a due date), received PIX, devoluções and Efí's cash-out. Every
  * API Pix request it receives and every answer it sends is checked against Banco Central's
  * OpenAPI (`violations` collects what fails: a scenario ends by asserting it is empty); Efí's
  * endpoints, which are not API Pix (the cash-out `/gn/pix`, its list `/gn/pix/enviados` and the
@@ -33,7 +35,40 @@ type Devolucao = {
   motivo?: string;
 };
 type Cob = { txid: string; status: string; valor: string; chave: string; expiracao: number; criacao: string; revisao: number; locId: number; location: string };
-type ReceivedPix = { endToEndId: string; txid: string; valor: string; chave: string; horario: string; devolucoes: Devolucao[]; payer: Payer };
+/** A modality and its value, as API Pix writes a cobv's fine, interest, abatement and per-day discount. */
+type Modality = { modalidade: number; valorPerc: string };
+/** A charge with a due date as the double holds it: the parts of the PUT as sent, and its state. */
+type CobV = {
+  txid: string;
+  status: string;
+  calendario: { dataDeVencimento: string; validadeAposVencimento: number };
+  devedor: { nome: string; cpf?: string; cnpj?: string };
+  valor: {
+    original: string;
+    multa?: Modality;
+    juros?: Modality;
+    abatimento?: Modality;
+    desconto?: { modalidade: number; valorPerc?: string; descontoDataFixa?: { data: string; valorPerc: string }[] };
+  };
+  chave: string;
+  criacao: string;
+  revisao: number;
+  locId: number;
+  location: string;
+  pixCopiaECola: string;
+};
+/** API Pix `componentesValor` of a PIX that pays a cobv, each part in cents. */
+type ValueParts = { original: number; multa?: number; juros?: number; abatimento?: number; desconto?: number };
+type ReceivedPix = {
+  endToEndId: string;
+  txid: string;
+  valor: string;
+  chave: string;
+  horario: string;
+  devolucoes: Devolucao[];
+  payer: Payer;
+  componentesValor?: Record<string, { valor: string }>;
+};
 type Payer = { nome: string; cpf?: string; cnpj?: string; codigoBanco: string };
 type SendStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
 type Send = {
@@ -68,6 +103,8 @@ export type PspDouble = {
   calls: string[];
   tokensIssued(): number;
   cob(txid: string): Cob | undefined;
+  /** A charge with a due date registered by `PUT /cobv/{txid}`. */
+  cobv(txid: string): CobV | undefined;
   pix(endToEndId: string): ReceivedPix | undefined;
   /** The PIX that paid a charge, if any. */
   pixOfCharge(txid: string): ReceivedPix | undefined;
@@ -76,7 +113,12 @@ export type PspDouble = {
   setWebhook(url: string): void;
   /** A payer pays a charge; answers the PIX's end-to-end id. `amount` in cents (the charge's by default). */
   pay(txid: string, options?: { amountCents?: number; payer?: Payer; notify?: Notify }): Promise<string>;
-  /** The PSP removes a charge (REMOVIDA_PELO_PSP). */
+  /**
+   * A payer pays a cobv `amountCents` (the double computes no amount due: the test says what was
+   * paid, and its `componentesValor` when given); `at` is the PIX's horario (now by default).
+   */
+  payCobv(txid: string, options: { amountCents: number; parts?: ValueParts; payer?: Payer; notify?: Notify; at?: Date }): Promise<string>;
+  /** The PSP removes a charge, cob or cobv (REMOVIDA_PELO_PSP). */
   removeCharge(txid: string): void;
   settleRefund(endToEndId: string, id: string, outcome: 'DEVOLVIDO' | 'NAO_REALIZADO', notify?: Notify): Promise<void>;
   /** The PSP returns money of a PIX through MED; answers the return's rtrId. */
@@ -102,8 +144,11 @@ export type PspDouble = {
   registerKey(key: string, holder: { nome: string; cpf?: string; cnpj?: string }): void;
   /** The next `count` API calls answer 503 (the token endpoint excepted). */
   failNext(count: number): void;
-  /** The next charge's BR Code comes back broken this way (the gateway must refuse it). */
-  tamperNextBrCode(how: 'crc' | 'location'): void;
+  /**
+   * The next charge's BR Code (cob or cobv) comes back broken this way: a wrong CRC, another
+   * location, or an amount field (54) with the original amount, which a cobv's code must not carry.
+   */
+  tamperNextBrCode(how: 'crc' | 'location' | 'amount'): void;
   /** Every token issued so far stops working (the PSP revoked them): the next call answers 401. */
   revokeTokens(): void;
   /** The next `count` API calls answer 401 whatever the token (credentials the PSP no longer takes). */
@@ -132,13 +177,22 @@ function problem(status: number, name: string, title: string, detail?: string): 
 
 export async function startPspDouble(
   certificates: PspCertificates,
-  options: { pixKey?: string; port?: number; host?: string; autoSettleMs?: number; startingBalanceCents?: number } = {},
+  options: {
+    pixKey?: string;
+    port?: number;
+    host?: string;
+    autoSettleMs?: number;
+    startingBalanceCents?: number;
+    /** The PSP's own clock for its date rules (a cobv's due date not in the past); the real one by default. */
+    now?: () => Date;
+  } = {},
 ): Promise<PspDouble> {
   const contract = new ApiPixContract();
   const violations: string[] = [];
   const calls: string[] = [];
   const tokens = new Set<string>();
   const cobs = new Map<string, Cob>();
+  const cobvs = new Map<string, CobV>();
   const received = new Map<string, ReceivedPix>();
   const sends = new Map<string, Send>();
   const keys = new Map<string, { nome: string; cpf?: string; cnpj?: string }>();
@@ -187,7 +241,7 @@ export async function startPspDouble(
     if (lost && !lost.done && lost.fault.completes === 'after_first_query') setTimeout(lost.complete, 0);
   }
   let nextLocId = 1;
-  let tamper: 'crc' | 'location' | null = null;
+  let tamper: 'crc' | 'location' | 'amount' | null = null;
   const pixKey = options.pixKey ?? 'recebimentos@gateway.example';
 
   const app = Fastify({
@@ -285,6 +339,7 @@ export async function startPspDouble(
     valor: pix.valor,
     chave: pix.chave,
     horario: pix.horario,
+    ...(pix.componentesValor ? { componentesValor: pix.componentesValor } : {}),
     ...(pix.devolucoes.length > 0 ? { devolucoes: pix.devolucoes } : {}),
     gnExtras: { pagador: pix.payer },
   });
@@ -310,11 +365,17 @@ export async function startPspDouble(
     };
     cobs.set(txid, cob);
     const view = cobView(cob);
-    if (tamper === 'crc') view.pixCopiaECola = `${String(view.pixCopiaECola).slice(0, -4)}0000`;
-    if (tamper === 'location') view.location = 'psp.example.com/qr/v2/another';
-    tamper = null;
+    tamperWith(view, cob.valor);
     return { status: 201, body: view };
   });
+
+  /** Breaks an answer's BR Code as `tamperNextBrCode` asked, once. */
+  function tamperWith(view: Json, original: string): void {
+    if (tamper === 'crc') view.pixCopiaECola = `${String(view.pixCopiaECola).slice(0, -4)}0000`;
+    if (tamper === 'location') view.location = 'psp.example.com/qr/v2/another';
+    if (tamper === 'amount') view.pixCopiaECola = withAmount(String(view.pixCopiaECola), original);
+    tamper = null;
+  }
 
   route('PATCH', '/cob/:txid', { path: '/cob/{txid}', method: 'patch' }, (request) => {
     const cob = cobs.get((request.params as { txid: string }).txid);
@@ -343,6 +404,108 @@ export async function startPspDouble(
         cobs: page.items.map((cob) => ({ ...cobView(cob), idCob: `c${cob.locId}` })),
       },
     };
+  });
+
+  const RECEBEDOR = {
+    cnpj: '11222333000181',
+    nome: 'Gateway Recebedor Ltda',
+    logradouro: 'Avenida Paulista, 1000',
+    cidade: 'São Paulo',
+    uf: 'SP',
+    cep: '01310100',
+  };
+  const cobvView = (cobv: CobV): Json => ({
+    calendario: { criacao: cobv.criacao, ...cobv.calendario },
+    txid: cobv.txid,
+    revisao: cobv.revisao,
+    loc: { id: cobv.locId, txid: cobv.txid, location: cobv.location, tipoCob: 'cobv', criacao: cobv.criacao },
+    location: cobv.location,
+    status: cobv.status,
+    devedor: cobv.devedor,
+    recebedor: RECEBEDOR,
+    valor: cobv.valor,
+    chave: cobv.chave,
+    pixCopiaECola: cobv.pixCopiaECola,
+  });
+  const cobvRefused = (detail: string) => ({ status: 400, body: problem(400, 'CobVOperacaoInvalida', 'Cobrança inválida.', detail) });
+  const cobvNotFound = () => ({ status: 404, body: problem(404, 'CobVNaoEncontrada', 'Cobrança não encontrada para o txid informado.') });
+
+  // BCB's semantic checks of a cobv (CobVOperacaoInvalida), those the schema cannot make.
+  function cobvProblem(body: Omit<CobV, 'txid' | 'status' | 'criacao' | 'revisao' | 'locId' | 'location' | 'pixCopiaECola'>): string | null {
+    const { calendario, valor } = body;
+    if (body.chave !== pixKey) return 'A chave não pertence ao usuário recebedor.';
+    if (calendario.dataDeVencimento < dayOf((options.now ?? (() => new Date()))())) return 'A data de vencimento é anterior à data de criação da cobrança.';
+    if ((calendario.validadeAposVencimento ?? 30) < 0) return 'A validade após o vencimento é menor do que zero.';
+    const original = cents(valor.original);
+    if (original === 0) return 'O valor original é zero.';
+    // At or above the original (an amount) or 100% (a percentage).
+    const whole = (valorPerc: string, percent: boolean) => cents(valorPerc) >= (percent ? 10_000 : original);
+    if (valor.abatimento && whole(valor.abatimento.valorPerc, valor.abatimento.modalidade === 2)) return 'O abatimento é maior ou igual ao valor da cobrança.';
+    const desconto = valor.desconto;
+    if (desconto) {
+      const fixed = desconto.modalidade <= 2;
+      if (fixed && (desconto.valorPerc !== undefined || !desconto.descontoDataFixa?.length)) return 'Desconto de modalidade 1 ou 2 sem descontoDataFixa.';
+      if (!fixed && (desconto.valorPerc === undefined || desconto.descontoDataFixa !== undefined)) return 'Desconto de modalidade 3 a 6 sem valorPerc.';
+      const percent = desconto.modalidade === 2 || desconto.modalidade >= 5;
+      for (const tier of desconto.descontoDataFixa ?? []) {
+        if (tier.data > calendario.dataDeVencimento) return 'Um desconto tem data posterior ao vencimento.';
+        if (whole(tier.valorPerc, percent)) return 'Um desconto é maior ou igual ao valor da cobrança.';
+      }
+      if (desconto.valorPerc !== undefined && whole(desconto.valorPerc, percent)) return 'Um desconto é maior ou igual ao valor da cobrança.';
+    }
+    return null;
+  }
+
+  route('PUT', '/cobv/:txid', { path: '/cobv/{txid}', method: 'put' }, (request) => {
+    const { txid } = request.params as { txid: string };
+    const body = request.body as Omit<CobV, 'txid' | 'status' | 'criacao' | 'revisao' | 'locId' | 'location' | 'pixCopiaECola'>;
+    const existing = cobvs.get(txid);
+    if (existing) {
+      // The same PUT again: the same charge. The double revises nothing by PUT.
+      const same =
+        JSON.stringify([existing.calendario, existing.devedor, existing.valor, existing.chave]) ===
+        JSON.stringify([body.calendario, body.devedor, body.valor, body.chave]);
+      return same ? { status: 201, body: cobvView(existing) } : cobvRefused('A cobrança já existe e a requisição busca alterá-la.');
+    }
+    const refusal = cobvProblem(body);
+    if (refusal) return cobvRefused(refusal);
+    const location = `psp.example.com/qr/v2/cobv/${randomBytes(16).toString('hex')}`;
+    const cobv: CobV = {
+      txid,
+      status: 'ATIVA',
+      calendario: { dataDeVencimento: body.calendario.dataDeVencimento, validadeAposVencimento: body.calendario.validadeAposVencimento ?? 30 },
+      devedor: body.devedor,
+      valor: body.valor,
+      chave: body.chave,
+      criacao: nowIso(),
+      revisao: 0,
+      locId: nextLocId++,
+      location,
+      // A cobv's code carries no amount: the payer's app reads the day's amount at the location.
+      pixCopiaECola: buildDynamicBrCode({ locationUrl: location, merchantName: 'GATEWAY RECEBEDOR', merchantCity: 'SAO PAULO' }),
+    };
+    cobvs.set(txid, cobv);
+    const view = cobvView(cobv);
+    tamperWith(view, cobv.valor.original);
+    return { status: 201, body: view };
+  });
+
+  route('PATCH', '/cobv/:txid', { path: '/cobv/{txid}', method: 'patch' }, (request) => {
+    const cobv = cobvs.get((request.params as { txid: string }).txid);
+    if (!cobv) return cobvNotFound();
+    if (cobv.status !== 'ATIVA') return cobvRefused('A cobrança não está ATIVA.');
+    const body = request.body as { status?: string };
+    if (body.status !== 'REMOVIDA_PELO_USUARIO_RECEBEDOR') return cobvRefused('A double só remove cobranças.');
+    cobv.status = body.status;
+    cobv.revisao++;
+    return { status: 200, body: cobvView(cobv) };
+  });
+
+  route('GET', '/cobv/:txid', { path: '/cobv/{txid}', method: 'get' }, (request) => {
+    const cobv = cobvs.get((request.params as { txid: string }).txid);
+    if (!cobv) return cobvNotFound();
+    const paid = [...received.values()].filter((pix) => pix.txid === cobv.txid);
+    return { status: 200, body: { ...cobvView(cobv), ...(paid.length > 0 ? { pix: paid.map(pixView) } : {}) } };
   });
 
   route('GET', '/pix/:e2eid', { path: '/pix/{e2eid}', method: 'get' }, (request) => {
@@ -572,6 +735,7 @@ export async function startPspDouble(
     calls,
     tokensIssued: () => calls.filter((call) => call === 'POST /oauth/token').length,
     cob: (txid) => cobs.get(txid),
+    cobv: (txid) => cobvs.get(txid),
     pix: (endToEndId) => received.get(endToEndId),
     pixOfCharge: (txid) => [...received.values()].find((pix) => pix.txid === txid),
     send: (idEnvio) => sends.get(idEnvio),
@@ -595,10 +759,36 @@ export async function startPspDouble(
       await notify([pix.endToEndId], payOptions.notify ?? 'once');
       return pix.endToEndId;
     },
+    async payCobv(txid, payOptions) {
+      const cobv = cobvs.get(txid);
+      if (!cobv) throw new Error(`no cobv ${txid} at the PSP`);
+      const at = payOptions.at ?? new Date();
+      const parts = payOptions.parts;
+      const pix: ReceivedPix = {
+        endToEndId: generateEndToEndId(DOUBLE_ISPB, at),
+        txid,
+        valor: money(payOptions.amountCents),
+        chave: cobv.chave,
+        horario: at.toISOString(),
+        devolucoes: [],
+        payer: payOptions.payer ?? DEFAULT_PAYER,
+        ...(parts
+          ? {
+              componentesValor: Object.fromEntries(
+                Object.entries(parts).flatMap(([name, value]) => (value === undefined ? [] : [[name, { valor: money(value) }]])),
+              ),
+            }
+          : {}),
+      };
+      received.set(pix.endToEndId, pix);
+      if (cobv.status === 'ATIVA') cobv.status = 'CONCLUIDA';
+      await notify([pix.endToEndId], payOptions.notify ?? 'once');
+      return pix.endToEndId;
+    },
     removeCharge(txid) {
-      const cob = cobs.get(txid);
-      if (!cob) throw new Error(`no charge ${txid} at the PSP`);
-      cob.status = 'REMOVIDA_PELO_PSP';
+      const charge = cobs.get(txid) ?? cobvs.get(txid);
+      if (!charge) throw new Error(`no charge ${txid} at the PSP`);
+      charge.status = 'REMOVIDA_PELO_PSP';
     },
     async settleRefund(endToEndId, id, outcome, how = 'once') {
       const devolucao = received.get(endToEndId)?.devolucoes.find((item) => item.id === id);
@@ -712,6 +902,12 @@ export async function startPspDouble(
       await app.close();
     },
   };
+}
+
+/** A BR Code with an amount field (54) before the country (58), its CRC made again. */
+function withAmount(code: string, valor: string): string {
+  const withoutCrc = code.slice(0, -4).replace('5802BR', `54${String(valor.length).padStart(2, '0')}${valor}5802BR`);
+  return withoutCrc + crc16CcittFalse(withoutCrc);
 }
 
 function paginate<T>(list: T[], query: Record<string, string>) {

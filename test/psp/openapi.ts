@@ -38,6 +38,23 @@ const SPEC_PATCHES: { defect: string; apply(document: Json): void }[] = [
       }),
   },
   {
+    defect:
+      "DadosRecebedor requires logradouro, cidade, uf and cep of the charge itself, beside `recebedor`, where its own allOf already requires them inside `recebedor` (as BCB's example cobResponse4 has them): no cobv answer (CobVGerada) could be valid; the outer `required` is dropped",
+    apply: (document) => {
+      delete schemaNamed(document, 'DadosRecebedor').required;
+    },
+  },
+  {
+    defect:
+      'CobVValor.desconto is oneOf [descontoDataFixa, valorPerc] with descontoDataFixa not required: a per-day discount (modalidades 3–6, valorPerc only) matches both and fails oneOf; descontoDataFixa is required in its alternative',
+    apply: (document) => {
+      const desconto = (schemaNamed(document, 'CobVValor').properties as Json).desconto as Json;
+      const [fixedDates] = desconto.oneOf as Json[];
+      if (!fixedDates) throw new Error('CobVValor.desconto has no oneOf');
+      fixedDates.required = ['descontoDataFixa'];
+    },
+  },
+  {
     defect: 'PixConsultados (GET /pix) requires `cobs` where its list is `pix` (a copy of CobsConsultadas): `pix` is required instead',
     apply: (document) => {
       const schema = schemaNamed(document, 'PixConsultados');

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { parseBrCodeFields } from '../../pix/brcode.js';
 import { crc16CcittFalse } from '../../pix/crc16.js';
+import { hundredthsOf, type DueTerms, type DueValue } from '../../pix/dueAmount.js';
 import { decimalOf } from '../../pix/money.js';
 import { txidOf } from '../../pix/txid.js';
 import type { Holder, Party } from '../../platform/schema.js';
-import type { RefundOutcome } from '../provider.js';
+import type { ChargeRequest, RefundOutcome } from '../provider.js';
 
 /**
  * What the adapter reads of the PSP's answers (API Pix 2.9.0 and Efí's cash-out), checked before
@@ -23,6 +24,51 @@ export const createdCobSchema = z.object({
 });
 
 export const cobSchema = z.object({ txid: z.string(), status: z.string() });
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+/** A cobv's part: its modality (1 to `max`) and `valorPerc`, an amount or a percentage, both "0.00". */
+const modality = (max: number) => z.object({ modalidade: z.number().int().min(1).max(max), valorPerc: money });
+
+/** API Pix `CobVSolicitada` (`PUT /cobv/{txid}`), with the fields the gateway sends: each body is checked against it before it leaves. */
+const cobvRequestSchema = z.object({
+  calendario: z.object({ dataDeVencimento: day, validadeAposVencimento: z.number().int().min(0) }),
+  devedor: z.union([
+    z.object({ cpf: z.string().regex(/^\d{11}$/), nome: z.string().min(1).max(200) }),
+    z.object({ cnpj: z.string().regex(/^[0-9A-Z]{14}$/), nome: z.string().min(1).max(200) }),
+  ]),
+  valor: z.object({
+    original: money,
+    multa: modality(2).optional(),
+    juros: modality(8).optional(),
+    abatimento: modality(2).optional(),
+    desconto: z
+      .union([
+        z.object({
+          modalidade: z.number().int().min(1).max(2),
+          descontoDataFixa: z
+            .array(z.object({ data: day, valorPerc: money }))
+            .min(1)
+            .max(3),
+        }),
+        z.object({ modalidade: z.number().int().min(3).max(6), valorPerc: money }),
+      ])
+      .optional(),
+  }),
+  chave: z.string().min(1).max(77),
+});
+type CobVSolicitada = z.infer<typeof cobvRequestSchema>;
+
+/** API Pix `CobVGerada`: what the adapter checks of a registered cobv. */
+export const createdCobvSchema = z.object({
+  txid: z.string(),
+  status: z.string(),
+  calendario: z.object({ dataDeVencimento: z.string() }),
+  // Required by CobVGerada; BCB's own example gives it only in `loc`.
+  location: z.string().min(1).max(77).optional(),
+  loc: z.object({ location: z.string().min(1).max(77) }).optional(),
+  pixCopiaECola: z.string().min(1).max(512),
+  valor: z.object({ original: money }),
+});
 
 export const devolucaoSchema = z.object({
   id: z.string(),
@@ -119,6 +165,49 @@ export function idOfTxid(txid: string | undefined): string | null {
 /** Cents as API Pix writes money: "1234.56". */
 export const valorOf = decimalOf;
 
+/** A percentage as API Pix writes it: 2.5 → "2.50". */
+const percentOf = (percent: number): string => decimalOf(hundredthsOf(percent));
+
+const valorPercOf = (value: DueValue): string => ('amountCents' in value ? valorOf(value.amountCents) : percentOf(value.percent));
+
+/** BCB's modality of an amount (1) or a percentage (2): fine and abatement. */
+const amountOrPercent = (value: DueValue) => ({ modalidade: 'amountCents' in value ? 1 : 2, valorPerc: valorPercOf(value) });
+
+/** Interest: 1–4 in calendar days (an amount, then a percentage per day, month, year), 5–8 the same in business days. */
+function jurosOf(interest: NonNullable<DueTerms['interest']>) {
+  const kind = 'amountCents' in interest ? 1 : { day: 2, month: 3, year: 4 }[interest.per];
+  return { modalidade: kind + (interest.days === 'business' ? 4 : 0), valorPerc: valorPercOf(interest) };
+}
+
+/** Discount: until fixed dates, 1 (amounts) or 2 (percentages); per day early, 3/4 (an amount, calendar/business days) or 5/6 (a percentage). */
+function descontoOf(discount: NonNullable<DueTerms['discount']>): CobVSolicitada['valor']['desconto'] {
+  if ('until' in discount) {
+    const modalidade = discount.until.every((tier) => 'amountCents' in tier) ? 1 : 2;
+    return { modalidade, descontoDataFixa: discount.until.map((tier) => ({ data: tier.date, valorPerc: valorPercOf(tier) })) };
+  }
+  const { perDayEarly } = discount;
+  const modalidade = ('amountCents' in perDayEarly ? 3 : 5) + (perDayEarly.days === 'business' ? 1 : 0);
+  return { modalidade, valorPerc: valorPercOf(perDayEarly) };
+}
+
+/** The body of `PUT /cobv/{txid}`: a charge with a due date, its named payer and its parts in BCB's modalities. */
+export function cobvBodyOf(amountCents: number, due: NonNullable<ChargeRequest['due']>, chave: string): CobVSolicitada {
+  const { terms, payer } = due;
+  const devedor = payer.documentType === 'cpf' ? { cpf: payer.document, nome: payer.name } : { cnpj: payer.document, nome: payer.name };
+  return cobvRequestSchema.parse({
+    calendario: { dataDeVencimento: terms.dueDate, validadeAposVencimento: terms.validityAfterDueDays },
+    devedor,
+    valor: {
+      original: valorOf(amountCents),
+      ...(terms.fine ? { multa: amountOrPercent(terms.fine) } : {}),
+      ...(terms.interest ? { juros: jurosOf(terms.interest) } : {}),
+      ...(terms.abatement ? { abatimento: amountOrPercent(terms.abatement) } : {}),
+      ...(terms.discount ? { desconto: descontoOf(terms.discount) } : {}),
+    },
+    chave,
+  });
+}
+
 export function centsOf(valor: string): number {
   const [units = '', fraction = ''] = valor.split('.');
   return Number(units) * 100 + Number(fraction);
@@ -126,9 +215,10 @@ export function centsOf(valor: string): number {
 
 /**
  * The PSP's BR Code is what the payer's app reads: its CRC must hold, its location must be the
- * charge's, and an amount, when the code carries one, must be the charge's. Answers what is wrong.
+ * charge's, and an amount, when the code carries one, must be the charge's. A cobv's amount
+ * depends on the day it is paid (null): its code carries none. Answers what is wrong.
  */
-export function brCodeProblem(pixCopiaECola: string, expected: { location: string; amountCents: number }): string | null {
+export function brCodeProblem(pixCopiaECola: string, expected: { location: string; amountCents: number | null }): string | null {
   if (!/^[\x20-\x7E]+$/.test(pixCopiaECola)) return 'not printable ASCII';
   const crcAt = pixCopiaECola.length - 4;
   if (pixCopiaECola.slice(crcAt - 4, crcAt) !== '6304') return 'no CRC field at the end';
@@ -143,6 +233,7 @@ export function brCodeProblem(pixCopiaECola: string, expected: { location: strin
   const location = account ? parseBrCodeFields(account).get('25') : undefined;
   if (location !== expected.location) return 'location is not the charge’s';
   const amount = fields.get('54');
+  if (amount !== undefined && expected.amountCents === null) return 'an amount in the code of a charge with a due date';
   if (amount !== undefined && (!/^\d+\.\d{2}$/.test(amount) || centsOf(amount) !== expected.amountCents)) return 'amount is not the charge’s';
   return null;
 }

@@ -3,6 +3,7 @@ import type { Holder } from '../../platform/schema.js';
 import {
   ProviderError,
   ProviderOutcomeUnknownError,
+  type ChargeKind,
   type ChargeRemoval,
   type ChargeRequest,
   type CreatedCharge,
@@ -22,7 +23,9 @@ import {
   brCodeProblem,
   centsOf,
   cobSchema,
+  cobvBodyOf,
   createdCobSchema,
+  createdCobvSchema,
   devolucaoSchema,
   balanceSchema,
   idOfTxid,
@@ -50,8 +53,8 @@ const KEY_REFUSALS: Record<string, string> = {
  */
 export class ApiPixProvider implements PixProvider {
   readonly name = 'apipix';
-  /** Not yet: the adapter registers immediate charges (cob) only; a due-date charge goes to a provider that takes it. */
-  readonly dueCharges = false;
+  /** A charge with a due date is registered as a cobv. */
+  readonly dueCharges = true;
 
   constructor(
     readonly id: string,
@@ -62,6 +65,7 @@ export class ApiPixProvider implements PixProvider {
   ) {}
 
   async createCharge(request: ChargeRequest): Promise<CreatedCharge> {
+    if (request.due) return this.createDueCharge(request, request.due);
     const expiracao = Math.max(1, Math.round((request.expiresAt.getTime() - Date.now()) / 1000));
     const cob = await this.read(createdCobSchema, {
       method: 'PUT',
@@ -78,8 +82,37 @@ export class ApiPixProvider implements PixProvider {
     return { location: cob.location, pixPayload: cob.pixCopiaECola };
   }
 
-  async cancelCharge(transactionId: string): Promise<ChargeRemoval> {
-    const path = `/cob/${txidOf(transactionId)}`;
+  /** `PUT /cobv/{txid}`: the PSP computes the amount due on each day from these terms, as the gateway does. */
+  private async createDueCharge(request: ChargeRequest, due: NonNullable<ChargeRequest['due']>): Promise<CreatedCharge> {
+    const cobv = await this.read(createdCobvSchema, {
+      method: 'PUT',
+      path: `/cobv/${txidOf(request.transactionId)}`,
+      body: cobvBodyOf(request.amountCents, due, this.pixKey),
+      idempotent: true,
+    }).catch(refusedOrUnanswered);
+    if (cobv.status !== 'ATIVA') throw new ProviderError(`PSP registered the charge with status ${cobv.status}`);
+    if (centsOf(cobv.valor.original) !== request.amountCents) throw new ProviderError('PSP registered another amount');
+    // Another due date would make the PSP ask for another amount than the gateway accepts.
+    if (cobv.calendario.dataDeVencimento !== due.terms.dueDate) throw new ProviderError('PSP registered another due date');
+    const location = cobv.location ?? cobv.loc?.location;
+    if (!location) throw new ProviderError('PSP answered no location');
+    const problem = brCodeProblem(cobv.pixCopiaECola, { location, amountCents: null });
+    if (problem) {
+      this.logger.warn({ transactionId: request.transactionId, problem }, 'PSP answered a BR Code that does not check');
+      throw new ProviderError(`PSP BR Code refused: ${problem}`);
+    }
+    return { location, pixPayload: cobv.pixCopiaECola };
+  }
+
+  /** A charge is a cob or a cobv; an orphan may be either, so both are tried before saying it is absent. */
+  async cancelCharge(transactionId: string, kind?: ChargeKind): Promise<ChargeRemoval> {
+    if (kind) return this.removeCharge(kind.due ? 'cobv' : 'cob', transactionId);
+    const removal = await this.removeCharge('cob', transactionId);
+    return removal === 'absent' ? this.removeCharge('cobv', transactionId) : removal;
+  }
+
+  private async removeCharge(kind: 'cob' | 'cobv', transactionId: string): Promise<ChargeRemoval> {
+    const path = `/${kind}/${txidOf(transactionId)}`;
     try {
       await this.client.call({ method: 'PATCH', path, body: { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' }, idempotent: true });
       return 'removed';

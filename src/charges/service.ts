@@ -247,16 +247,18 @@ export class ChargeService {
   async lockForIncoming(tx: Tx, payment: IncomingPayment, now: Date): Promise<{ charge: TransactionRow; payable: boolean } | undefined> {
     const charge = await lockTransaction(tx, 'pix_in', payment.transactionId);
     if (!charge) return undefined;
-    return { charge, payable: chargeStatusAt(charge, now) === 'pending' && payment.amountCents === owedAt(charge, now) };
+    // A due-date charge owes the amount of the day it was paid, not of the day the report arrived.
+    return { charge, payable: chargeStatusAt(charge, now) === 'pending' && payment.amountCents === owedAt(charge, paidAtOf(payment, now)) };
   }
 
   /** A pending charge (locked by the caller) is paid: net credited, fee to the platform, `transaction.paid` recorded. */
-  async credit(tx: Tx, charge: TransactionRow, payment: ReceivedPayment, now: Date): Promise<TransactionRow> {
+  async credit(tx: Tx, charge: TransactionRow, payment: ReceivedPayment & { paidAt?: Date | undefined }, now: Date): Promise<TransactionRow> {
+    const paidOn = dayOf(paidAtOf(payment, now));
     const paid = await applyTransition(tx, charge, CHARGE.pay, now, {
       paidAt: now,
       endToEndId: payment.endToEndId,
       payer: payment.payer ? JSON.stringify(payment.payer) : null,
-      ...(charge.due ? dueChargePaid(charge.due, amountDueOn(charge.due.terms, charge.amountCents, dayOf(now))) : {}),
+      ...(charge.due ? dueChargePaid(charge.due, amountDueOn(charge.due.terms, charge.amountCents, paidOn)) : {}),
     });
     await postMovement(tx, {
       accountId: paid.accountId,
@@ -422,3 +424,6 @@ function dueChargePaid(due: DueRecord, amount: AmountDue) {
     due: JSON.stringify({ ...due, paid: parts } satisfies DueRecord),
   };
 }
+
+/** When a reported PIX was paid: the provider's time, never later than now (a clock ahead of ours is not believed). */
+const paidAtOf = (payment: { paidAt?: Date | undefined }, now: Date): Date => (payment.paidAt && payment.paidAt < now ? payment.paidAt : now);

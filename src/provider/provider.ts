@@ -85,7 +85,12 @@ export type ReceivedPayment = {
 };
 
 /** A PIX the provider reports on its own (notification, poller) for the charge `transactionId`. */
-export type IncomingPayment = ReceivedPayment & { transactionId: string; amountCents: number };
+export type IncomingPayment = ReceivedPayment & {
+  transactionId: string;
+  amountCents: number;
+  /** When the payer paid (API Pix's `horario`): a charge with a due date owes that day's amount, however late the report. */
+  paidAt?: Date | undefined;
+};
 
 /**
  * What became of an incoming PIX: credited to its charge, returned to the payer (charge not

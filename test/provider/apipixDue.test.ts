@@ -252,6 +252,23 @@ describe(`API Pix adapter: charges with a due date (${backend})`, () => {
     expect(double.cobv(hex(transactionId))?.status).toBe('CONCLUIDA');
   });
 
+  it('judges a PIX by the day it was paid, not the day it is reported: paid at 23:59 on the due date, reported the next day, the original is due', async () => {
+    setDay(TODAY);
+    const transactionId = await dueCharge({ fine: { percent: 2 }, interest: { percent: 1, per: 'month', days: 'calendar' } });
+    setDay('2031-03-11');
+    const endToEndId = await double.payCobv(hex(transactionId), {
+      amountCents: 150_000,
+      parts: { original: 150_000 },
+      at: new Date(`${DUE_DATE}T23:59:00-03:00`),
+    });
+    await eventually(async () => expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('paid'));
+    expect(await readTransaction(gateway, merchant, transactionId)).toMatchObject({
+      endToEndId,
+      amountCents: 150_000,
+      due: { paid: { date: DUE_DATE, interestCents: 0, fineCents: 0 } },
+    });
+  });
+
   it('returns a PIX of another amount than the amount due that day (the original, paid late), never crediting it', async () => {
     setDay(TODAY);
     const transactionId = await dueCharge({ fine: { percent: 2 }, interest: { percent: 1, per: 'month', days: 'calendar' } });

@@ -138,7 +138,14 @@ export class ApiPixInbound implements ProviderInbound {
     const transactionId = idOfTxid(pix.txid);
     if (!transactionId) return 0; // not one of our charges (a PIX to the key without txid)
     let applied = 0;
-    const receipt = await this.reports.paymentReceived({ transactionId, endToEndId: pix.endToEndId, amountCents: centsOf(pix.valor), payer: payerOf(pix) });
+    const paidAt = new Date(pix.horario);
+    const receipt = await this.reports.paymentReceived({
+      transactionId,
+      endToEndId: pix.endToEndId,
+      amountCents: centsOf(pix.valor),
+      payer: payerOf(pix),
+      ...(Number.isNaN(paidAt.getTime()) ? {} : { paidAt }),
+    });
     if (receipt === 'unknown_charge') this.logger.warn({ endToEndId: pix.endToEndId }, 'PIX received for no charge of ours: left to the operator');
     if (receipt === 'other_provider') {
       this.logger.warn(

@@ -4,6 +4,7 @@ import { parse } from 'csv-parse/sync';
 import type { Browser, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatBrl, messages } from '../../src/messages.js';
+import { dayAfter, dayStart } from '../../src/platform/saoPauloDay.js';
 import { fund } from '../helpers/api.js';
 import { breakableMoney, expectAccessible, launchBrowser, screenshot, tableRegions } from '../helpers/browser.js';
 import { signedInPage } from '../helpers/dashboard.js';
@@ -326,6 +327,9 @@ describe('Exportar', { timeout: 120_000 }, () => {
 
 describe('Extratos', { timeout: 120_000 }, () => {
   it('lists the closed days with their balances; each file is the stored text, its SHA-256 the next day’s previousDigest', async () => {
+    // Noon in Brazil: the account, its credit and "today" fall on one day whatever the hour the suite runs (a run just after midnight failed).
+    const now = gateway.clock.now();
+    gateway.clock.advance((dayStart(dayAfter(dayOf(now)))?.getTime() ?? 0) + 12 * 3_600_000 - now.getTime());
     const fresh = await gateway.createMerchant();
     await fund(gateway, fresh, 12_345);
     const firstDay = dayOf(gateway.clock.now());

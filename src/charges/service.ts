@@ -247,13 +247,15 @@ export class ChargeService {
   async lockForIncoming(tx: Tx, payment: IncomingPayment, now: Date): Promise<{ charge: TransactionRow; payable: boolean } | undefined> {
     const charge = await lockTransaction(tx, 'pix_in', payment.transactionId);
     if (!charge) return undefined;
-    // A due-date charge owes the amount of the day it was paid, not of the day the report arrived.
-    return { charge, payable: chargeStatusAt(charge, now) === 'pending' && payment.amountCents === owedAt(charge, paidAtOf(payment, now)) };
+    // Judged as of when it was paid, not when the report arrived: a due-date charge owes that day's
+    // amount, and a PIX paid within the validity counts (unless the charge was already expired).
+    const paidAt = paidAtOf(payment, charge, now);
+    return { charge, payable: chargeStatusAt(charge, paidAt) === 'pending' && payment.amountCents === owedAt(charge, paidAt) };
   }
 
   /** A pending charge (locked by the caller) is paid: net credited, fee to the platform, `transaction.paid` recorded. */
   async credit(tx: Tx, charge: TransactionRow, payment: ReceivedPayment & { paidAt?: Date | undefined }, now: Date): Promise<TransactionRow> {
-    const paidOn = dayOf(paidAtOf(payment, now));
+    const paidOn = dayOf(paidAtOf(payment, charge, now));
     const paid = await applyTransition(tx, charge, CHARGE.pay, now, {
       paidAt: now,
       endToEndId: payment.endToEndId,
@@ -425,5 +427,11 @@ function dueChargePaid(due: DueRecord, amount: AmountDue) {
   };
 }
 
-/** When a reported PIX was paid: the provider's time, never later than now (a clock ahead of ours is not believed). */
-const paidAtOf = (payment: { paidAt?: Date | undefined }, now: Date): Date => (payment.paidAt && payment.paidAt < now ? payment.paidAt : now);
+/**
+ * When a reported PIX was paid: the provider's time, believed only between the charge's creation
+ * and now (a time before it would buy days of early discount; one ahead of our clock is not yet).
+ */
+function paidAtOf(payment: { paidAt?: Date | undefined }, charge: TransactionRow, now: Date): Date {
+  if (!payment.paidAt || payment.paidAt > now) return now;
+  return payment.paidAt < charge.createdAt ? charge.createdAt : payment.paidAt;
+}

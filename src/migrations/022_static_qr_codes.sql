@@ -5,7 +5,7 @@
 CREATE TABLE static_qr_codes (
   id uuid PRIMARY KEY,
   account_id uuid NOT NULL REFERENCES accounts (id),
-  txid text NOT NULL UNIQUE,
+  txid text NOT NULL,
   amount_cents bigint CHECK (amount_cents IS NULL OR amount_cents > 0),
   description text,
   pix_payload text NOT NULL,
@@ -15,6 +15,8 @@ CREATE TABLE static_qr_codes (
   created_at timestamptz NOT NULL,
   deactivated_at timestamptz
 );
+-- Whatever its case: bank statements upper-case txids (src/pix/txid.ts), so loja1 and LOJA1 are one.
+CREATE UNIQUE INDEX static_qr_codes_txid ON static_qr_codes (upper(txid));
 CREATE INDEX static_qr_codes_account ON static_qr_codes (account_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX static_qr_codes_external_ref ON static_qr_codes (account_id, external_ref) WHERE external_ref IS NOT NULL;
 

@@ -75,8 +75,8 @@ export function buildStaticBrCode(input: {
   txid?: string | undefined;
 }): string {
   // A longer key (an e-mail) leaves less room in template 26: the description is cut to fit.
-  const room = Math.min(MAX_STATIC_DESCRIPTION_LENGTH, 99 - field('00', PIX_GUI).length - field('01', input.pixKey).length - 4);
-  const description = input.description ? toBrCodeText(input.description, room) : '';
+  const room = Math.max(0, Math.min(MAX_STATIC_DESCRIPTION_LENGTH, 99 - field('00', PIX_GUI).length - field('01', input.pixKey).length - 4));
+  const description = input.description && room > 0 ? toBrCodeText(input.description, room) : '';
   if (input.txid !== undefined && !STATIC_TXID_PATTERN.test(input.txid)) throw new Error('BR Code txid must be 1 to 25 letters and digits.');
   const account = field('00', PIX_GUI) + field('01', input.pixKey) + (description ? field('02', description) : '');
   const amount =

@@ -417,12 +417,11 @@ export interface RoutingRulesTable {
   updatedAt: Date;
 }
 
-/** A charge registration whose answer was lost at a provider: the `cob` that may exist there is removed when it answers again. */
 /** A merchant's reusable BR Code (DESIGN.md §17): each PIX paid to it is a new pix_in transaction naming it. */
 export interface StaticQrCodesTable {
   id: string;
   accountId: string;
-  /** Unique across the gateway: every merchant's static codes share the provider's receiving key. */
+  /** Unique across the gateway, whatever its case (bank statements upper-case txids): every merchant's static codes share the provider's receiving key. */
   txid: string;
   amountCents: ColumnType<number | null, number | null, never>;
   description: string | null;
@@ -435,6 +434,7 @@ export interface StaticQrCodesTable {
 }
 export type StaticQrCodeRow = Selectable<StaticQrCodesTable>;
 
+/** A charge registration whose answer was lost at a provider: the `cob` that may exist there is removed when it answers again. */
 export interface OrphanChargesTable {
   providerId: string;
   transactionId: string;

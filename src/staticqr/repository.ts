@@ -2,14 +2,19 @@ import type { Executor } from '../platform/database.js';
 import type { StaticQrCodeRow, StaticQrCodesTable } from '../platform/schema.js';
 import type { Insertable } from 'kysely';
 
-/** A new static code; undefined when its txid is taken (by any merchant: the key is shared). */
+/** A new static code; undefined when its txid is taken (by any merchant: the key is shared) or its externalRef was used meanwhile. */
 export function insertStaticQrCode(db: Executor, code: Insertable<StaticQrCodesTable>): Promise<StaticQrCodeRow | undefined> {
   return db
     .insertInto('staticQrCodes')
     .values(code)
-    .onConflict((conflict) => conflict.column('txid').doNothing())
+    .onConflict((conflict) => conflict.doNothing())
     .returningAll()
     .executeTakeFirst();
+}
+
+/** Locks one of the account's codes for a payment: a deactivation waits for it, or it sees the deactivation. */
+export function lockStaticQrCode(db: Executor, accountId: string, id: string): Promise<StaticQrCodeRow | undefined> {
+  return db.selectFrom('staticQrCodes').selectAll().where('id', '=', id).where('accountId', '=', accountId).forUpdate().executeTakeFirst();
 }
 
 export function findStaticQrCode(db: Executor, accountId: string, id: string): Promise<StaticQrCodeRow | undefined> {

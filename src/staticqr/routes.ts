@@ -63,7 +63,7 @@ export const staticQrRoutes =
         schema: {
           ...common,
           summary: 'Deactivate a static QR code',
-          description: 'It takes no PIX any more: one that still arrives is returned to its payer. 422 when it is already inactive.',
+          description: 'It takes no PIX any more (the sandbox refuses to pay it with 422). 422 when it is already inactive.',
           params: staticQrIdParams,
           response: { 200: staticQrSchema, ...errorResponses(401, 403, 404, 422) },
         },

@@ -68,8 +68,11 @@ export class StaticQrService {
       externalRef,
       createdAt: this.clock.now(),
     });
-    if (!code) throw new InvalidStateError(messages.staticQrTxidTaken);
-    return { outcome: 'created', code };
+    if (code) return { outcome: 'created', code };
+    // A concurrent request with the same externalRef won: answer its code.
+    const winner = externalRef ? await repository.findStaticQrCodeByExternalRef(this.db, account.id, externalRef) : undefined;
+    if (winner) return { outcome: 'replayed', code: winner };
+    throw new InvalidStateError(messages.staticQrTxidTaken);
   }
 
   list(accountId: string): Promise<StaticQrCodeRow[]> {
@@ -82,7 +85,7 @@ export class StaticQrService {
     return code;
   }
 
-  /** No PIX is taken for it any more: one that still arrives is returned to its payer. */
+  /** No PIX is taken for it any more (a payment in flight waits for the code's lock and then sees it). */
   async deactivate(accountId: string, id: string): Promise<StaticQrCodeRow> {
     const code = await this.get(accountId, id);
     const deactivated = await repository.deactivateStaticQrCode(this.db, accountId, code.id, this.clock.now());
@@ -100,13 +103,23 @@ export class StaticQrService {
       if (amountCents !== undefined && amountCents !== code.amountCents) throw new InvalidRequestError(messages.sandboxAmountMismatch);
       return code.amountCents;
     }
-    if (amountCents === undefined || amountCents < account.limits.chargeMinCents) throw new InvalidRequestError(messages.staticQrAmountRequired);
+    const { chargeMinCents, chargeMaxCents } = account.limits;
+    if (amountCents === undefined || !Number.isInteger(amountCents) || amountCents < Math.max(1, chargeMinCents)) {
+      throw new InvalidRequestError(messages.staticQrAmountRequired);
+    }
+    if (amountCents > chargeMaxCents) throw new InvalidRequestError(messages.amountAboveMaximum(chargeMaxCents));
     return amountCents;
   }
 
-  /** A PIX received for the code: a new pix_in transaction, paid, credited (net of the fee) with its event. */
+  /**
+   * A PIX received for the code: a new pix_in transaction, paid, credited (net of the fee) with its
+   * event. Under the code's lock, so a deactivation that answered first is seen here.
+   */
   receive(account: Account, code: StaticQrCodeRow, payment: ReceivedPayment & { amountCents: number }): Promise<TransactionRow> {
     return this.db.transaction().execute(async (tx) => {
+      const locked = await repository.lockStaticQrCode(tx, account.id, code.id);
+      if (!locked) throw new NotFoundError(messages.staticQrNotFound);
+      if (!locked.active) throw new InvalidStateError(messages.staticQrInactive);
       const now = this.clock.now();
       const feeCents = computeFee(account.fees.pixIn, payment.amountCents, { capAtAmount: true });
       const received = await insertTransaction(tx, CHARGE.receive, {

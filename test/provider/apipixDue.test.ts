@@ -269,6 +269,16 @@ describe(`API Pix adapter: charges with a due date (${backend})`, () => {
     });
   });
 
+  it('believes a PSP time no earlier than the charge: a PIX "paid" before it was created earns no extra days of discount', async () => {
+    setDay(TODAY);
+    const transactionId = await dueCharge({ discount: { perDayEarly: { percent: 1, days: 'calendar' } } });
+    // The PSP says 2031-02-21, 17 days early (17%); the charge was created 2031-03-03, 7 days early (7%).
+    const endToEndId = await double.payCobv(hex(transactionId), { amountCents: 124_500, at: new Date('2031-02-21T12:00:00-03:00') });
+    await eventually(async () => expect(await refundsOf(transactionId)).toMatchObject([{ amountCents: 124_500, status: 'processing' }]));
+    expect(double.pix(endToEndId)?.devolucoes).toHaveLength(1);
+    expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('pending');
+  });
+
   it('returns a PIX of another amount than the amount due that day (the original, paid late), never crediting it', async () => {
     setDay(TODAY);
     const transactionId = await dueCharge({ fine: { percent: 2 }, interest: { percent: 1, per: 'month', days: 'calendar' } });

@@ -113,6 +113,44 @@ describe(`static QR codes (${backend})`, () => {
     expect(taken.body).toEqual({ error: messages.staticQrTxidTaken });
   });
 
+  it('concurrent creates with one externalRef answer one code (one 201, the rest 200), never a 500', async () => {
+    const answers = await Promise.all(Array.from({ length: 8 }, () => create({ amountCents: 1_234, externalRef: 'balcao-concorrente' })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+    expect(new Set(answers.map((answer) => answer.body.id)).size).toBe(1);
+  });
+
+  it('a txid is one whatever its case (bank statements upper-case it): LOJA7 is taken once loja7 is', async () => {
+    expect((await create({ txid: 'loja7' })).status).toBe(201);
+    const other = await gateway.createMerchant(FEES);
+    const taken = await create({ txid: 'LOJA7' }, other.apiKey);
+    expect(taken.status).toBe(422);
+    expect(taken.body).toEqual({ error: messages.staticQrTxidTaken });
+  });
+
+  it('an open-amount code takes whole cents within the account limits only (400 otherwise)', async () => {
+    const { id } = (await create({})).body;
+    for (const amountCents of [150.5, 0, -100]) {
+      const refused = await pay(id, { amountCents });
+      expect(refused.status, String(amountCents)).toBe(400);
+      expect(refused.body).toEqual({ error: messages.staticQrAmountRequired });
+    }
+    const tooMuch = await pay(id, { amountCents: 10_000_001 });
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.body).toEqual({ error: messages.amountAboveMaximum(10_000_000) });
+  });
+
+  it('a payment that read the code before its deactivation is refused under the code’s lock, nothing credited', async () => {
+    const { id } = (await create({ amountCents: 600 })).body;
+    const account = await gateway.services.accounts.getAccount(merchant.accountId);
+    const stale = await gateway.services.staticQr.get(merchant.accountId, id);
+    expect((await gateway.call('POST', `/v1/pix/static/${id}/deactivate`, { key: merchant.apiKey })).status).toBe(200);
+    const before = await balanceOf(gateway, merchant);
+    await expect(
+      gateway.services.staticQr.receive(account, stale, { endToEndId: 'E00000000202701011200abcdefghijk', payer: null, amountCents: 600 }),
+    ).rejects.toThrow(messages.staticQrInactive);
+    expect(await balanceOf(gateway, merchant)).toBe(before);
+  });
+
   it.each([
     ['an amount of 0', { amountCents: 0 }, messages.staticQrAmountInvalid],
     ['an amount in reais', { amountCents: 10.5 }, messages.staticQrAmountInvalid],

@@ -179,7 +179,7 @@ export function ChargesPage(props: {
       <Alert message={props.error} />
       {props.mayCreate ? (
         <p>
-          <a href="/dashboard/cobrancas/vencimento">Nova cobrança com vencimento</a> (multa, juros e desconto, como um boleto)
+          <a href="/dashboard/cobrancas/vencimento">Cobrança com vencimento</a>: multa, juros e desconto, como um boleto
         </p>
       ) : (
         ''

@@ -34,7 +34,7 @@ const brazilian = (day: string) => day.split('-').reverse().join('/');
 
 async function openForm(page: Page) {
   await page.goto(`${gateway.url}/dashboard/cobrancas`);
-  await page.getByRole('link', { name: 'Nova cobrança com vencimento' }).click();
+  await page.getByRole('link', { name: 'Cobrança com vencimento' }).click();
   await page.waitForURL(/\/dashboard\/cobrancas\/vencimento$/);
 }
 
@@ -139,7 +139,7 @@ describe('Cobrança com vencimento', () => {
     const viewer = await signedInPage(merchant.accountId, 'viewer');
     await viewer.goto(`${gateway.url}/dashboard/cobrancas/vencimento`);
     expect(await viewer.getByRole('button', { name: 'Criar cobrança com vencimento' }).count()).toBe(0);
-    expect(await viewer.getByRole('link', { name: 'Nova cobrança com vencimento' }).count()).toBe(0);
+    expect(await viewer.getByRole('link', { name: 'Cobrança com vencimento' }).count()).toBe(0);
     const form = { amount: '10,00', name: 'X', document: '52998224725', documentType: 'cpf', dueDate: dayAfter(today(), 3), validity: '30' };
     const forged = await postFromPage(gateway, viewer, '/dashboard/cobrancas/vencimento', form);
     expect(forged.status).toBe(403);

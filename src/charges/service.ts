@@ -262,17 +262,7 @@ export class ChargeService {
       payer: payment.payer ? JSON.stringify(payment.payer) : null,
       ...(charge.due ? dueChargePaid(charge.due, amountDueOn(charge.due.terms, charge.amountCents, paidOn)) : {}),
     });
-    await postMovement(tx, {
-      accountId: paid.accountId,
-      kind: 'charge_paid',
-      transactionId: paid.id,
-      at: now,
-      entries: [
-        { book: 'settlement', amountCents: -paid.amountCents },
-        { book: 'merchant', amountCents: paid.netCents },
-        { book: 'fees', amountCents: paid.feeCents },
-      ],
-    });
+    await postChargePaid(tx, paid, now);
     return paid;
   }
 
@@ -434,4 +424,19 @@ function dueChargePaid(due: DueRecord, amount: AmountDue) {
 function paidAtOf(payment: { paidAt?: Date | undefined }, charge: TransactionRow, now: Date): Date {
   if (!payment.paidAt || payment.paidAt > now) return now;
   return payment.paidAt < charge.createdAt ? charge.createdAt : payment.paidAt;
+}
+
+/** A paid charge's movement: its amount out of settlement, the net to the merchant, the fee to the platform. */
+export async function postChargePaid(tx: Tx, paid: TransactionRow, at: Date): Promise<void> {
+  await postMovement(tx, {
+    accountId: paid.accountId,
+    kind: 'charge_paid',
+    transactionId: paid.id,
+    at,
+    entries: [
+      { book: 'settlement', amountCents: -paid.amountCents },
+      { book: 'merchant', amountCents: paid.netCents },
+      { book: 'fees', amountCents: paid.feeCents },
+    ],
+  });
 }

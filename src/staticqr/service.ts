@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { Account } from '../accounts/model.js';
 import { InvalidRequestError, InvalidStateError, NotFoundError } from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
-import { postMovement } from '../ledger/repository.js';
+import { postChargePaid } from '../charges/service.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
@@ -138,17 +138,7 @@ export class StaticQrService {
         createdAt: now,
         updatedAt: now,
       });
-      await postMovement(tx, {
-        accountId: account.id,
-        kind: 'charge_paid',
-        transactionId: received.id,
-        at: now,
-        entries: [
-          { book: 'settlement', amountCents: -received.amountCents },
-          { book: 'merchant', amountCents: received.netCents },
-          { book: 'fees', amountCents: received.feeCents },
-        ],
-      });
+      await postChargePaid(tx, received, now);
       await recordTransactionEvents(
         tx,
         CHARGE.receive.events.map((name) => ({ name, transaction: received })),

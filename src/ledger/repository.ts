@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../platform/database.js';
 import { precompiled } from '../platform/precompiled.js';
-import { rateCountParts, type RateWindow } from '../platform/rateLimitRepository.js';
 import { LimitExceededError } from '../errors.js';
 import { messages } from '../messages.js';
 import { newId } from '../platform/ids.js';
@@ -71,17 +70,24 @@ function withdrawnPeriods(at: Date): WithdrawnPeriod {
 /** A new withdrawal's claim on its account: its rate limits, its caps, and (automatic mode) its debit. */
 export type WithdrawalReservation = {
   accountId: string;
-  /** The withdrawal's creation: its UTC day and month are the ones it counts in. */
+  /** The withdrawal's creation: its UTC day and month are the ones it counts in, and the rate windows the ones it falls in. */
   at: Date;
   amountCents: number;
-  rateWindows: readonly RateWindow[];
+  /** How many withdrawals each fixed window (a second, a minute, a UTC hour) allows. */
+  rateLimits: Readonly<Record<RateWindowName, number>>;
   caps: { dailyCents: number; monthlyCents: number };
   /** The debit posted now (automatic mode); null when it waits for an operator (manual mode: counted, not debited). */
   debit: Omit<Movement, 'accountId' | 'at' | 'forbidNegativeBalance'> | null;
 };
 
+/** A withdrawal's rate windows, checked in this order (the spec's three messages). */
+const RATE_WINDOWS = ['second', 'minute', 'hour'] as const;
+export type RateWindowName = (typeof RATE_WINDOWS)[number];
+const RATE_WINDOW_MS: Record<RateWindowName, number> = { second: 1_000, minute: 60_000, hour: 3_600_000 };
+const isRateWindowName = (name: string): name is RateWindowName => name in RATE_WINDOW_MS;
+
 /** Why a reservation was refused: the first rate window it does not fit, a cap, or the balance. */
-export type ReservationRefusal = { rateBucket: string } | { cap: 'daily' | 'monthly' } | { balance: 'insufficient' };
+export type ReservationRefusal = { rateWindow: RateWindowName } | { cap: 'daily' | 'monthly' } | { balance: 'insufficient' };
 
 /** A withdrawal's UTC day and month, summed from its account's withdrawals (itself left out). */
 export type PeriodSums = { dayCents: number; monthCents: number };
@@ -90,12 +96,11 @@ export type PeriodSums = { dayCents: number; monthCents: number };
 export type WithdrawnPeriod = { day: string; month: string };
 
 /**
- * Counts a new withdrawal in its rate windows and in the balance row's withdrawn sums, and posts
- * its debit, in one statement (one round trip) inside the caller's transaction: the balance row
- * is locked first, so the caps and the spendable balance are read as the last withdrawal of the
- * account committed them. Refused (nothing written but the rate counts, which the caller's
- * rollback undoes) when a window, a cap or the spendable balance (available − blocked) does not
- * allow it; the checks run in that order.
+ * Counts a new withdrawal in the balance row's rate windows and withdrawn sums, and posts its
+ * debit, in one statement (one round trip) inside the caller's transaction: the balance row is
+ * locked first, so the windows, the caps and the spendable balance are read as the last
+ * withdrawal of the account committed them. Refused, with nothing written, when a window, a cap or
+ * the spendable balance (available − blocked) does not allow it; the checks run in that order.
  *
  * When the row's sums already belong to a later day or month than the withdrawal's (it was stamped
  * just before midnight and got the lock after one of the next day, or its process's clock is
@@ -107,45 +112,57 @@ export async function reserveWithdrawal(
   reservation: WithdrawalReservation,
   periodSums: (period: WithdrawnPeriod) => Promise<PeriodSums>,
 ): Promise<ReservationRefusal | null> {
-  const first = await reserveOnce(tx, reservation, reservation.rateWindows, null);
+  const first = await reserveOnce(tx, reservation, null);
   if (first !== 'late') return first;
-  // The rate windows were counted by the first statement.
-  const second = await reserveOnce(tx, reservation, [], await periodSums(withdrawnPeriods(reservation.at)));
+  const second = await reserveOnce(tx, reservation, await periodSums(withdrawnPeriods(reservation.at)));
   if (second === 'late') throw new Error('withdrawal reservation: period sums given, yet late');
   return second;
 }
 
-async function reserveOnce(
-  tx: Tx,
-  reservation: WithdrawalReservation,
-  rateWindows: readonly RateWindow[],
-  given: PeriodSums | null,
-): Promise<ReservationRefusal | 'late' | null> {
+/**
+ * The SQL of one rate window on the balance row: its count with this withdrawal (a later window
+ * than the row's starts again at 1; an earlier one, from a process whose clock is behind, counts in
+ * the row's), and the window the row keeps.
+ */
+function rateWindowParts(name: RateWindowName, at: Date) {
+  const windowMs = RATE_WINDOW_MS[name];
+  const start = new Date(Math.floor(at.getTime() / windowMs) * windowMs);
+  const startColumn = sql.ref(`withdraw_${name}_start`);
+  const countColumn = sql.ref(`withdraw_${name}_count`);
+  return {
+    counted: sql`CASE WHEN ${startColumn} >= ${start}::timestamptz THEN ${countColumn} + 1 ELSE 1 END AS ${sql.ref(`${name}_count`)}`,
+    kept: sql`${startColumn} = greatest(${startColumn}, ${start}::timestamptz), ${countColumn} = verdict.${sql.ref(`${name}_count`)}`,
+  };
+}
+
+async function reserveOnce(tx: Tx, reservation: WithdrawalReservation, given: PeriodSums | null): Promise<ReservationRefusal | 'late' | null> {
   const { day, month } = withdrawnPeriods(reservation.at);
   const debitCents = reservation.debit ? -merchantDeltaOf(reservation.debit) : 0;
   // Manual mode counts the withdrawal without a debit: no entries then.
   const debitEntries = reservation.debit
     ? sql`, entries AS (${entriesInsert({ ...reservation.debit, accountId: reservation.accountId, at: reservation.at }, newId())})`
     : sql``;
-  const rate = rateCountParts(reservation.accountId, rateWindows, reservation.at);
+  const windows = RATE_WINDOWS.map((name) => rateWindowParts(name, reservation.at));
+  const { second, minute, hour } = reservation.rateLimits;
   // A sum of a later day or month than the withdrawal's is NULL here: 'late', unless the period's sums are given.
   const { rows } = await sql<{ refusal: string | null }>`
-    WITH rate_counts AS (${rate.upsert}),
-    locked AS (
+    WITH locked AS (
       SELECT available_cents - blocked_cents AS spendable_cents,
              CASE WHEN ${given !== null}::boolean THEN ${given?.dayCents ?? 0}::int8
                   WHEN withdrawn_day = ${day}::date THEN withdrawn_day_cents WHEN withdrawn_day < ${day}::date THEN 0 END AS day_cents,
              CASE WHEN ${given !== null}::boolean THEN ${given?.monthCents ?? 0}::int8
-                  WHEN withdrawn_month = ${month}::date THEN withdrawn_month_cents WHEN withdrawn_month < ${month}::date THEN 0 END AS month_cents
+                  WHEN withdrawn_month = ${month}::date THEN withdrawn_month_cents WHEN withdrawn_month < ${month}::date THEN 0 END AS month_cents,
+             ${sql.join(windows.map((window) => window.counted))}
       FROM balances WHERE account_id = ${reservation.accountId} FOR UPDATE
     ), verdict AS (
-      SELECT coalesce(
-        'rate:' || ${rate.firstExceeded},
-        CASE WHEN day_cents IS NULL OR month_cents IS NULL THEN 'late'
-             WHEN day_cents + ${reservation.amountCents} > ${reservation.caps.dailyCents} THEN 'cap:daily'
-             WHEN month_cents + ${reservation.amountCents} > ${reservation.caps.monthlyCents} THEN 'cap:monthly'
-             WHEN ${debitCents}::int8 > 0 AND spendable_cents < ${debitCents} THEN 'balance:insufficient' END
-      ) AS refusal
+      SELECT CASE WHEN second_count > ${second} THEN 'rate:second'
+                  WHEN minute_count > ${minute} THEN 'rate:minute'
+                  WHEN hour_count > ${hour} THEN 'rate:hour'
+                  WHEN day_cents IS NULL OR month_cents IS NULL THEN 'late'
+                  WHEN day_cents + ${reservation.amountCents} > ${reservation.caps.dailyCents} THEN 'cap:daily'
+                  WHEN month_cents + ${reservation.amountCents} > ${reservation.caps.monthlyCents} THEN 'cap:monthly'
+                  WHEN ${debitCents}::int8 > 0 AND spendable_cents < ${debitCents} THEN 'balance:insufficient' END AS refusal,
+             second_count, minute_count, hour_count
       FROM locked
     ), balance AS (
       UPDATE balances SET
@@ -156,6 +173,7 @@ async function reserveOnce(
         withdrawn_month_cents = CASE WHEN withdrawn_month = ${month}::date THEN withdrawn_month_cents + ${reservation.amountCents}
                                      WHEN withdrawn_month < ${month}::date THEN ${reservation.amountCents} ELSE withdrawn_month_cents END,
         withdrawn_month = greatest(withdrawn_month, ${month}::date),
+        ${sql.join(windows.map((window) => window.kept))},
         updated_at = greatest(updated_at, ${reservation.at}::timestamptz)
       FROM verdict
       WHERE account_id = ${reservation.accountId} AND verdict.refusal IS NULL
@@ -166,7 +184,7 @@ async function reserveOnce(
   if (!row) throw new Error(`balance row missing for account ${reservation.accountId}`);
   if (row.refusal === null || row.refusal === 'late') return row.refusal;
   const [kind, detail = ''] = row.refusal.split(':', 2);
-  if (kind === 'rate') return { rateBucket: row.refusal.slice('rate:'.length) };
+  if (kind === 'rate' && isRateWindowName(detail)) return { rateWindow: detail };
   if (kind === 'cap') return { cap: detail === 'daily' ? 'daily' : 'monthly' };
   return { balance: 'insufficient' };
 }

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Executor, Tx } from './database.js';
 
 export type RateWindow = { bucket: string; windowMs: number; limit: number };
@@ -32,33 +32,6 @@ async function consumeRateLimits<W extends RateWindow>(tx: Tx, accountId: string
     .execute();
   const countByBucket = new Map(counted.map((row) => [row.bucket, row.count]));
   return windows.find((window) => (countByBucket.get(window.bucket) ?? 0) > window.limit);
-}
-
-/**
- * consumeRateLimits as parts of a caller's statement, for a write guarded by its limits in one
- * round trip: `upsert` counts the use (a CTE the caller names `rate_counts`), and `firstExceeded`
- * reads from it the first window, in the given order, that the use does not fit (NULL when none).
- */
-export function rateCountParts(
-  accountId: string,
-  windows: readonly RateWindow[],
-  at: Date,
-): { upsert: RawBuilder<unknown>; firstExceeded: RawBuilder<string | null> } {
-  const bounds = windows.map((window) => windowBounds(window, at));
-  const buckets = windows.map((window) => window.bucket);
-  return {
-    upsert: sql`
-      INSERT INTO rate_counters (account_id, bucket, count, window_start, expires_at)
-      SELECT ${accountId}::uuid, w.bucket, 1, w.window_start, w.expires_at
-      FROM unnest(${buckets}::text[], ${bounds.map((bound) => bound.windowStart)}::timestamptz[], ${bounds.map((bound) => bound.expiresAt)}::timestamptz[])
-           AS w(bucket, window_start, expires_at)
-      ON CONFLICT (account_id, bucket, window_start) DO UPDATE SET count = rate_counters.count + 1
-      RETURNING bucket, count`,
-    firstExceeded: sql<string | null>`(
-      SELECT w.bucket FROM rate_counts c
-      JOIN unnest(${buckets}::text[], ${windows.map((window) => window.limit)}::int8[]) WITH ORDINALITY AS w(bucket, max_count, position) USING (bucket)
-      WHERE c.count > w.max_count ORDER BY w.position LIMIT 1)`,
-  };
 }
 
 export async function purgeExpiredRateCounters(db: Executor, before: Date): Promise<number> {

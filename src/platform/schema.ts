@@ -175,6 +175,13 @@ export interface BalancesTable {
   withdrawnDayCents: Generated<number>;
   withdrawnMonth: Generated<string>;
   withdrawnMonthCents: Generated<number>;
+  /** A withdrawal's rate windows: the fixed window each count belongs to, and the count (migration 024; ledger/repository.ts). */
+  withdrawSecondStart: Generated<Date>;
+  withdrawSecondCount: Generated<number>;
+  withdrawMinuteStart: Generated<Date>;
+  withdrawMinuteCount: Generated<number>;
+  withdrawHourStart: Generated<Date>;
+  withdrawHourCount: Generated<number>;
 }
 
 export interface BlocksTable {

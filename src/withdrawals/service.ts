@@ -10,7 +10,7 @@ import {
   RateLimitedError,
 } from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
-import { findBalance, postMovement, recountWithdrawn, reserveWithdrawal } from '../ledger/repository.js';
+import { findBalance, postMovement, recountWithdrawn, reserveWithdrawal, type RateWindowName } from '../ledger/repository.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
@@ -45,9 +45,12 @@ import * as repository from './repository.js';
 import { insertAlert } from '../alerts/repository.js';
 import type { CreateWithdrawalBody } from './schemas.js';
 
-const SECOND_MS = 1000;
-const MINUTE_MS = 60_000;
-const HOUR_MS = 3_600_000;
+/** The spec's message for each rate window a withdrawal does not fit. */
+const RATE_REFUSALS: Record<RateWindowName, string> = {
+  second: messages.withdrawalPerSecond,
+  minute: messages.withdrawalPerMinute,
+  hour: messages.withdrawalPerHour,
+};
 
 /**
  * A new withdrawal (`created`, whatever status the provider's answer left it in), the one a
@@ -336,26 +339,20 @@ export class WithdrawalService {
    * it; the first limit it does not fit refuses it (the caller's rollback undoes the rest).
    */
   private async reserve(tx: Tx, account: Account, row: TransactionRow, debitNow: boolean): Promise<void> {
-    const windows = [
-      { bucket: 'withdraw:second', windowMs: SECOND_MS, limit: account.limits.withdrawPerSecond, message: messages.withdrawalPerSecond },
-      { bucket: 'withdraw:minute', windowMs: MINUTE_MS, limit: account.limits.withdrawPerMinute, message: messages.withdrawalPerMinute },
-      { bucket: 'withdraw:hour', windowMs: HOUR_MS, limit: account.limits.withdrawPerHour, message: messages.withdrawalPerHour },
-    ];
     const refusal = await reserveWithdrawal(
       tx,
       {
         accountId: account.id,
         at: row.createdAt,
         amountCents: row.amountCents,
-        rateWindows: windows,
+        rateLimits: { second: account.limits.withdrawPerSecond, minute: account.limits.withdrawPerMinute, hour: account.limits.withdrawPerHour },
         caps: { dailyCents: account.limits.withdrawDailyCents, monthlyCents: account.limits.withdrawMonthlyCents },
         debit: debitNow ? this.withdrawalMovement(row, 1) : null,
       },
       (period) => repository.sumWithdrawalsOfPeriod(tx, account.id, period, row.id),
     );
     if (refusal === null) return;
-    if ('rateBucket' in refusal)
-      throw new RateLimitedError(windows.find((window) => window.bucket === refusal.rateBucket)?.message ?? messages.withdrawalPerHour);
+    if ('rateWindow' in refusal) throw new RateLimitedError(RATE_REFUSALS[refusal.rateWindow]);
     if ('cap' in refusal) {
       throw new LimitExceededError(
         refusal.cap === 'daily'

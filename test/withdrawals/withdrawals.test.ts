@@ -159,15 +159,16 @@ describe('rate limits and caps, per account', () => {
     expect(limited.headers.get('retry-after')).toBeNull();
   });
 
-  it('a window is counted on its own, even when a later one was counted first (a clock behind)', async () => {
+  it("a withdrawal stamped in an earlier window than the account's last (a clock behind) counts in that later one: never a way around a limit", async () => {
     const merchant = await fundedMerchant(1_000_000, { limits: { withdrawPerSecond: 1, withdrawPerMinute: 100, withdrawPerHour: 100 } });
     startNextHour(gateway);
     gateway.clock.advance(5_500);
     expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201);
     gateway.clock.advance(-2_000); // two seconds earlier, as a process whose clock is behind
-    expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201); // the first of its own second
     expect((await withdraw(gateway, merchant, withdrawalToHolder())).body).toEqual({ error: 'Aguarde alguns segundos antes do próximo saque.' });
-    gateway.clock.advance(2_000);
+    gateway.clock.advance(3_000); // the second after the account's last: a new window
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201);
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).body).toEqual({ error: 'Aguarde alguns segundos antes do próximo saque.' });
   });
 
   it('daily and monthly caps count what was withdrawn (failed ones excluded)', async () => {

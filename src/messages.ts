@@ -319,6 +319,9 @@ export const messages = {
   filterTypeInvalid: 'Tipo inválido no filtro.',
   filterRangeInvalid: 'Período inválido no filtro: a data De deve ser igual ou anterior à data Até.',
   filterDocumentInvalid: 'Documento inválido na busca: informe um CPF (11 dígitos) ou um CNPJ (14 dígitos).',
+
+  // Static QR code pages (dashboard)
+  staticQrDeactivatedNotice: 'QR Code desativado. Um novo PIX para ele é recusado; os pagamentos já recebidos continuam abaixo.',
 } as const;
 
 /** Brazilian currency text for messages: 123456 → `R$ 1.234,56` (plain space, not NBSP). */

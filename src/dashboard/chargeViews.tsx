@@ -177,13 +177,18 @@ export function ChargesPage(props: {
     <Layout title="Cobranças" context={props.context}>
       <h1>Cobranças</h1>
       <Alert message={props.error} />
-      {props.mayCreate ? (
-        <p>
-          <a href="/dashboard/cobrancas/vencimento">Cobrança com vencimento</a>: multa, juros e desconto, como um boleto
-        </p>
-      ) : (
-        ''
-      )}
+      <ul class="links">
+        {props.mayCreate ? (
+          <li>
+            <a href="/dashboard/cobrancas/vencimento">Cobrança com vencimento</a>: multa, juros e desconto, como um boleto
+          </li>
+        ) : (
+          ''
+        )}
+        <li>
+          <a href="/dashboard/qr-estaticos">QR Codes estáticos</a>: um código para imprimir, pago quantas vezes for lido
+        </li>
+      </ul>
       {props.mayCreate ? (
         <details id="nova-cobranca" open={props.form !== undefined || (props.charges.length === 0 && !filtered)}>
           <summary>Nova cobrança</summary>
@@ -342,6 +347,16 @@ export function ChargePage(props: {
         )}
         <dt>Paga em</dt>
         <dd safe>{charge.paidAt === null ? '—' : formatDate(charge.paidAt)}</dd>
+        {charge.staticQrId ? (
+          <>
+            <dt>QR Code estático</dt>
+            <dd>
+              <a href={`/dashboard/qr-estaticos/${charge.staticQrId}`}>Ver o QR Code pago</a>
+            </dd>
+          </>
+        ) : (
+          ''
+        )}
         <dt>Id</dt>
         <dd>
           <code safe>{charge.transactionId}</code>

@@ -7,6 +7,7 @@ import type { LedgerService } from '../ledger/service.js';
 import type { Clock } from '../platform/clock.js';
 import type { RecipientService } from '../recipients/service.js';
 import type { RefundService } from '../refunds/service.js';
+import type { StaticQrService } from '../staticqr/service.js';
 import type { TransactionService } from '../transactions/service.js';
 import type { SessionUser, UserService } from '../users/service.js';
 import type { WebhookService } from '../webhooks/service.js';
@@ -33,4 +34,5 @@ export type DashboardServices = {
   recipients: RecipientService;
   webhooks: WebhookService;
   history: HistoryService;
+  staticQr: StaticQrService;
 };

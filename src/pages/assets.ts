@@ -20,6 +20,8 @@ form.stack { display: grid; grid-template-columns: minmax(0, 1fr); gap: .75rem; 
 label { display: grid; grid-template-columns: minmax(0, 1fr); gap: .25rem; font-weight: 600; min-width: 0; }
 input, select, textarea { max-width: 100%; }
 textarea { font: 0.85rem/1.4 ui-monospace, monospace; width: 100%; padding: .5rem; border: 1px solid #8c959f; border-radius: 4px; }
+/* A code to copy (a BR Code) breaks anywhere: a break at one of its spaces would read as part of it. */
+textarea[readonly] { word-break: break-all; }
 select { font: inherit; padding: .5rem; border: 1px solid #8c959f; border-radius: 4px; background: #fff; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 1rem; }
 dt { font-weight: 600; }
@@ -53,6 +55,8 @@ th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line);
 .wrap-anywhere { overflow-wrap: anywhere; }
 ul.changes { margin: 0 0 .25rem; padding-left: 1rem; }
 .muted { color: var(--muted); }
+/* A field's hint, right under it in a form (the field names it with aria-describedby). */
+form.stack .hint { margin: -.5rem 0 0; font-size: .9rem; }
 pre { white-space: pre-wrap; word-break: break-all; background: #fff; border: 1px solid var(--line); padding: .5rem; }
 details { background: #fff; border: 1px solid var(--line); border-radius: 4px; padding: .5rem; margin: .25rem 0; }
 summary { cursor: pointer; }

@@ -51,11 +51,15 @@ const INFRACTION_STATUS_NAMES: Record<string, string> = {
   rejected: 'Rejeitada: valor liberado',
 };
 
-const OWN_NAMES: Record<'charge' | 'withdrawal' | 'refund' | 'infraction', Record<string, string>> = {
+/** A static QR code has no status in the API (`active`, a boolean): the pages name its two states. */
+const STATIC_QR_STATUS_NAMES: Record<string, string> = { active: 'Ativo', deactivated: 'Desativado' };
+
+const OWN_NAMES: Record<'charge' | 'withdrawal' | 'refund' | 'infraction' | 'staticQr', Record<string, string>> = {
   charge: {},
   withdrawal: WITHDRAWAL_STATUS_NAMES,
   refund: REFUND_STATUS_NAMES,
   infraction: INFRACTION_STATUS_NAMES,
+  staticQr: STATIC_QR_STATUS_NAMES,
 };
 
 export function statusName(status: string, of?: keyof typeof OWN_NAMES): string {
@@ -63,7 +67,7 @@ export function statusName(status: string, of?: keyof typeof OWN_NAMES): string 
 }
 
 /** A status in Portuguese, with the API's value beside it for whoever reads the API too. */
-export function Status(props: { status: string; of?: 'charge' | 'withdrawal' | 'refund' | 'infraction' }) {
+export function Status(props: { status: string; of?: keyof typeof OWN_NAMES }) {
   const name = statusName(props.status, props.of);
   return (
     <span class={`status status-${props.status}`} title={props.status} safe>

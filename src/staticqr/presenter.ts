@@ -14,3 +14,5 @@ export function presentStaticQr(code: StaticQrCodeRow) {
     deactivatedAt: code.deactivatedAt ? code.deactivatedAt.getTime() : null,
   };
 }
+
+export type StaticQrView = ReturnType<typeof presentStaticQr>;

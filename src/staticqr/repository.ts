@@ -1,5 +1,6 @@
 import type { Executor } from '../platform/database.js';
 import type { StaticQrCodeRow, StaticQrCodesTable } from '../platform/schema.js';
+import { PRESENTED_COLUMNS, type PresentedRow } from '../transactions/presenter.js';
 import type { Insertable } from 'kysely';
 
 /** A new static code; undefined when its txid is taken (by any merchant: the key is shared) or its externalRef was used meanwhile. */
@@ -47,4 +48,30 @@ export function deactivateStaticQrCode(db: Executor, accountId: string, id: stri
     .where('active', '=', true)
     .returningAll()
     .executeTakeFirst();
+}
+
+/** The PIX paid to one of the account's codes (each a pix_in transaction naming it), newest first. */
+export function listStaticQrPayments(db: Executor, accountId: string, codeId: string, limit: number): Promise<PresentedRow[]> {
+  return db
+    .selectFrom('transactions')
+    .select(PRESENTED_COLUMNS)
+    .where('accountId', '=', accountId)
+    .where('staticQrId', '=', codeId)
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** How many PIX each of the account's codes received (codes with none are absent). */
+export async function countStaticQrPayments(db: Executor, accountId: string, codeIds: readonly string[]): Promise<Map<string, number>> {
+  if (codeIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('transactions')
+    .select(['staticQrId', (eb) => eb.fn.countAll<string>().as('payments')])
+    .where('accountId', '=', accountId)
+    .where('staticQrId', 'in', codeIds)
+    .groupBy('staticQrId')
+    .execute();
+  return new Map(rows.flatMap((row) => (row.staticQrId ? [[row.staticQrId, Number(row.payments)]] : [])));
 }

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { renderQrImage } from '../charges/qrImage.js';
 import { qrImageQuery } from '../charges/schemas.js';
 import { NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
@@ -80,11 +79,11 @@ export const staticQrRoutes =
           description: 'As GET /v1/pix/{id}/qrcode: 200 image/png (default) or image/svg+xml; errors as { error }: 400 (format, size), 401, 403, 404.',
           params: staticQrIdParams,
           querystring: qrImageQuery,
+          produces: ['image/png', 'image/svg+xml'],
         },
       },
       async (request, reply) => {
-        const code = await staticQr.get(request.merchant.account.id, codeIdOf(request.params.id));
-        const image = await renderQrImage(code.pixPayload, request.query.format ?? 'png', request.query.size);
+        const image = await staticQr.qrImage(request.merchant.account.id, codeIdOf(request.params.id), request.query.format ?? 'png', request.query.size);
         return reply.type(image.contentType).header('cache-control', 'private, max-age=3600').send(image.body);
       },
     );

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { Account } from '../accounts/model.js';
 import { InvalidRequestError, InvalidStateError, NotFoundError } from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
+import { renderQrImage, type QrFormat } from '../charges/qrImage.js';
 import { postChargePaid } from '../charges/service.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
@@ -10,8 +11,9 @@ import { newId } from '../platform/ids.js';
 import type { StaticQrCodeRow, TransactionRow } from '../platform/schema.js';
 import { buildStaticBrCode } from '../pix/brcode.js';
 import type { ReceivedPayment } from '../provider/provider.js';
-import type { RoutingService } from '../routing/service.js';
+import type { ProviderRegistry } from '../provider/registry.js';
 import { recordTransactionEvents } from '../transactions/events.js';
+import type { PresentedRow } from '../transactions/presenter.js';
 import { insertTransaction } from '../transactions/repository.js';
 import { CHARGE } from '../transactions/states.js';
 import * as repository from './repository.js';
@@ -33,7 +35,7 @@ export class StaticQrService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly routing: RoutingService,
+    private readonly registry: ProviderRegistry,
   ) {}
 
   async create(account: Account, input: CreateStaticQrBody): Promise<{ outcome: 'created' | 'replayed'; code: StaticQrCodeRow }> {
@@ -46,8 +48,9 @@ export class StaticQrService {
       const existing = await repository.findStaticQrCodeByExternalRef(this.db, account.id, externalRef);
       if (existing) return { outcome: 'replayed', code: existing };
     }
-    const provider = (await this.routing.candidates('charges', account.id)).find((candidate) => candidate.receivingKey);
-    if (!provider?.receivingKey) throw new InvalidStateError(messages.staticQrUnavailable);
+    // The registry's keys, not routing: routing's candidates would take a down provider's probe and never call it.
+    const [provider] = this.registry.receivingKeys();
+    if (!provider) throw new InvalidStateError(messages.staticQrUnavailable);
     const txid = input.txid ?? newTxid();
     const pixPayload = buildStaticBrCode({
       pixKey: provider.receivingKey,
@@ -64,7 +67,7 @@ export class StaticQrService {
       amountCents: input.amountCents ?? null,
       description: input.description ?? null,
       pixPayload,
-      providerId: provider.id,
+      providerId: provider.providerId,
       externalRef,
       createdAt: this.clock.now(),
     });
@@ -83,6 +86,21 @@ export class StaticQrService {
     const code = await repository.findStaticQrCode(this.db, accountId, id);
     if (!code) throw new NotFoundError(messages.staticQrNotFound);
     return code;
+  }
+
+  /** How many PIX each of the codes received (one grouped count, on the partial index of paid codes). */
+  paymentCounts(accountId: string, codeIds: readonly string[]): Promise<Map<string, number>> {
+    return repository.countStaticQrPayments(this.db, accountId, codeIds);
+  }
+
+  /** The latest PIX paid to one of the account's codes: pix_in transactions, newest first (another account's code has none here). */
+  payments(accountId: string, id: string, limit: number): Promise<PresentedRow[]> {
+    return repository.listStaticQrPayments(this.db, accountId, id, limit);
+  }
+
+  /** The QR image of one of the account's codes (active or not: the code is the same). */
+  async qrImage(accountId: string, id: string, format: QrFormat, size: number) {
+    return renderQrImage((await this.get(accountId, id)).pixPayload, format, size);
   }
 
   /** No PIX is taken for it any more (a payment in flight waits for the code's lock and then sees it). */

@@ -1,14 +1,17 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { getPixPayloadInfo, isValidPixPayload } from '@brazilian-utils/brazilian-utils';
 import { hasError, isStaticPix, parsePix } from 'pix-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { balanceOf, eventsOf, readTransaction } from '../helpers/api.js';
-import { backend, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { ADMIN_TOKEN, backend, chargeBody, providersFile, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /** Static QR codes (DESIGN.md §17): created, listed, paid many times (each a new pix_in), deactivated. */
 
 /** 1% of each PIX, so the fee shows. */
 const FEES = { fees: { pixIn: { fixedCents: 0, bps: 100, minCents: 0, maxCents: 1_000_000 } } };
+/** A breaker opened by failures lets a probe through after 2 s (its first open period). */
+const BREAKER_OPEN_MS = 2_000;
 
 describe(`static QR codes (${backend})`, () => {
   let gateway: Gateway;
@@ -165,5 +168,48 @@ describe(`static QR codes (${backend})`, () => {
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({ error: message });
     expect(await count()).toBe(before);
+  });
+});
+
+describe(`static QR codes with several providers (${backend})`, () => {
+  let gateway: Gateway;
+  let merchant: Merchant;
+
+  beforeAll(async () => {
+    gateway = await startGateway({ PROVIDERS_FILE: providersFile(['psp-a', 'psp-b'].map((id) => ({ id, kind: 'simulated', timeoutMs: 50 }))) });
+    merchant = await gateway.createMerchant({ limits: { pixPerHour: 100_000 } });
+  });
+  afterAll(() => gateway.close());
+
+  const providerOfCode = async (id: string) =>
+    (await gateway.database.db.selectFrom('staticQrCodes').select('providerId').where('id', '=', id).executeTakeFirstOrThrow()).providerId;
+  const charge = async () => {
+    const created = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return (await gateway.admin('GET', `/admin/v1/transactions/${created.body.transactionId}`)).body.providerId as string;
+  };
+  const stateOf = async (providerId: string) =>
+    ((await gateway.admin('GET', '/admin/v1/providers')).body.providers as { id: string; state: string }[]).find((provider) => provider.id === providerId)
+      ?.state;
+
+  it('a code takes the first configured receiving key; one whose breaker is open is passed over, and its recovery probe is left to a charge', async () => {
+    const first = await gateway.call('POST', '/v1/pix/static', { key: merchant.apiKey, body: { amountCents: 1_000 } });
+    expect(first.status).toBe(201);
+    expect(await providerOfCode(first.body.id)).toBe('psp-a');
+
+    // psp-a goes down: charges fail over to psp-b until its breaker opens.
+    expect((await gateway.call('POST', '/sandbox/v1/providers/psp-a/outage', { key: ADMIN_TOKEN, body: { mode: 'down' } })).status).toBe(200);
+    for (let index = 0; index < 100 && (await stateOf('psp-a')) !== 'down'; index++) expect(await charge()).toBe('psp-b');
+    expect(await stateOf('psp-a')).toBe('down');
+    expect((await gateway.call('POST', '/sandbox/v1/providers/psp-a/outage', { key: ADMIN_TOKEN, body: { mode: 'up' } })).status).toBe(200);
+    await sleep(BREAKER_OPEN_MS + 100); // its probe is due
+
+    const during = await gateway.call('POST', '/v1/pix/static', { key: merchant.apiKey, body: { amountCents: 1_000 } });
+    expect(during.status).toBe(201);
+    expect(await providerOfCode(during.body.id)).toBe('psp-b');
+    expect((await gateway.call('POST', `/sandbox/v1/pix/static/${during.body.id}/pay`, { key: merchant.apiKey })).status).toBe(200);
+    // The code took no probe: the next charge is psp-a's probe, and brings it back.
+    expect(await charge()).toBe('psp-a');
+    expect(await stateOf('psp-a')).not.toBe('down');
   });
 });

@@ -31,6 +31,7 @@ import {
   SocketBudget,
 } from './platform/http.js';
 import { messages } from './messages.js';
+import { completeDocument, documentedRoutes } from './platform/openapi.js';
 import './platform/validation.js';
 import { operationsRoutes } from './operations/routes.js';
 import { recipientAdminRoutes } from './recipients/adminRoutes.js';
@@ -142,6 +143,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     });
   });
 
+  // The document lists the APIs only, each operation with its operationId and error answers (docs/openapi.md).
+  const webhooks = openApiWebhooks((name) => eventBodySchema(name, { infraction: infractionSchema, refund: refundSchema }));
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -151,7 +154,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         description: 'Merchant API (/v1), operator API (/admin/v1) and sandbox (/sandbox/v1). Errors are `{ "error": "<mensagem>" }`.',
       },
       servers: [{ url: config.publicBaseUrl }],
-      webhooks: openApiWebhooks((name) => eventBodySchema(name, { infraction: infractionSchema, refund: refundSchema })),
+      webhooks: webhooks.webhooks,
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'Merchant API key: `Authorization: Bearer svck_…`' },
@@ -159,8 +162,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         },
       },
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transform: documentedRoutes(jsonSchemaTransform),
+    transformObject: completeDocument(jsonSchemaTransformObject, webhooks.schemas),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 

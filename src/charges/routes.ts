@@ -149,6 +149,7 @@ export const chargeRoutes =
           security: [{ apiKey: [] }],
           params: transactionIdParams,
           querystring: qrImageQuery,
+          produces: ['image/png', 'image/svg+xml'],
         },
       },
       async (request, reply) => {

@@ -78,7 +78,10 @@ const attemptSchema = z
     durationMs: z.int(),
     httpStatus: z.int().nullable().meta({ description: 'Null when no answer came (timeout, network error, blocked address).' }),
     error: z.string().nullable(),
-    payload: z.string().meta({ description: 'The exact body sent.' }),
+    // A JSON text: its schema is the webhook payloads' union (the document's component, added with the webhooks below).
+    payload: z
+      .string()
+      .meta({ description: 'The exact body sent.', contentMediaType: 'application/json', contentSchema: { $ref: '#/components/schemas/WebhookEvent' } }),
   })
   .meta({ id: 'WebhookAttempt' });
 
@@ -100,29 +103,54 @@ const WEBHOOK_HEADERS = [
   ['webhook-signature', 'Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated when two secrets sign.'],
 ] as const;
 
-/** The OpenAPI 3.1 `webhooks` section: one entry per canonical event, with its body schema (assembled where events are: transactions/schemas.ts). */
-export function openApiWebhooks(eventBodySchema: (name: EventName) => z.ZodType): Record<string, OpenAPIV3_1.PathItemObject> {
-  return Object.fromEntries(
-    CANONICAL_EVENTS.map((name) => {
-      const { $schema: _schema, $defs: _defs, ...schema } = z.toJSONSchema(eventBodySchema(name), { io: 'output', unrepresentable: 'any' });
-      // Shared schemas (Party) are the document's components, not local definitions.
-      // The same JSON Schema (any JSON value to the type checker), its $defs references pointed at the document's components.
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment
-      const body = JSON.parse(JSON.stringify(schema).replaceAll('"#/$defs/', '"#/components/schemas/'));
-      const pathItem: OpenAPIV3_1.PathItemObject = {
-        post: {
-          summary: `Event ${name}`,
-          description: 'Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.',
-          parameters: WEBHOOK_HEADERS.map(([header, description]) => ({ name: header, in: 'header', required: true, description, schema: { type: 'string' } })),
-          // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- body: see above
-          requestBody: { required: true, content: { 'application/json': { schema: body } } },
-          responses: {
-            '2XX': { description: 'Delivered.' },
-            default: { description: 'Timeout, network error, 5xx, 408 and 429 are retried after 1 min, 5 min, 30 min, 2 h and 6 h; other answers are final.' },
-          },
+/** `transaction.partially_refunded` → `TransactionPartiallyRefunded`. */
+const pascalCase = (name: string) =>
+  name
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+
+/**
+ * The OpenAPI 3.1 `webhooks` section: one entry per canonical event (operationId `on` + the
+ * event in PascalCase), its body a component schema of its own (`TransactionPaidEvent`, …), and
+ * `WebhookEvent`, the union of all 21 discriminated by `event` (what a receiver gets). The body
+ * schemas are assembled where events are (transactions/schemas.ts) and handed in.
+ */
+export function openApiWebhooks(eventBodySchema: (name: EventName) => z.ZodType): {
+  webhooks: Record<string, OpenAPIV3_1.PathItemObject>;
+  schemas: Record<string, OpenAPIV3_1.SchemaObject>;
+} {
+  const schemaName = (name: EventName) => `${pascalCase(name)}Event`;
+  const reference = (name: EventName) => `#/components/schemas/${schemaName(name)}`;
+  const schemas: Record<string, OpenAPIV3_1.SchemaObject> = {};
+  const webhooks: Record<string, OpenAPIV3_1.PathItemObject> = {};
+  for (const name of CANONICAL_EVENTS) {
+    const { $schema: _schema, $defs: _defs, ...schema } = z.toJSONSchema(eventBodySchema(name), { io: 'output', unrepresentable: 'any' });
+    // Shared schemas (Party) are the document's components, not local definitions.
+    // The same JSON Schema (any JSON value to the type checker), its $defs references pointed at the document's components.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment
+    schemas[schemaName(name)] = JSON.parse(JSON.stringify(schema).replaceAll('"#/$defs/', '"#/components/schemas/'));
+    webhooks[name] = {
+      post: {
+        operationId: `on${pascalCase(name)}`,
+        tags: ['Webhooks'],
+        summary: `Event ${name}`,
+        description: 'Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.',
+        // No credential: the receiver checks the signature headers below.
+        security: [],
+        parameters: WEBHOOK_HEADERS.map(([header, description]) => ({ name: header, in: 'header', required: true, description, schema: { type: 'string' } })),
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: reference(name) } } } },
+        responses: {
+          '2XX': { description: 'Delivered.' },
+          default: { description: 'Timeout, network error, 5xx, 408 and 429 are retried after 1 min, 5 min, 30 min, 2 h and 6 h; other answers are final.' },
         },
-      };
-      return [name, pathItem];
-    }),
-  );
+      },
+    };
+  }
+  schemas.WebhookEvent = {
+    description: 'The body of any webhook delivery: the event named by `event` (and by the X-Svc-Event header).',
+    oneOf: CANONICAL_EVENTS.map((name) => ({ $ref: reference(name) })),
+    discriminator: { propertyName: 'event', mapping: Object.fromEntries(CANONICAL_EVENTS.map((name) => [name, reference(name)])) },
+  };
+  return { webhooks, schemas };
 }

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CANONICAL_EVENTS } from '../../src/webhooks/events.js';
+import { OPERATION_IDS } from '../../src/platform/openapi.js';
 import { startGateway, type Gateway, type JsonBody } from '../helpers/gateway.js';
 
 type JsonObject = Record<string, JsonBody>;
@@ -167,5 +169,160 @@ describe('history (DESIGN.md §15) in the OpenAPI document', () => {
     expect(exported?.description).toContain('O período de exportação é de no máximo 31 dias.');
     const statement = operation('/v1/statements/{date}', 'get');
     expect(statement?.description).toContain('Data do extrato inválida: use AAAA-MM-DD.');
+  });
+});
+
+/** Every operation of the document: the paths' and the webhooks'. */
+function operations(): { where: string; path: string; method: string; operation: JsonObject }[] {
+  const all = [];
+  for (const [section, items] of [['paths', document.paths ?? {}] as const, ['webhooks', document.webhooks ?? {}] as const]) {
+    for (const [path, item] of Object.entries<JsonObject>(items)) {
+      for (const [method, operation] of Object.entries<JsonObject>(item)) {
+        if (['get', 'put', 'post', 'delete', 'patch'].includes(method))
+          all.push({ where: `${section} ${method.toUpperCase()} ${path}`, path, method, operation });
+      }
+    }
+  }
+  return all;
+}
+
+describe('a document to generate an SDK from (docs/openapi.md)', () => {
+  it('lists the APIs and probes only: no page, form, asset or sign-in route', () => {
+    const paths = Object.keys(document.paths ?? {});
+    expect(paths.filter((path) => !/^\/(v1|sandbox\/v1|admin\/v1)\//.test(path) && !['/healthz', '/readyz', '/metrics'].includes(path))).toEqual([]);
+    for (const page of ['/dashboard/entrar', '/dashboard/', '/dashboard/cobrancas', '/backoffice/entrar', '/backoffice/contas', '/docs', '/health'])
+      expect(paths).not.toContain(page);
+    // The operator API and the sandbox are still there.
+    expect(paths.filter((path) => path.startsWith('/admin/v1/')).length).toBeGreaterThan(30);
+    expect(paths.filter((path) => path.startsWith('/sandbox/v1/')).length).toBeGreaterThan(10);
+  });
+
+  it('every operation has a unique operationId and a summary', () => {
+    const all = operations();
+    expect(all.length).toBeGreaterThan(100);
+    expect(
+      all.filter(({ operation }) => typeof operation.operationId !== 'string' || !/^[a-z][A-Za-z0-9]*$/.test(operation.operationId)).map(({ where }) => where),
+    ).toEqual([]);
+    expect(all.filter(({ operation }) => typeof operation.summary !== 'string' || operation.summary === '').map(({ where }) => where)).toEqual([]);
+    const ids = all.map(({ operation }) => operation.operationId);
+    expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
+  });
+
+  it('names the merchant operations as the SDK calls them (DESIGN.md §18)', () => {
+    const idOf = (method: string, path: string) => operation(path, method)?.operationId;
+    expect({
+      createCharge: idOf('post', '/v1/pix'),
+      createDueCharge: idOf('post', '/v1/pix/due'),
+      cancelCharge: idOf('post', '/v1/pix/{id}/cancel'),
+      getChargeQrCode: idOf('get', '/v1/pix/{id}/qrcode'),
+      getTransaction: idOf('get', '/v1/transactions/{id}'),
+      listTransactions: idOf('get', '/v1/transactions'),
+      createWithdrawal: idOf('post', '/v1/withdraw'),
+      createRecipient: idOf('post', '/v1/recipients'),
+      listRecipients: idOf('get', '/v1/recipients'),
+      getBalance: idOf('get', '/v1/balance'),
+      createRefund: idOf('post', '/v1/transactions/{id}/refunds'),
+      listRefunds: idOf('get', '/v1/transactions/{id}/refunds'),
+      listInfractions: idOf('get', '/v1/infractions'),
+      getInfraction: idOf('get', '/v1/infractions/{id}'),
+      defendInfraction: idOf('post', '/v1/infractions/{id}/defense'),
+    }).toEqual({
+      createCharge: 'createCharge',
+      createDueCharge: 'createDueCharge',
+      cancelCharge: 'cancelCharge',
+      getChargeQrCode: 'getChargeQrCode',
+      getTransaction: 'getTransaction',
+      listTransactions: 'listTransactions',
+      createWithdrawal: 'createWithdrawal',
+      createRecipient: 'createRecipient',
+      listRecipients: 'listRecipients',
+      getBalance: 'getBalance',
+      createRefund: 'createRefund',
+      listRefunds: 'listRefunds',
+      listInfractions: 'listInfractions',
+      getInfraction: 'getInfraction',
+      defendInfraction: 'defendInfraction',
+    });
+  });
+
+  it('the operationId table has no line for a route that does not exist', () => {
+    const documented = new Set(operations().map(({ where }) => where.replace(/^paths /, '')));
+    expect(Object.keys(OPERATION_IDS).filter((key) => !documented.has(key))).toEqual([]);
+  });
+
+  it('every operation says who may call it: the API key, the operator token, or no one in particular (probes, webhooks)', () => {
+    for (const { where, path, operation } of operations()) {
+      const schemes = (operation.security as JsonObject[] | undefined)?.flatMap((requirement) => Object.keys(requirement));
+      const expected =
+        path.startsWith('/admin/v1/') || path === '/sandbox/v1/providers/{providerId}/outage'
+          ? ['adminToken']
+          : /^\/(v1|sandbox\/v1)\//.test(path)
+            ? ['apiKey']
+            : [];
+      expect(schemes, where).toEqual(expected);
+    }
+  });
+
+  it('every API operation documents its error answers as { error }: authentication, 500 and 503 at least', () => {
+    const error = resolve({ $ref: '#/components/schemas/Error' });
+    expect(error?.required).toEqual(['error']);
+    for (const {
+      where,
+      path,
+      operation: { responses, security },
+    } of operations().filter(({ where }) => where.startsWith('paths'))) {
+      const statuses = Object.keys(responses);
+      expect(statuses, where).toContain('500');
+      if (path.startsWith('/healthz') || path.startsWith('/metrics')) continue;
+      expect(statuses, where).toContain('503');
+      if (path === '/readyz') continue;
+      expect(statuses, where).toContain('401');
+      if ((security as JsonObject[]).some((requirement) => 'apiKey' in requirement)) expect(statuses, where).toContain('403');
+      for (const status of statuses.filter((code) => Number(code) >= 400)) {
+        expect(Object.keys(responses[status].content ?? {}), `${where} ${status}`).toEqual(['application/json']);
+        expect(responses[status].content['application/json'].schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+        expect(responses[status].description, `${where} ${status}`).not.toBe('Default Response');
+      }
+    }
+  });
+
+  it('the spec errors of a merchant call carry its Portuguese message as the example', () => {
+    const responses = operation('/v1/balance', 'get')?.responses;
+    expect(responses['401'].content['application/json'].example).toEqual({ error: 'API key obrigatória. Use: Authorization: Bearer <key>' });
+    expect(responses['503'].content['application/json'].example).toEqual({ error: 'Serviço temporariamente indisponível. Tente novamente em instantes.' });
+  });
+
+  it('a file answer keeps its media types and its errors stay JSON', () => {
+    const qr = operation('/v1/pix/{id}/qrcode', 'get')?.responses;
+    expect(Object.keys(qr['200'].content)).toEqual(['image/png', 'image/svg+xml']);
+    expect(Object.keys(qr['404'].content)).toEqual(['application/json']);
+    const report = operation('/admin/v1/reconciliation/{runId}/report.csv', 'get')?.responses;
+    expect(Object.keys(report['200'].content)).toEqual(['text/csv']);
+    expect(Object.keys(report['400'].content)).toEqual(['application/json']);
+    expect(Object.keys(operation('/v1/transactions/export', 'get')?.responses['200'].content)).toEqual(['text/csv', 'application/x-ofx']);
+  });
+
+  it('each webhook has its named payload schema, and WebhookEvent is their union discriminated by `event`', () => {
+    const schemas: JsonObject = document.components.schemas;
+    for (const name of CANONICAL_EVENTS) {
+      const post = document.webhooks[name].post;
+      const reference: string = post.requestBody.content['application/json'].schema.$ref;
+      expect(reference, name).toMatch(/^#\/components\/schemas\/[A-Za-z]+Event$/);
+      expect(resolve({ $ref: reference })?.properties.event.const, name).toBe(name);
+      expect(post.tags).toEqual(['Webhooks']);
+    }
+    expect(document.webhooks['transfer.partially_refunded'].post.operationId).toBe('onTransferPartiallyRefunded');
+    const union = schemas.WebhookEvent;
+    expect(union.oneOf).toHaveLength(CANONICAL_EVENTS.length);
+    expect(union.discriminator.propertyName).toBe('event');
+    expect(union.discriminator.mapping['transaction.paid']).toBe('#/components/schemas/TransactionPaidEvent');
+    // A delivery attempt's payload is the JSON text of one of them.
+    expect(schemas.WebhookAttempt.properties.payload.contentSchema).toEqual({ $ref: '#/components/schemas/WebhookEvent' });
+  });
+
+  it('keeps only the component schemas something refers to', () => {
+    const text = JSON.stringify({ paths: document.paths, webhooks: document.webhooks, components: document.components });
+    const unused = Object.keys(document.components.schemas).filter((name) => !text.includes(`"#/components/schemas/${name}"`));
+    expect(unused).toEqual(['WebhookEvent'].filter((name) => !text.includes(`"#/components/schemas/${name}"`)));
   });
 });

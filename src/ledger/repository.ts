@@ -1,9 +1,10 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db, Executor, Tx } from '../platform/database.js';
 import { precompiled } from '../platform/precompiled.js';
 import { LimitExceededError } from '../errors.js';
 import { messages } from '../messages.js';
 import { newId } from '../platform/ids.js';
+import { refusalInStatement } from '../platform/errors.js';
 import type { LedgerBook } from '../platform/schema.js';
 
 export type Movement = {
@@ -62,7 +63,7 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
 }
 
 /** The UTC day and first day of the UTC month `at` falls in, as the balance row's withdrawn sums name them. */
-function withdrawnPeriods(at: Date): WithdrawnPeriod {
+export function withdrawnPeriods(at: Date): WithdrawnPeriod {
   const day = at.toISOString().slice(0, 10);
   return { day, month: `${day.slice(0, 8)}01` };
 }
@@ -96,30 +97,6 @@ export type PeriodSums = { dayCents: number; monthCents: number };
 export type WithdrawnPeriod = { day: string; month: string };
 
 /**
- * Counts a new withdrawal in the balance row's rate windows and withdrawn sums, and posts its
- * debit, in one statement (one round trip) inside the caller's transaction: the balance row is
- * locked first, so the windows, the caps and the spendable balance are read as the last
- * withdrawal of the account committed them. Refused, with nothing written, when a window, a cap or
- * the spendable balance (available − blocked) does not allow it; the checks run in that order.
- *
- * When the row's sums already belong to a later day or month than the withdrawal's (it was stamped
- * just before midnight and got the lock after one of the next day, or its process's clock is
- * behind), they say nothing of its own period: `periodSums` then sums that period from the
- * transactions, read after the lock the first statement took, and a second statement decides.
- */
-export async function reserveWithdrawal(
-  tx: Tx,
-  reservation: WithdrawalReservation,
-  periodSums: (period: WithdrawnPeriod) => Promise<PeriodSums>,
-): Promise<ReservationRefusal | null> {
-  const first = await reserveOnce(tx, reservation, null);
-  if (first !== 'late') return first;
-  const second = await reserveOnce(tx, reservation, await periodSums(withdrawnPeriods(reservation.at)));
-  if (second === 'late') throw new Error('withdrawal reservation: period sums given, yet late');
-  return second;
-}
-
-/**
  * The SQL of one rate window on the balance row: its count with this withdrawal (a later window
  * than the row's starts again at 1; an earlier one, from a process whose clock is behind, counts in
  * the row's), and the window the row keeps.
@@ -135,7 +112,21 @@ function rateWindowParts(name: RateWindowName, at: Date) {
   };
 }
 
-async function reserveOnce(tx: Tx, reservation: WithdrawalReservation, given: PeriodSums | null): Promise<ReservationRefusal | 'late' | null> {
+/**
+ * A new withdrawal's reservation as the first CTEs of its statement (`locked`, then `claim` when
+ * given, `verdict`, `balance`, `entries`): counts it in the balance row's rate windows and
+ * withdrawn sums and posts its debit. The balance row is locked first, so the windows, the caps and
+ * the spendable balance are read as the last withdrawal of the account committed them. A refusal
+ * (reservationRefusalOf) raises an error, which undoes every CTE of the statement: a `claim` (an
+ * externalRef's, run after the lock) that returns no row, then a window, a cap or the spendable
+ * balance (available − blocked), in that order.
+ *
+ * When the row's sums already belong to a later day or month than the withdrawal's (it was stamped
+ * just before midnight and got the lock after one of the next day, or its process's clock is
+ * behind), they say nothing of its own period: it is refused as 'late', and the caller sums that
+ * period from the transactions under the row's lock and gives the sums (`given`).
+ */
+export function withdrawalReservation(reservation: WithdrawalReservation, given: PeriodSums | null, claim?: RawBuilder<unknown>): RawBuilder<unknown> {
   const { day, month } = withdrawnPeriods(reservation.at);
   const debitCents = reservation.debit ? -merchantDeltaOf(reservation.debit) : 0;
   // Manual mode counts the withdrawal without a debit: no entries then.
@@ -144,9 +135,9 @@ async function reserveOnce(tx: Tx, reservation: WithdrawalReservation, given: Pe
     : sql``;
   const windows = RATE_WINDOWS.map((name) => rateWindowParts(name, reservation.at));
   const { second, minute, hour } = reservation.rateLimits;
+  const refuse = (reason: string) => sql`gateway_refusal(${reason}::text)`;
   // A sum of a later day or month than the withdrawal's is NULL here: 'late', unless the period's sums are given.
-  const { rows } = await sql<{ refusal: string | null }>`
-    WITH locked AS (
+  return sql`locked AS (
       SELECT available_cents - blocked_cents AS spendable_cents,
              CASE WHEN ${given !== null}::boolean THEN ${given?.dayCents ?? 0}::int8
                   WHEN withdrawn_day = ${day}::date THEN withdrawn_day_cents WHEN withdrawn_day < ${day}::date THEN 0 END AS day_cents,
@@ -154,16 +145,18 @@ async function reserveOnce(tx: Tx, reservation: WithdrawalReservation, given: Pe
                   WHEN withdrawn_month = ${month}::date THEN withdrawn_month_cents WHEN withdrawn_month < ${month}::date THEN 0 END AS month_cents,
              ${sql.join(windows.map((window) => window.counted))}
       FROM balances WHERE account_id = ${reservation.accountId} FOR UPDATE
-    ), verdict AS (
-      SELECT CASE WHEN second_count > ${second} THEN 'rate:second'
-                  WHEN minute_count > ${minute} THEN 'rate:minute'
-                  WHEN hour_count > ${hour} THEN 'rate:hour'
-                  WHEN day_cents IS NULL OR month_cents IS NULL THEN 'late'
-                  WHEN day_cents + ${reservation.amountCents} > ${reservation.caps.dailyCents} THEN 'cap:daily'
-                  WHEN month_cents + ${reservation.amountCents} > ${reservation.caps.monthlyCents} THEN 'cap:monthly'
-                  WHEN ${debitCents}::int8 > 0 AND spendable_cents < ${debitCents} THEN 'balance:insufficient' END AS refusal,
+    )${claim ? sql`, claim AS (${claim})` : sql``}, verdict AS (
+      SELECT CASE WHEN locked.spendable_cents IS NULL THEN ${refuse(NO_BALANCE_ROW)}
+                  ${claim ? sql`WHEN NOT EXISTS (SELECT 1 FROM claim) THEN ${refuse('replay')}` : sql``}
+                  WHEN second_count > ${second} THEN ${refuse('rate:second')}
+                  WHEN minute_count > ${minute} THEN ${refuse('rate:minute')}
+                  WHEN hour_count > ${hour} THEN ${refuse('rate:hour')}
+                  WHEN day_cents IS NULL OR month_cents IS NULL THEN ${refuse('late')}
+                  WHEN day_cents + ${reservation.amountCents} > ${reservation.caps.dailyCents} THEN ${refuse('cap:daily')}
+                  WHEN month_cents + ${reservation.amountCents} > ${reservation.caps.monthlyCents} THEN ${refuse('cap:monthly')}
+                  WHEN ${debitCents}::int8 > 0 AND spendable_cents < ${debitCents} THEN ${refuse('balance:insufficient')} END AS refusal,
              second_count, minute_count, hour_count
-      FROM locked
+      FROM (SELECT) AS one LEFT JOIN locked ON true
     ), balance AS (
       UPDATE balances SET
         available_cents = available_cents - ${debitCents},
@@ -176,17 +169,28 @@ async function reserveOnce(tx: Tx, reservation: WithdrawalReservation, given: Pe
         ${sql.join(windows.map((window) => window.kept))},
         updated_at = greatest(updated_at, ${reservation.at}::timestamptz)
       FROM verdict
-      WHERE account_id = ${reservation.accountId} AND verdict.refusal IS NULL
+      WHERE account_id = ${reservation.accountId}
       RETURNING 1
-    )${debitEntries}
-    SELECT refusal FROM verdict`.execute(tx);
-  const [row] = rows;
-  if (!row) throw new Error(`balance row missing for account ${reservation.accountId}`);
-  if (row.refusal === null || row.refusal === 'late') return row.refusal;
-  const [kind, detail = ''] = row.refusal.split(':', 2);
+    )${debitEntries}`;
+}
+
+/** The refusal of a reservation that found no balance row: every account has one, so it is a fault, not an answer. */
+const NO_BALANCE_ROW = 'no balance row';
+
+/**
+ * What a withdrawal's reservation refused, from the error its statement raised: a refusal to
+ * answer, 'late' (sums to give), 'replay' (its claim found a still-valid key); undefined when the
+ * error is no refusal.
+ */
+export function reservationRefusalOf(error: unknown): ReservationRefusal | 'late' | 'replay' | undefined {
+  const reason = refusalInStatement(error);
+  if (reason === undefined || reason === NO_BALANCE_ROW) return undefined;
+  if (reason === 'late' || reason === 'replay') return reason;
+  const [kind, detail = ''] = reason.split(':', 2);
   if (kind === 'rate' && isRateWindowName(detail)) return { rateWindow: detail };
   if (kind === 'cap') return { cap: detail === 'daily' ? 'daily' : 'monthly' };
-  return { balance: 'insufficient' };
+  if (kind === 'balance') return { balance: 'insufficient' };
+  return undefined;
 }
 
 /**

@@ -33,3 +33,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // pg's own words for a connection that ended under a query or a checkout.
   return /^Connection terminated|^Client has encountered a connection error|^timeout exceeded when trying to connect/.test(error.message);
 }
+
+/** The SQLSTATE of gateway_refusal (migration 025): a write refused from inside its own statement, nothing written. */
+const REFUSED_IN_STATEMENT = 'GW001';
+
+/** The reason a statement refused itself (gateway_refusal), if that is what `error` is. */
+export function refusalInStatement(error: unknown): string | undefined {
+  return errorCode(error) === REFUSED_IN_STATEMENT && error instanceof Error ? error.message : undefined;
+}

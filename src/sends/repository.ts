@@ -1,20 +1,20 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
-import { precompiled } from '../platform/precompiled.js';
 import type { ProviderSendKind, ProviderSendNote, ProviderSendRow, ProviderSendState } from '../platform/schema.js';
 
 /** The history grows by one note (an attempt, a check, a decision), in the statement that changes the send. */
 const appended = (note: ProviderSendNote): RawBuilder<string> => sql<string>`history || ${JSON.stringify([note])}::jsonb`;
 
+/** What a new send is made of. */
+export type NewSend = { id: string; kind: ProviderSendKind; accountId: string; at: Date; leaseUntil: Date | null; deadlineAt: Date };
+
 /**
- * A new send, written with its debit. With `leaseUntil`, its first attempt starts now under that
- * lease (the request that created it sends it); without, it waits to be claimed (`claimUnsent`).
- * Either way the worker takes it over when no result is recorded by the lease's end.
+ * A new send, written with its debit, and its insert for the caller's statement (a CTE of the
+ * write that makes it owed: one round trip). With `leaseUntil`, its first attempt starts now under
+ * that lease (the request that created it sends it); without, it waits to be claimed
+ * (`claimUnsent`). Either way the worker takes it over when no result is recorded by the lease's end.
  */
-export async function insertSend(
-  tx: Tx,
-  send: { id: string; kind: ProviderSendKind; accountId: string; at: Date; leaseUntil: Date | null; deadlineAt: Date },
-): Promise<ProviderSendRow> {
+export function sendInsert(send: NewSend): { row: ProviderSendRow; insert: RawBuilder<unknown> } {
   const row: ProviderSendRow = {
     id: send.id,
     kind: send.kind,
@@ -34,43 +34,20 @@ export async function insertSend(
     createdAt: send.at,
     updatedAt: send.at,
   };
-  await insertSendRow(tx, row.id, row.kind, row.accountId, row.attempts, row.attemptStartedAt, row.leaseUntil, row.deadlineAt, send.at);
-  return row;
+  const insert = sql`
+    INSERT INTO provider_sends (id, kind, account_id, state, acknowledged, attempts, attempt_started_at, reached_maybe_at, lease_until,
+                                next_check_at, checks, deadline_at, escalated_at, block_id, history, created_at, updated_at)
+    VALUES (${row.id}, ${row.kind}, ${row.accountId}, 'unsent', false, ${row.attempts}, ${row.attemptStartedAt}, NULL, ${row.leaseUntil},
+            NULL, 0, ${row.deadlineAt}, NULL, NULL, '[]', ${send.at}, ${send.at})`;
+  return { row, insert };
 }
 
-// Compiled once: a send is written with every withdrawal and refund.
-const insertSendRow = precompiled(
-  (
-    db,
-    id: string,
-    kind: ProviderSendKind,
-    accountId: string,
-    attempts: number,
-    attemptStartedAt: Date | null,
-    leaseUntil: Date | null,
-    deadlineAt: Date,
-    at: Date,
-  ) =>
-    db.insertInto('providerSends').values({
-      id,
-      kind,
-      accountId,
-      state: 'unsent',
-      acknowledged: false,
-      attempts,
-      attemptStartedAt,
-      reachedMaybeAt: null,
-      leaseUntil,
-      nextCheckAt: null,
-      checks: 0,
-      deadlineAt,
-      escalatedAt: null,
-      blockId: null,
-      history: '[]',
-      createdAt: at,
-      updatedAt: at,
-    }),
-);
+/** Writes a new send (sendInsert) in the caller's transaction. */
+export async function insertSend(tx: Tx, send: NewSend): Promise<ProviderSendRow> {
+  const { row, insert } = sendInsert(send);
+  await insert.execute(tx);
+  return row;
+}
 
 /**
  * Takes unsent sends whose lease lapsed (all of `kind`, or the one `id`) for a new attempt: an

@@ -2,7 +2,7 @@ import type { Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import type { TransactionRow } from '../platform/schema.js';
 import { CARRIES_INFRACTION, CARRIES_REFUND, SETTLEMENT_FIELDS, type EventName, type SettlementField } from '../webhooks/events.js';
-import { insertEventsWithDeliveries } from '../webhooks/repository.js';
+import { insertEventsWithDeliveries, type NewEvent } from '../webhooks/repository.js';
 import { presentTransaction } from './presenter.js';
 
 /**
@@ -18,32 +18,31 @@ type Presented = Readonly<Record<string, string | number | boolean | null | unde
  */
 export type EventContext = { infraction?: Presented | undefined; refund?: Presented | undefined };
 
+/** The events of status changes, as written (newTransactionEvents) in the transaction that made them. */
+type TransactionEvent = { name: EventName; transaction: TransactionRow } & EventContext;
+
 /**
- * Writes the events of status changes, in the transaction that made the changes (outbox): no
- * change without its event, no event without its change. In the same statement (one round trip
- * for all of them) it queues one delivery per endpoint of the account whose filter selects the
- * event. The body is the transaction as the API shows it, without the charge payload, with only
- * the PIX fields the event carries; it is stored as the exact text every delivery sends.
+ * The events of status changes, built to be written in the transaction that made the changes
+ * (outbox): no change without its event, no event without its change. The body is the
+ * transaction as the API shows it, without the charge payload, with only the PIX fields the event
+ * carries; it is stored as the exact text every delivery sends.
  */
-export async function recordTransactionEvents(
-  tx: Tx,
-  events: readonly ({ name: EventName; transaction: TransactionRow } & EventContext)[],
-  at: Date,
-): Promise<void> {
-  await insertEventsWithDeliveries(
-    tx,
-    events.map(({ name, transaction, infraction, refund }) => {
-      const id = newId();
-      const { pixPayload: _payload, endToEndId, payer, beneficiary, refundEndToEndId, ...view } = presentTransaction(transaction);
-      const settlement: Partial<Record<SettlementField, unknown>> = { endToEndId, payer, beneficiary, refundEndToEndId };
-      const fields = Object.fromEntries(SETTLEMENT_FIELDS[name].filter((field) => settlement[field] !== undefined).map((field) => [field, settlement[field]]));
-      const extra = {
-        ...(infraction && CARRIES_INFRACTION.has(name) ? { infraction } : {}),
-        ...(refund && CARRIES_REFUND.has(name) ? { refund } : {}),
-      };
-      const payload = JSON.stringify({ eventId: id, event: name, ...view, ...fields, ...extra, occurredAt: at.getTime() });
-      return { id, accountId: transaction.accountId, transactionId: transaction.id, name, payload };
-    }),
-    at,
-  );
+export function newTransactionEvents(events: readonly TransactionEvent[], at: Date): NewEvent[] {
+  return events.map(({ name, transaction, infraction, refund }) => {
+    const id = newId();
+    const { pixPayload: _payload, endToEndId, payer, beneficiary, refundEndToEndId, ...view } = presentTransaction(transaction);
+    const settlement: Partial<Record<SettlementField, unknown>> = { endToEndId, payer, beneficiary, refundEndToEndId };
+    const fields = Object.fromEntries(SETTLEMENT_FIELDS[name].filter((field) => settlement[field] !== undefined).map((field) => [field, settlement[field]]));
+    const extra = {
+      ...(infraction && CARRIES_INFRACTION.has(name) ? { infraction } : {}),
+      ...(refund && CARRIES_REFUND.has(name) ? { refund } : {}),
+    };
+    const payload = JSON.stringify({ eventId: id, event: name, ...view, ...fields, ...extra, occurredAt: at.getTime() });
+    return { id, accountId: transaction.accountId, transactionId: transaction.id, name, payload };
+  });
+}
+
+/** Writes the events of status changes (newTransactionEvents) and, in the same statement, one delivery per endpoint of the account whose filter selects the event. */
+export async function recordTransactionEvents(tx: Tx, events: readonly TransactionEvent[], at: Date): Promise<void> {
+  await insertEventsWithDeliveries(tx, newTransactionEvents(events, at), at);
 }

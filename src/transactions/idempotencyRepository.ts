@@ -1,3 +1,4 @@
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
 
 /** Spec: an externalRef is retained 7 days from creation (withdrawals keep it as long as charges). */
@@ -24,24 +25,28 @@ export function findTransactionByExternalRef(db: Executor, key: KeyReference, at
 }
 
 /**
+ * The claim of claimIdempotencyKey as a statement, RETURNING the claim (no row when a still-valid
+ * key holds the externalRef); as a CTE of a caller's write, `after` names the CTE (a lock the
+ * write takes first) it runs after, once per row.
+ */
+export function idempotencyClaim(key: KeyReference & { transactionId: string }, at: Date, after?: string): RawBuilder<unknown> {
+  const expiresAt = new Date(at.getTime() + IDEMPOTENCY_RETENTION_MS);
+  return sql`
+    INSERT INTO idempotency_keys (account_id, scope, external_ref, transaction_id, expires_at)
+    SELECT ${key.accountId}::uuid, ${key.scope}::text, ${key.externalRef}::text, ${key.transactionId}::uuid, ${expiresAt}::timestamptz ${after === undefined ? sql`` : sql`FROM ${sql.table(after)}`}
+    ON CONFLICT (account_id, scope, external_ref) DO UPDATE SET transaction_id = excluded.transaction_id, expires_at = excluded.expires_at
+      WHERE idempotency_keys.expires_at <= ${at}::timestamptz
+    RETURNING transaction_id`;
+}
+
+/**
  * Claims externalRef for a new transaction, for the retention period from `at`. Returns true when
  * claimed; false when a still-valid key holds it. On the server a concurrent claim waits for the
  * first to commit or roll back; an expired key is taken over.
  */
 export async function claimIdempotencyKey(tx: Tx, key: KeyReference & { transactionId: string }, at: Date): Promise<boolean> {
-  const expiresAt = new Date(at.getTime() + IDEMPOTENCY_RETENTION_MS);
-  const claimed = await tx
-    .insertInto('idempotencyKeys')
-    .values({ ...key, expiresAt })
-    .onConflict((conflict) =>
-      conflict
-        .columns(['accountId', 'scope', 'externalRef'])
-        .doUpdateSet({ transactionId: key.transactionId, expiresAt })
-        .where('idempotencyKeys.expiresAt', '<=', at),
-    )
-    .returning('transactionId')
-    .executeTakeFirst();
-  return claimed !== undefined;
+  const { rows } = await idempotencyClaim(key, at).execute(tx);
+  return rows.length > 0;
 }
 
 /** Frees an externalRef (its transaction did not go through), so a retry creates a new one; only while it still names `heldBy`, when given. */

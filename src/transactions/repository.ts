@@ -1,7 +1,8 @@
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
 import type { NewTransaction, TransactionRow, TransactionStatus, TransactionType } from '../platform/schema.js';
 import { precompiled } from '../platform/precompiled.js';
+import { eventsWithDeliveries, type NewEvent } from '../webhooks/repository.js';
 import { PRESENTED_COLUMNS } from './presenter.js';
 import type { Transition } from './states.js';
 
@@ -214,22 +215,36 @@ const NEW_TRANSACTION_COLUMNS = {
 } as const satisfies Record<Exclude<keyof NewTransaction, 'refundedCents' | 'due'>, string>;
 const isNewTransactionProperty = (key: string): key is keyof typeof NEW_TRANSACTION_COLUMNS => key in NEW_TRANSACTION_COLUMNS;
 const newTransactionProperties = Object.keys(NEW_TRANSACTION_COLUMNS).filter(isNewTransactionProperty);
+const NEW_TRANSACTION_HEAD = `INSERT INTO transactions (${Object.values(NEW_TRANSACTION_COLUMNS).join(', ')})`;
 // One SQL text for every new transaction, written once: building the 25-value insert per request was ~5% of a withdrawal's CPU.
-const INSERT_TRANSACTION = `INSERT INTO transactions (${Object.values(NEW_TRANSACTION_COLUMNS).join(', ')}) VALUES (${newTransactionProperties.map((_, index) => `$${index + 1}`).join(', ')}) RETURNING *`;
+const INSERT_TRANSACTION = `${NEW_TRANSACTION_HEAD} VALUES (${newTransactionProperties.map((_, index) => `$${index + 1}`).join(', ')}) RETURNING *`;
+
+function newTransactionParameters(transition: Transition, transaction: NewTransactionValues): unknown[] {
+  if (transition.from.length > 0) throw new Error(`${transition.to} is not a creating transition`);
+  const row: NewTransaction = { ...transaction, type: transition.type, status: transition.to };
+  return newTransactionProperties.map((property) => row[property] ?? null);
+}
 
 /** A new transaction, in the status its creating transition leads to. */
 export async function insertTransaction(tx: Tx, transition: Transition, transaction: NewTransactionValues): Promise<TransactionRow> {
-  if (transition.from.length > 0) throw new Error(`${transition.to} is not a creating transition`);
-  const row: NewTransaction = { ...transaction, type: transition.type, status: transition.to };
-  const { rows } = await tx.executeQuery<TransactionRow>(
-    CompiledQuery.raw(
-      INSERT_TRANSACTION,
-      newTransactionProperties.map((property) => row[property] ?? null),
-    ),
-  );
+  const { rows } = await tx.executeQuery<TransactionRow>(CompiledQuery.raw(INSERT_TRANSACTION, newTransactionParameters(transition, transaction)));
   const [inserted] = rows;
   if (!inserted) throw new Error('transaction insert returned no row');
   return inserted;
+}
+
+/** insertTransaction and its events' insert (with their deliveries) as CTEs of a caller's statement: `created` RETURNING the new row, then the events'. */
+export function creationWithEvents(transition: Transition, transaction: NewTransactionValues, events: readonly NewEvent[], at: Date): RawBuilder<unknown> {
+  const insert = sql`${sql.raw(NEW_TRANSACTION_HEAD)} VALUES (${sql.join(newTransactionParameters(transition, transaction))}) RETURNING *`;
+  return sql`created AS (${insert}), ${eventsWithDeliveries(events, at)}`;
+}
+
+/** What a transaction is written with, from the row it will be read back as (its JSON columns as text); refunded_cents and due start empty. */
+export function insertValuesOf(row: TransactionRow): NewTransactionValues {
+  if (row.refundedCents !== 0 || row.due !== null) throw new Error(`transaction ${row.id}: a new transaction starts unrefunded and without due terms`);
+  const { type: _type, status: _status, refundedCents: _refunded, due: _due, customer, payer, beneficiary, expectedHolder, ...plain } = row;
+  const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
+  return { ...plain, customer: json(customer), payer: json(payer), beneficiary: json(beneficiary), expectedHolder: json(expectedHolder) };
 }
 
 /** Locks a transaction of one type for a status change; of one account when `accountId` is given. */

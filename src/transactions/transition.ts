@@ -2,8 +2,9 @@ import { InvalidStateError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Tx } from '../platform/database.js';
 import type { TransactionRow, TransactionType } from '../platform/schema.js';
-import { recordTransactionEvents, type EventContext } from './events.js';
-import { insertTransaction, updateStatus, type NewTransactionValues, type StatusChanges } from './repository.js';
+import type { RawBuilder } from 'kysely';
+import { newTransactionEvents, recordTransactionEvents, type EventContext } from './events.js';
+import { creationWithEvents, insertValuesOf, updateStatus, type StatusChanges } from './repository.js';
 import { allows, type Transition } from './states.js';
 
 /** What a transaction in the wrong status answers, per type. */
@@ -21,15 +22,18 @@ export function assertAllowed(
   if (row.type !== transition.type || !allows(transition, row.status)) throw new InvalidStateError(refusal(row.status));
 }
 
-/** Writes a new transaction through one of its type's creating transitions, with the transition's events. */
-export async function createTransaction(tx: Tx, transition: Transition, values: NewTransactionValues, at: Date): Promise<TransactionRow> {
-  const row = await insertTransaction(tx, transition, values);
-  await recordTransactionEvents(
-    tx,
+/**
+ * A new transaction written through one of its type's creating transitions, with the transition's
+ * events, as CTEs of a caller's statement (`created`, RETURNING the row, and the events'): one
+ * round trip. `row` is the transaction as it will be read back: the events present it.
+ */
+export function transactionCreation(transition: Transition, row: TransactionRow, at: Date): RawBuilder<unknown> {
+  if (row.type !== transition.type || row.status !== transition.to) throw new Error(`transaction ${row.id} is not what ${transition.to} creates`);
+  const events = newTransactionEvents(
     transition.events.map((name) => ({ name, transaction: row })),
     at,
   );
-  return row;
+  return creationWithEvents(transition, insertValuesOf(row), events, at);
 }
 
 /**

@@ -1,32 +1,37 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db, Executor, Tx } from '../platform/database.js';
 import type { WebhookDeliveryStatus, WebhookEndpointRow } from '../platform/schema.js';
 
 export type NewEvent = { id: string; accountId: string; transactionId: string; name: string; payload: string };
 
 /**
- * Inserts events (in the given order) and, in the same statement, one pending delivery per live
- * endpoint of each event's account whose filter selects it (an empty filter selects every event).
+ * Events (in the given order) and one pending delivery per live endpoint of each event's account
+ * whose filter selects it (an empty filter selects every event), as the CTEs `new_event`, `event`
+ * and `delivery` of a caller's statement: a change and its events commit in one round trip.
  */
-export async function insertEventsWithDeliveries(tx: Tx, events: readonly NewEvent[], at: Date): Promise<void> {
-  if (events.length === 0) return;
+export function eventsWithDeliveries(events: readonly NewEvent[], at: Date): RawBuilder<unknown> {
   const column = <K extends keyof NewEvent>(key: K) => events.map((event) => event[key]);
-  await sql`
-    WITH new_event AS (
+  return sql`new_event AS (
       SELECT * FROM unnest(${column('id')}::uuid[], ${column('accountId')}::uuid[], ${column('transactionId')}::uuid[],
                            ${column('name')}::text[], ${column('payload')}::text[])
              WITH ORDINALITY AS e(id, account_id, transaction_id, name, payload, position)
     ), event AS (
       INSERT INTO events (id, account_id, transaction_id, name, payload, created_at)
       SELECT id, account_id, transaction_id, name, payload, ${at}::timestamptz FROM new_event ORDER BY position
-    )
-    INSERT INTO webhook_deliveries (id, account_id, endpoint_id, event_id, transaction_id, status, next_attempt_at, created_at, updated_at)
-    SELECT uuid_v7(), e.account_id, endpoint.id, e.id, e.transaction_id, 'pending', ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz
-    FROM new_event e
-    JOIN webhook_endpoints endpoint ON endpoint.account_id = e.account_id AND endpoint.deleted_at IS NULL
-    WHERE cardinality(endpoint.filters) = 0 OR e.name = ANY (endpoint.event_names)
-    ORDER BY e.position, endpoint.id
-  `.execute(tx);
+    ), delivery AS (
+      INSERT INTO webhook_deliveries (id, account_id, endpoint_id, event_id, transaction_id, status, next_attempt_at, created_at, updated_at)
+      SELECT uuid_v7(), e.account_id, endpoint.id, e.id, e.transaction_id, 'pending', ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz
+      FROM new_event e
+      JOIN webhook_endpoints endpoint ON endpoint.account_id = e.account_id AND endpoint.deleted_at IS NULL
+      WHERE cardinality(endpoint.filters) = 0 OR e.name = ANY (endpoint.event_names)
+      ORDER BY e.position, endpoint.id
+    )`;
+}
+
+/** Inserts events with their deliveries (eventsWithDeliveries) in one statement of the caller's transaction. */
+export async function insertEventsWithDeliveries(tx: Tx, events: readonly NewEvent[], at: Date): Promise<void> {
+  if (events.length === 0) return;
+  await sql`WITH ${eventsWithDeliveries(events, at)} SELECT 1`.execute(tx);
 }
 
 // Endpoints

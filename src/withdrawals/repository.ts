@@ -1,14 +1,74 @@
-import { sql } from 'kysely';
-import type { Executor, Tx } from '../platform/database.js';
+import { sql, type RawBuilder } from 'kysely';
+import type { Db, Executor, Tx } from '../platform/database.js';
 import type { TransactionRow } from '../platform/schema.js';
-import type { PeriodSums, WithdrawnPeriod } from '../ledger/repository.js';
+import {
+  findBalance,
+  reservationRefusalOf,
+  withdrawalReservation,
+  withdrawnPeriods,
+  type PeriodSums,
+  type ReservationRefusal,
+  type WithdrawalReservation,
+  type WithdrawnPeriod,
+} from '../ledger/repository.js';
+
+/** A new withdrawal's writes, each a statement for one CTE of its single statement (built by their own repositories). */
+export type WithdrawalWrite = {
+  transactionId: string;
+  reservation: WithdrawalReservation;
+  /** The transaction and its events (transactions/transition.ts, transactionCreation): CTEs, `created` first. */
+  creation: RawBuilder<unknown>;
+  /** The externalRef's claim, run after the balance row's lock (CTE `locked`). */
+  claim: RawBuilder<unknown> | undefined;
+  /** The durable intent to send (automatic mode). */
+  send: RawBuilder<unknown> | undefined;
+  alert: RawBuilder<unknown> | undefined;
+};
+
+/**
+ * Writes a new withdrawal in one statement, without BEGIN or COMMIT (three round trips fewer):
+ * its reservation (limits, caps, debit), its transaction with its events, its externalRef's claim,
+ * its send and its alert. A refusal undoes them all: 'replay' when a still-valid key holds the
+ * externalRef. When the balance row's sums are of a later period (ledger's 'late'), it is written
+ * again in a transaction that locks the row and sums the withdrawal's period first.
+ */
+export async function insertWithdrawal(db: Db, write: WithdrawalWrite): Promise<TransactionRow | ReservationRefusal | 'replay'> {
+  const refused = (error: unknown) => {
+    const refusal = reservationRefusalOf(error);
+    if (refusal === undefined || refusal === 'late') throw error;
+    return refusal;
+  };
+  try {
+    return await writeOnce(db, write, null);
+  } catch (error) {
+    if (reservationRefusalOf(error) !== 'late') return refused(error);
+  }
+  const { accountId, at } = write.reservation;
+  return db
+    .transaction()
+    .execute(async (tx) => {
+      await findBalance(tx, accountId, { lock: true });
+      return writeOnce(tx, write, await sumWithdrawalsOfPeriod(tx, accountId, withdrawnPeriods(at), write.transactionId));
+    })
+    .catch(refused);
+}
+
+async function writeOnce(db: Executor, write: WithdrawalWrite, given: PeriodSums | null): Promise<TransactionRow> {
+  const extra = [write.send && sql`send AS (${write.send})`, write.alert && sql`alert AS (${write.alert})`].filter((part) => part !== undefined);
+  const { rows } = await sql<TransactionRow>`
+    WITH ${withdrawalReservation(write.reservation, given, write.claim)}, ${write.creation}${extra.length > 0 ? sql`, ${sql.join(extra)}` : sql``}
+    SELECT created.* FROM created, verdict`.execute(db);
+  const [row] = rows;
+  if (!row) throw new Error(`withdrawal ${write.transactionId} written without its row`);
+  return row;
+}
 
 /**
  * The account's withdrawals that count towards the caps (not failed or cancelled), summed for one
  * UTC day and its month, `excluding` one (the withdrawal being decided): what the balance row's
- * sums hold, for a period they no longer hold (ledger/repository.ts, reserveWithdrawal).
+ * sums hold, for a period they no longer hold (ledger/repository.ts, withdrawalReservation).
  */
-export async function sumWithdrawalsOfPeriod(tx: Tx, accountId: string, period: WithdrawnPeriod, excluding: string): Promise<PeriodSums> {
+async function sumWithdrawalsOfPeriod(tx: Tx, accountId: string, period: WithdrawnPeriod, excluding: string): Promise<PeriodSums> {
   const { rows } = await sql<PeriodSums>`
     SELECT coalesce(sum(amount_cents) FILTER (WHERE created_at >= ${period.day}::date::timestamp AT TIME ZONE 'UTC'
                                                AND created_at < (${period.day}::date + 1)::timestamp AT TIME ZONE 'UTC'), 0)::int8 AS day_cents,

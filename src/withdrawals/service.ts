@@ -10,7 +10,7 @@ import {
   RateLimitedError,
 } from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
-import { findBalance, postMovement, recountWithdrawn, reserveWithdrawal, type RateWindowName } from '../ledger/repository.js';
+import { findBalance, postMovement, recountWithdrawn, type RateWindowName, type ReservationRefusal, type WithdrawalReservation } from '../ledger/repository.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
@@ -27,13 +27,13 @@ import {
   type WithdrawalReturn,
 } from '../provider/provider.js';
 import { findRecipient } from '../recipients/repository.js';
-import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '../transactions/idempotencyRepository.js';
+import { findTransactionByExternalRef, idempotencyClaim, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '../transactions/idempotencyRepository.js';
 import { findTransaction, lockTransaction, rebindProcessingWithdrawal, type StatusChanges } from '../transactions/repository.js';
 import type { ProviderRegistry } from '../provider/registry.js';
 import type { RoutingService } from '../routing/service.js';
 import type { TreasuryService } from '../treasury/service.js';
 import { WITHDRAWAL, type Transition } from '../transactions/states.js';
-import { applyTransition, assertAllowed, createTransaction } from '../transactions/transition.js';
+import { applyTransition, assertAllowed, transactionCreation } from '../transactions/transition.js';
 import { acknowledged, afterLateCompletion, attemptNote, decisionNote, inDoubt, watchedAfterFailure } from '../sends/changes.js';
 import { checkDue, followUp, resendUnsent } from '../sends/checks.js';
 import { collectOwed, postOrBlock, type LateDebit } from '../sends/lateDebit.js';
@@ -42,7 +42,8 @@ import * as sends from '../sends/repository.js';
 import type { SendChange } from '../sends/repository.js';
 import { resolveDestination } from './destination.js';
 import * as repository from './repository.js';
-import { insertAlert } from '../alerts/repository.js';
+import type { WithdrawalWrite } from './repository.js';
+import { alertInsert, insertAlert } from '../alerts/repository.js';
 import type { CreateWithdrawalBody } from './schemas.js';
 
 /** The spec's message for each rate window a withdrawal does not fit. */
@@ -141,83 +142,81 @@ export class WithdrawalService {
     const [first, ...fallbacks] = await this.route(account.id, input.amountCents);
     if (!first) throw new ProviderFailedError(messages.withdrawalProviderFailed);
 
-    let send: ProviderSendRow | undefined;
     const transactionId = newId();
-    const outcome = await this.db.transaction().execute(async (tx): Promise<WithdrawalResult> => {
-      const now = this.clock.now();
-      if (externalRef) {
-        const key = { accountId: account.id, scope: IDEMPOTENCY_SCOPE.withdrawal, externalRef };
-        if (!(await claimIdempotencyKey(tx, { ...key, transactionId }, now))) {
-          const winner = await findTransactionByExternalRef(tx, key, now);
-          if (!winner) throw new Error('idempotency key held without its transaction');
-          progress.committing = winner.id;
-          return { outcome: 'replayed', withdrawal: winner };
-        }
-      }
-      const row = await createTransaction(
-        tx,
-        creation,
-        {
-          id: transactionId,
-          accountId: account.id,
-          amountCents: input.amountCents,
-          feeCents,
-          netCents: input.amountCents,
-          externalRef,
-          description: input.description ?? null,
-          customer: null,
-          pixPayload: null,
-          location: null,
-          expiresAt: null,
-          paidAt: null,
-          endToEndId: null,
-          payer: null,
-          beneficiary: null,
-          expectedHolder: JSON.stringify(destination.holder),
-          refundEndToEndId: null,
-          pixKey: input.pixKey,
-          pixKeyType: input.pixKeyType,
-          recipientId: destination.recipientId,
-          providerId: first.id,
-          createdAt: now,
-          updatedAt: now,
-        },
-        now,
-      );
-      // One withdrawal of an account at a time from here: its limits, caps and debit are one statement under the balance row's lock.
-      const debitNow = debitNowFor(creation);
-      await this.reserve(tx, account, row, debitNow);
-      if (debitNow) send = await this.recordIntent(tx, row, now);
-      if (destination.thirdParty) {
-        await insertAlert(tx, {
-          accountId: account.id,
-          kind: 'third_party_withdrawal',
-          transactionId,
-          details: { recipientId: destination.recipientId, amountCents: input.amountCents, pixKeyType: input.pixKeyType },
-          at: now,
-        });
-      }
-      // From here the commit may land whatever the client hears: the answer names the withdrawal.
-      progress.committing = transactionId;
-      return { outcome: 'created', withdrawal: row };
-    });
-
-    if (outcome.outcome === 'replayed') return this.replay(outcome.withdrawal);
-    if (!send) return outcome;
-    return this.attempt(outcome.withdrawal, send, 'created', fallbacks);
+    const now = this.clock.now();
+    const row: TransactionRow = {
+      id: transactionId,
+      accountId: account.id,
+      type: creation.type,
+      status: creation.to,
+      amountCents: input.amountCents,
+      feeCents,
+      netCents: input.amountCents,
+      externalRef,
+      description: input.description ?? null,
+      customer: null,
+      pixPayload: null,
+      location: null,
+      expiresAt: null,
+      paidAt: null,
+      endToEndId: null,
+      payer: null,
+      beneficiary: null,
+      expectedHolder: destination.holder,
+      refundEndToEndId: null,
+      refundedCents: 0,
+      pixKey: input.pixKey,
+      pixKeyType: input.pixKeyType,
+      recipientId: destination.recipientId,
+      providerId: first.id,
+      due: null,
+      staticQrId: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const debitNow = debitNowFor(creation);
+    const send = debitNow ? sends.sendInsert(this.intentOf(row, now)) : undefined;
+    const key = externalRef ? { accountId: account.id, scope: IDEMPOTENCY_SCOPE.withdrawal, externalRef } : undefined;
+    const write: WithdrawalWrite = {
+      transactionId,
+      reservation: this.reservationOf(account, row, debitNow),
+      creation: transactionCreation(creation, row, now),
+      claim: key && idempotencyClaim({ ...key, transactionId }, now, 'locked'),
+      send: send?.insert,
+      alert: destination.thirdParty
+        ? alertInsert({
+            accountId: account.id,
+            kind: 'third_party_withdrawal',
+            transactionId,
+            details: { recipientId: destination.recipientId, amountCents: input.amountCents, pixKeyType: input.pixKeyType },
+            at: now,
+          })
+        : undefined,
+    };
+    // From here the commit may land whatever the client hears: the answer names the withdrawal.
+    progress.committing = transactionId;
+    const written = await repository.insertWithdrawal(this.db, write);
+    if (written === 'replay' && key !== undefined) {
+      const winner = await findTransactionByExternalRef(this.db, key, now);
+      if (!winner) throw new Error('idempotency key held without its transaction');
+      progress.committing = winner.id;
+      return this.replay(winner);
+    }
+    if (written === 'replay' || !('id' in written)) return this.refuse(account, written);
+    if (!send) return { outcome: 'created', withdrawal: written };
+    return this.attempt(written, send.row, 'created', fallbacks);
   }
 
   /** The durable intent to send a debited withdrawal, written with its debit (docs/providers.md "Unknown outcomes"). */
-  private recordIntent(tx: Tx, row: TransactionRow, at: Date): Promise<ProviderSendRow> {
-    const timing = this.timingOf(row);
-    return sends.insertSend(tx, {
+  private intentOf(row: TransactionRow, at: Date): sends.NewSend {
+    return {
       id: row.id,
       kind: 'withdrawal',
       accountId: row.accountId,
       at,
-      leaseUntil: leaseUntil(at, timing),
+      leaseUntil: leaseUntil(at, this.timingOf(row)),
       deadlineAt: new Date(at.getTime() + OUTCOME_DEADLINE_MS),
-    });
+    };
   }
 
   /**
@@ -334,24 +333,25 @@ export class WithdrawalService {
   }
 
   /**
-   * Counts a new withdrawal in its account's rate windows (1/s, 2/min, 10/UTC hour by default: the
-   * spec's three messages, in that order) and caps (UTC day and month) and, when `debitNow`, debits
-   * it; the first limit it does not fit refuses it (the caller's rollback undoes the rest).
+   * A new withdrawal's claim on its account's rate windows (1/s, 2/min, 10/UTC hour by default: the
+   * spec's three messages, in that order) and caps (UTC day and month) and, when `debitNow`, its
+   * debit; the first limit it does not fit refuses it, with nothing written.
    */
-  private async reserve(tx: Tx, account: Account, row: TransactionRow, debitNow: boolean): Promise<void> {
-    const refusal = await reserveWithdrawal(
-      tx,
-      {
-        accountId: account.id,
-        at: row.createdAt,
-        amountCents: row.amountCents,
-        rateLimits: { second: account.limits.withdrawPerSecond, minute: account.limits.withdrawPerMinute, hour: account.limits.withdrawPerHour },
-        caps: { dailyCents: account.limits.withdrawDailyCents, monthlyCents: account.limits.withdrawMonthlyCents },
-        debit: debitNow ? this.withdrawalMovement(row, 1) : null,
-      },
-      (period) => repository.sumWithdrawalsOfPeriod(tx, account.id, period, row.id),
-    );
-    if (refusal === null) return;
+  private reservationOf(account: Account, row: TransactionRow, debitNow: boolean): WithdrawalReservation {
+    const { limits } = account;
+    return {
+      accountId: account.id,
+      at: row.createdAt,
+      amountCents: row.amountCents,
+      rateLimits: { second: limits.withdrawPerSecond, minute: limits.withdrawPerMinute, hour: limits.withdrawPerHour },
+      caps: { dailyCents: limits.withdrawDailyCents, monthlyCents: limits.withdrawMonthlyCents },
+      debit: debitNow ? this.withdrawalMovement(row, 1) : null,
+    };
+  }
+
+  /** The spec's answer to a refused reservation. */
+  private refuse(account: Account, refusal: ReservationRefusal | 'replay'): never {
+    if (refusal === 'replay') throw new Error('a withdrawal without externalRef refused as a replay');
     if ('rateWindow' in refusal) throw new RateLimitedError(RATE_REFUSALS[refusal.rateWindow]);
     if ('cap' in refusal) {
       throw new LimitExceededError(
@@ -472,7 +472,7 @@ export class WithdrawalService {
         const balance = await findBalance(tx, row.accountId, { lock: true });
         if (balance.availableCents - balance.blockedCents < row.amountCents + row.feeCents) throw new InsufficientBalanceError(messages.insufficientBalance);
         await this.moveWithdrawalMoney(tx, row, at, 1);
-        send = await this.recordIntent(tx, row, at);
+        send = await sends.insertSend(tx, this.intentOf(row, at));
       },
     });
     if (send) {

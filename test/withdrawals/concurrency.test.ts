@@ -58,6 +58,13 @@ describe(`concurrency (${backend})`, () => {
       .execute();
     expect(stored).toHaveLength(50);
     expect(new Set(stored.map((row) => row.externalRef)).size).toBe(50);
+    // A refused withdrawal's statement wrote nothing: no event, key or send outlives it.
+    const events = await gateway.database.db.selectFrom('events').select('name').where('accountId', '=', merchant.accountId).execute();
+    expect(countBy(events.map((event) => event.name))).toEqual({ 'transfer.created': 50, 'transfer.processing': 50 });
+    const keys = await gateway.database.db.selectFrom('idempotencyKeys').select('transactionId').where('accountId', '=', merchant.accountId).execute();
+    expect(new Set(keys.map((key) => key.transactionId))).toEqual(new Set(stored.map((row) => row.id)));
+    const owed = await gateway.database.db.selectFrom('providerSends').select('id').where('accountId', '=', merchant.accountId).execute();
+    expect(new Set(owed.map((send) => send.id))).toEqual(new Set(stored.map((row) => row.id)));
     expect(await balanceOf(gateway, merchant)).toBe(0);
     expect(await gateway.ledgerProblems()).toEqual([]);
   });

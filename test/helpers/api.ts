@@ -14,9 +14,9 @@ export function startNextHour(gateway: Gateway): void {
   gateway.clock.advance(HOUR - (now % HOUR) + 1000);
 }
 
-/** How many times each HTTP status occurs, e.g. `{ 201: 1, 200: 39 }`. */
-export const countBy = (statuses: number[]) =>
-  statuses.reduce<Record<number, number>>((counts, status) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
+/** How many times each value occurs (HTTP statuses, event names…), e.g. `{ 201: 1, 200: 39 }`. */
+export const countBy = (values: readonly (string | number)[]) =>
+  values.reduce<Record<string, number>>((counts, value) => ({ ...counts, [value]: (counts[value] ?? 0) + 1 }), {});
 
 /** The merchant's `available` balance (GET /v1/balance). */
 export const balanceOf = async (gateway: Gateway, merchant: Merchant) =>

@@ -103,7 +103,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
   const reconciliation = new ReconciliationService(db, clock, registry);
   const treasury = new TreasuryService(db, clock, registry, new Map(config.providers.map((provider) => [provider.id, provider.lowCoverCents])));
   const charges = new ChargeService(db, clock, registry, routing);
-  const staticQr = new StaticQrService(db, clock, registry);
+  const staticQr = new StaticQrService(db, clock, routing);
   const withdrawals = new WithdrawalService(db, clock, registry, routing, treasury, config);
   const refunds = new RefundService(db, clock, registry);
   const transactions = new TransactionService(db, clock);

@@ -165,18 +165,6 @@ export class ProviderRegistry {
     return this.byId.get(id)?.breaker.takeProbe() ?? false;
   }
 
-  /**
-   * The providers that take static QR codes (those with a receiving key), in the configured order,
-   * those whose breaker is closed first. Only reads the breakers: a code is no call to the
-   * provider, so it must not take a down provider's probe (that belongs to a call that tests it).
-   */
-  receivingKeys(): { providerId: string; receivingKey: string }[] {
-    const withKey = [...this.byId.values()].flatMap((provider) => (provider.receivingKey ? [{ provider, receivingKey: provider.receivingKey }] : []));
-    const closed = withKey.filter(({ provider }) => provider.breaker.isClosed());
-    const down = withKey.filter(({ provider }) => !provider.breaker.isClosed());
-    return [...closed, ...down].map(({ provider, receivingKey }) => ({ providerId: provider.id, receivingKey }));
-  }
-
   health(): ProviderHealth[] {
     return [...this.byId.values()].map((provider) => ({ id: provider.id, kind: provider.name, ...provider.breaker.snapshot() }));
   }

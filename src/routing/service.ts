@@ -73,15 +73,20 @@ export class RoutingService {
    * that applies: a down provider due for its probe first (this request is the probe), then a
    * weighted draw among the providers whose breaker is closed (those `prefers` answers yes for
    * before the others), then the next draw among the rest of those. Only when none of them is up
-   * are the down ones tried, as the last resort.
+   * are the down ones tried, as the last resort. `probe: false` for a caller that calls no
+   * provider (a static QR code's creation): it must not take a probe nothing would then make.
    */
-  async candidates(kind: RoutedKind, accountId: string, options: { prefers?: (providerId: string) => Promise<boolean> } = {}): Promise<PixProvider[]> {
+  async candidates(
+    kind: RoutedKind,
+    accountId: string,
+    options: { prefers?: (providerId: string) => Promise<boolean>; probe?: boolean } = {},
+  ): Promise<PixProvider[]> {
     const rules = await this.rules();
     const list = rules.accounts[accountId]?.[kind] ?? rules[kind];
     const configured = list.filter((target) => this.registry.has(target.providerId));
     const closed = configured.filter((target) => this.registry.isClosed(target.providerId));
     const down = configured.filter((target) => !this.registry.isClosed(target.providerId));
-    const probe = down.find((target) => this.registry.takeProbe(target.providerId));
+    const probe = options.probe === false ? undefined : down.find((target) => this.registry.takeProbe(target.providerId));
     // Among the up ones, those the caller prefers (e.g. a treasury that covers the withdrawal) come first.
     const { prefers } = options;
     const preferred = prefers ? await Promise.all(closed.map((target) => prefers(target.providerId))) : closed.map(() => true);

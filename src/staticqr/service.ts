@@ -11,7 +11,7 @@ import { newId } from '../platform/ids.js';
 import type { StaticQrCodeRow, TransactionRow } from '../platform/schema.js';
 import { buildStaticBrCode } from '../pix/brcode.js';
 import type { ReceivedPayment } from '../provider/provider.js';
-import type { ProviderRegistry } from '../provider/registry.js';
+import type { RoutingService } from '../routing/service.js';
 import { recordTransactionEvents } from '../transactions/events.js';
 import type { PresentedRow } from '../transactions/presenter.js';
 import { insertTransaction } from '../transactions/repository.js';
@@ -35,7 +35,7 @@ export class StaticQrService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly registry: ProviderRegistry,
+    private readonly routing: RoutingService,
   ) {}
 
   async create(account: Account, input: CreateStaticQrBody): Promise<{ outcome: 'created' | 'replayed'; code: StaticQrCodeRow }> {
@@ -48,9 +48,9 @@ export class StaticQrService {
       const existing = await repository.findStaticQrCodeByExternalRef(this.db, account.id, externalRef);
       if (existing) return { outcome: 'replayed', code: existing };
     }
-    // The registry's keys, not routing: routing's candidates would take a down provider's probe and never call it.
-    const [provider] = this.registry.receivingKeys();
-    if (!provider) throw new InvalidStateError(messages.staticQrUnavailable);
+    // The account's routing for charges, without a probe: creating a code calls no provider.
+    const provider = (await this.routing.candidates('charges', account.id, { probe: false })).find((candidate) => candidate.receivingKey);
+    if (!provider?.receivingKey) throw new InvalidStateError(messages.staticQrUnavailable);
     const txid = input.txid ?? newTxid();
     const pixPayload = buildStaticBrCode({
       pixKey: provider.receivingKey,
@@ -67,7 +67,7 @@ export class StaticQrService {
       amountCents: input.amountCents ?? null,
       description: input.description ?? null,
       pixPayload,
-      providerId: provider.providerId,
+      providerId: provider.id,
       externalRef,
       createdAt: this.clock.now(),
     });

@@ -192,10 +192,23 @@ describe(`static QR codes with several providers (${backend})`, () => {
     ((await gateway.admin('GET', '/admin/v1/providers')).body.providers as { id: string; state: string }[]).find((provider) => provider.id === providerId)
       ?.state;
 
-  it('a code takes the first configured receiving key; one whose breaker is open is passed over, and its recovery probe is left to a charge', async () => {
+  it("a code takes a receiving key of the account's routing for charges; a provider whose breaker is open is passed over, and its recovery probe is left to a charge", async () => {
+    // The default list (both providers) for this merchant; another merchant's own list names psp-b alone.
+    const pinned = await gateway.createMerchant({ limits: { pixPerHour: 100_000 } });
+    const everyone = [
+      { providerId: 'psp-a', weight: 1 },
+      { providerId: 'psp-b', weight: 1 },
+    ];
+    const rules = { charges: everyone, withdrawals: everyone, accounts: { [pinned.accountId]: { charges: [{ providerId: 'psp-b', weight: 1 }] } } };
+    expect((await gateway.admin('PUT', '/admin/v1/routing', rules)).status).toBe(200);
+    for (let index = 0; index < 5; index++) {
+      const code = await gateway.call('POST', '/v1/pix/static', { key: pinned.apiKey, body: { amountCents: 1_000 } });
+      expect(code.status).toBe(201);
+      expect(await providerOfCode(code.body.id)).toBe('psp-b');
+    }
     const first = await gateway.call('POST', '/v1/pix/static', { key: merchant.apiKey, body: { amountCents: 1_000 } });
     expect(first.status).toBe(201);
-    expect(await providerOfCode(first.body.id)).toBe('psp-a');
+    expect(['psp-a', 'psp-b']).toContain(await providerOfCode(first.body.id));
 
     // psp-a goes down: charges fail over to psp-b until its breaker opens.
     expect((await gateway.call('POST', '/sandbox/v1/providers/psp-a/outage', { key: ADMIN_TOKEN, body: { mode: 'down' } })).status).toBe(200);

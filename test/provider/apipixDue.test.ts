@@ -212,6 +212,16 @@ describe(`API Pix adapter: charges with a due date (${backend})`, () => {
     expect(callsAbout(transactionId).filter((call) => call.startsWith('PATCH '))).toEqual([`PATCH /api/v2/cobv/${hex(transactionId)}`]);
   });
 
+  it('fails a cobv the PSP removed (REMOVIDA_PELO_PSP), found by the poller through GET /cobv', async () => {
+    setDay(TODAY);
+    const transactionId = await dueCharge();
+    double.removeCharge(hex(transactionId));
+    await (gateway.services.providerInbound[0]?.poll() ?? Promise.resolve(0));
+    expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('failed');
+    expect(await eventNames(gateway, transactionId)).toEqual(['transaction.failed']);
+    expect(double.calls).toContain('GET /api/v2/cobv');
+  });
+
   it('keeps the charge pending when the PSP says it was paid (CONCLUIDA), and credits the PIX once it is reported', async () => {
     setDay(TODAY);
     const transactionId = await dueCharge();

@@ -183,7 +183,7 @@ export async function startPspDouble(
     host?: string;
     autoSettleMs?: number;
     startingBalanceCents?: number;
-    /** The PSP's own clock for its date rules (a cobv's due date not in the past); the real one by default. */
+    /** The PSP's own clock for a cobv's dates (its creation; a due date not in the past); the real one by default. */
     now?: () => Date;
   } = {},
 ): Promise<PspDouble> {
@@ -193,6 +193,7 @@ export async function startPspDouble(
   const tokens = new Set<string>();
   const cobs = new Map<string, Cob>();
   const cobvs = new Map<string, CobV>();
+  const pspNow = options.now ?? (() => new Date());
   const received = new Map<string, ReceivedPix>();
   const sends = new Map<string, Send>();
   const keys = new Map<string, { nome: string; cpf?: string; cnpj?: string }>();
@@ -427,6 +428,20 @@ export async function startPspDouble(
     chave: cobv.chave,
     pixCopiaECola: cobv.pixCopiaECola,
   });
+  route('GET', '/cobv', { path: '/cobv', method: 'get' }, (request) => {
+    const query = request.query as Record<string, string>;
+    const list = [...cobvs.values()].filter(
+      (cobv) => (!query.status || cobv.status === query.status) && cobv.criacao >= String(query.inicio) && cobv.criacao <= String(query.fim),
+    );
+    const page = paginate(list, query);
+    return {
+      status: 200,
+      body: {
+        parametros: { inicio: query.inicio, fim: query.fim, ...(query.status ? { status: query.status } : {}), paginacao: page.paginacao },
+        cobs: page.items.map((cobv) => ({ ...cobvView(cobv), idCob: `c${cobv.locId}` })),
+      },
+    };
+  });
   const cobvRefused = (detail: string) => ({ status: 400, body: problem(400, 'CobVOperacaoInvalida', 'Cobrança inválida.', detail) });
   const cobvNotFound = () => ({ status: 404, body: problem(404, 'CobVNaoEncontrada', 'Cobrança não encontrada para o txid informado.') });
 
@@ -434,7 +449,7 @@ export async function startPspDouble(
   function cobvProblem(body: Omit<CobV, 'txid' | 'status' | 'criacao' | 'revisao' | 'locId' | 'location' | 'pixCopiaECola'>): string | null {
     const { calendario, valor } = body;
     if (body.chave !== pixKey) return 'A chave não pertence ao usuário recebedor.';
-    if (calendario.dataDeVencimento < dayOf((options.now ?? (() => new Date()))())) return 'A data de vencimento é anterior à data de criação da cobrança.';
+    if (calendario.dataDeVencimento < dayOf(pspNow())) return 'A data de vencimento é anterior à data de criação da cobrança.';
     if ((calendario.validadeAposVencimento ?? 30) < 0) return 'A validade após o vencimento é menor do que zero.';
     const original = cents(valor.original);
     if (original === 0) return 'O valor original é zero.';
@@ -477,7 +492,7 @@ export async function startPspDouble(
       devedor: body.devedor,
       valor: body.valor,
       chave: body.chave,
-      criacao: nowIso(),
+      criacao: pspNow().toISOString(),
       revisao: 0,
       locId: nextLocId++,
       location,

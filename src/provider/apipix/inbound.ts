@@ -97,11 +97,14 @@ export class ApiPixInbound implements ProviderInbound {
       for (const pix of page.pix ?? []) applied += await this.apply(pix);
     }
     await advanceCursor(this.db, this.cursorName, fim);
+    // Charges the PSP removed, of either kind (a cob, or a cobv: a charge with a due date).
     const created = { inicio: new Date(fim.getTime() - REMOVED_CHARGE_WINDOW_MS).toISOString(), fim: fim.toISOString(), status: 'REMOVIDA_PELO_PSP' };
-    for await (const page of this.pages(cobPageSchema, '/cob', created)) {
-      for (const cob of page.cobs) {
-        const transactionId = idOfTxid(cob.txid);
-        if (transactionId) await this.reports.chargeRemoved(transactionId);
+    for (const path of ['/cob', '/cobv']) {
+      for await (const page of this.pages(cobPageSchema, path, created)) {
+        for (const cob of page.cobs) {
+          const transactionId = idOfTxid(cob.txid);
+          if (transactionId) await this.reports.chargeRemoved(transactionId);
+        }
       }
     }
     return applied;

@@ -4,7 +4,17 @@ import type { InfractionService } from '../infractions/service.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
 import type { RefundRow } from '../platform/schema.js';
-import type { ChargebackReceipt, IncomingPayment, PaymentReceipt, ProviderReports, RefundOutcome, ReportedChargeback } from '../provider/provider.js';
+import type { AccountService } from '../accounts/service.js';
+import type {
+  ChargebackReceipt,
+  IncomingPayment,
+  PaymentReceipt,
+  ProviderReports,
+  RefundOutcome,
+  ReportedChargeback,
+  StaticPayment,
+} from '../provider/provider.js';
+import type { StaticQrService } from '../staticqr/service.js';
 import type { RefundService } from '../refunds/service.js';
 import { insertAlert } from '../alerts/repository.js';
 
@@ -22,6 +32,8 @@ export class InboundService implements ProviderReports {
     private readonly charges: ChargeService,
     private readonly refunds: RefundService,
     private readonly infractions: InfractionService,
+    private readonly staticQr: StaticQrService,
+    private readonly accounts: Pick<AccountService, 'getAccount'>,
   ) {}
 
   /**
@@ -59,6 +71,11 @@ export class InboundService implements ProviderReports {
     });
     if (toReturn) await this.refunds.send(toReturn);
     return receipt;
+  }
+
+  /** A PIX to this provider's receiving key with a static QR code's txid (StaticQrService.receiveReported). */
+  staticPaymentReceived(payment: StaticPayment): Promise<PaymentReceipt> {
+    return this.staticQr.receiveReported(this.providerId, payment, (accountId) => this.accounts.getAccount(accountId));
   }
 
   async chargeRemoved(transactionId: string): Promise<void> {

@@ -92,6 +92,9 @@ export type IncomingPayment = ReceivedPayment & {
   paidAt?: Date | undefined;
 };
 
+/** A PIX paid to a static QR code: the txid its BR Code carries, what was paid, when. */
+export type StaticPayment = ReceivedPayment & { txid: string; amountCents: number; paidAt?: Date | undefined };
+
 /**
  * What became of an incoming PIX: credited to its charge, returned to the payer (charge not
  * payable), known already, for no charge of ours, or for a charge bound to another provider (an
@@ -117,6 +120,8 @@ export type ReportedChargeback = {
  */
 export interface ProviderReports {
   paymentReceived(payment: IncomingPayment): Promise<PaymentReceipt>;
+  /** A PIX to the provider's receiving key whose txid is no charge's: a static QR code's, if one has it. */
+  staticPaymentReceived(payment: StaticPayment): Promise<PaymentReceipt>;
   /** The provider removed a pending charge (API Pix `REMOVIDA_PELO_PSP`). */
   chargeRemoved(transactionId: string): Promise<void>;
   refundSettled(refundId: string, outcome: RefundOutcome): Promise<void>;

@@ -1,7 +1,7 @@
 import type { Executor } from '../platform/database.js';
 import type { StaticQrCodeRow, StaticQrCodesTable } from '../platform/schema.js';
 import { PRESENTED_COLUMNS, type PresentedRow } from '../transactions/presenter.js';
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 
 /** A new static code; undefined when its txid is taken (by any merchant: the key is shared) or its externalRef was used meanwhile. */
 export function insertStaticQrCode(db: Executor, code: Insertable<StaticQrCodesTable>): Promise<StaticQrCodeRow | undefined> {
@@ -20,6 +20,20 @@ export function lockStaticQrCode(db: Executor, accountId: string, id: string): P
 
 export function findStaticQrCode(db: Executor, accountId: string, id: string): Promise<StaticQrCodeRow | undefined> {
   return db.selectFrom('staticQrCodes').selectAll().where('id', '=', id).where('accountId', '=', accountId).executeTakeFirst();
+}
+
+/** The code whose BR Code carries `txid` (of any account: the receiving key is shared, the txid unique in any case). */
+export function findStaticQrCodeByTxid(db: Executor, txid: string): Promise<StaticQrCodeRow | undefined> {
+  return db
+    .selectFrom('staticQrCodes')
+    .selectAll()
+    .where(sql<string>`upper(txid)`, '=', txid.toUpperCase())
+    .executeTakeFirst();
+}
+
+/** The transaction a PIX with this end-to-end id created, if any (a PSP repeats its reports). */
+export function findPaymentByEndToEndId(db: Executor, endToEndId: string): Promise<{ id: string } | undefined> {
+  return db.selectFrom('transactions').select('id').where('endToEndId', '=', endToEndId).executeTakeFirst();
 }
 
 export function findStaticQrCodeByExternalRef(db: Executor, accountId: string, externalRef: string): Promise<StaticQrCodeRow | undefined> {

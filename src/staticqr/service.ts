@@ -6,11 +6,11 @@ import { renderQrImage, type QrFormat } from '../charges/qrImage.js';
 import { postChargePaid } from '../charges/service.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
-import type { Db } from '../platform/database.js';
+import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import type { StaticQrCodeRow, TransactionRow } from '../platform/schema.js';
 import { buildStaticBrCode } from '../pix/brcode.js';
-import type { ReceivedPayment } from '../provider/provider.js';
+import type { PaymentReceipt, ReceivedPayment, StaticPayment } from '../provider/provider.js';
 import type { RoutingService } from '../routing/service.js';
 import { recordTransactionEvents } from '../transactions/events.js';
 import type { PresentedRow } from '../transactions/presenter.js';
@@ -138,31 +138,61 @@ export class StaticQrService {
       const locked = await repository.lockStaticQrCode(tx, account.id, code.id);
       if (!locked) throw new NotFoundError(messages.staticQrNotFound);
       if (!locked.active) throw new InvalidStateError(messages.staticQrInactive);
-      const now = this.clock.now();
-      const feeCents = computeFee(account.fees.pixIn, payment.amountCents, { capAtAmount: true });
-      const received = await insertTransaction(tx, CHARGE.receive, {
-        id: newId(),
-        accountId: account.id,
-        amountCents: payment.amountCents,
-        feeCents,
-        netCents: payment.amountCents - feeCents,
-        description: code.description,
-        pixPayload: code.pixPayload,
-        paidAt: now,
-        endToEndId: payment.endToEndId,
-        payer: payment.payer ? JSON.stringify(payment.payer) : null,
-        providerId: code.providerId,
-        staticQrId: code.id,
-        createdAt: now,
-        updatedAt: now,
-      });
-      await postChargePaid(tx, received, now);
-      await recordTransactionEvents(
-        tx,
-        CHARGE.receive.events.map((name) => ({ name, transaction: received })),
-        now,
-      );
-      return received;
+      return this.credit(tx, account, locked, payment);
     });
+  }
+
+  /**
+   * A PIX a provider reported to its receiving key with a code's txid (no charge behind it):
+   * credited as `receive` does, once per end-to-end id (a repeat finds it under the code's lock).
+   * One the code cannot take — deactivated, another amount than its fixed one, outside the
+   * account's limits — or that reached another provider than the code's is not credited:
+   * 'unknown_charge', the money left to the operator, as a PIX for no charge of ours.
+   */
+  async receiveReported(providerId: string, payment: StaticPayment, accountOf: (accountId: string) => Promise<Account>): Promise<PaymentReceipt> {
+    const code = await repository.findStaticQrCodeByTxid(this.db, payment.txid);
+    if (!code || code.providerId !== providerId) return 'unknown_charge';
+    const account = await accountOf(code.accountId);
+    return this.db.transaction().execute(async (tx): Promise<PaymentReceipt> => {
+      const locked = await repository.lockStaticQrCode(tx, account.id, code.id);
+      if (!locked) return 'unknown_charge';
+      if (await repository.findPaymentByEndToEndId(tx, payment.endToEndId)) return 'duplicate';
+      try {
+        await this.credit(tx, account, locked, { ...payment, amountCents: this.assertPayable(account, locked, payment.amountCents) });
+        return 'credited';
+      } catch (error) {
+        if (error instanceof InvalidStateError || error instanceof InvalidRequestError) return 'unknown_charge';
+        throw error;
+      }
+    });
+  }
+
+  /** The code's new pix_in transaction, paid and credited, with its events, under the code's lock. */
+  private async credit(tx: Tx, account: Account, code: StaticQrCodeRow, payment: ReceivedPayment & { amountCents: number }): Promise<TransactionRow> {
+    const now = this.clock.now();
+    const feeCents = computeFee(account.fees.pixIn, payment.amountCents, { capAtAmount: true });
+    const received = await insertTransaction(tx, CHARGE.receive, {
+      id: newId(),
+      accountId: account.id,
+      amountCents: payment.amountCents,
+      feeCents,
+      netCents: payment.amountCents - feeCents,
+      description: code.description,
+      pixPayload: code.pixPayload,
+      paidAt: now,
+      endToEndId: payment.endToEndId,
+      payer: payment.payer ? JSON.stringify(payment.payer) : null,
+      providerId: code.providerId,
+      staticQrId: code.id,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await postChargePaid(tx, received, now);
+    await recordTransactionEvents(
+      tx,
+      CHARGE.receive.events.map((name) => ({ name, transaction: received })),
+      now,
+    );
+    return received;
   }
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
+import { parseBrCodeFields } from '../../src/pix/brcode.js';
 import { balanceOf, createCharge, eventNames, eventually, fund, readTransaction, registerRecipient, reviewRecipient } from '../helpers/api.js';
 import { backend, chargeBody, NO_CHARGE_FEES, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { makePspCertificates, type PspCertificates } from '../psp/certificates.js';
@@ -553,4 +554,53 @@ describe(`API Pix adapter: unknown outcomes of sends (${backend})`, () => {
     expect(await balanceOf(gateway, merchant)).toBe(before - 400);
     expect(await alertsOf(transactionId)).toMatchObject([{ kind: 'refund_completed_after_reversal', severity: 'normal' }]);
   }, 30_000);
+});
+
+describe(`API Pix adapter: static QR codes (${backend})`, () => {
+  const createCode = async (body: Record<string, unknown>) => {
+    const created = await gateway.call('POST', '/v1/pix/static', { key: merchant.apiKey, body });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return created.body as { id: string; txid: string; pixPayload: string };
+  };
+  const paymentsOf = async (codeId: string) =>
+    gateway.database.db.selectFrom('transactions').select(['id', 'amountCents', 'endToEndId', 'status']).where('staticQrId', '=', codeId).execute();
+
+  it('carries the PSP key, and credits each PIX paid to it (read back after the notification) once, as a new paid pix_in', async () => {
+    const code = await createCode({ description: 'Balcão' });
+    expect(parseBrCodeFields(code.pixPayload).get('26')).toContain(PIX_KEY);
+    const before = await balanceOf(gateway, merchant);
+    const first = await double.payStatic(code.txid, { amountCents: 1_250 });
+    const second = await double.payStatic(code.txid, { amountCents: 300, notify: 'twice' });
+    await eventually(async () => expect(await paymentsOf(code.id)).toHaveLength(2));
+    const payments = await paymentsOf(code.id);
+    expect(payments.map((payment) => [payment.endToEndId, payment.amountCents, payment.status]).sort()).toEqual(
+      [
+        [first, 1_250, 'paid'],
+        [second, 300, 'paid'],
+      ].sort(),
+    );
+    // The poller reads them again: nothing is credited twice.
+    await (gateway.services.providerInbound[0]?.poll() ?? Promise.resolve(0));
+    expect(await paymentsOf(code.id)).toHaveLength(2);
+    expect(await balanceOf(gateway, merchant)).toBe(before + 1_550);
+    const firstId = payments.find((payment) => payment.endToEndId === first)?.id ?? '';
+    expect(await eventNames(gateway, firstId)).toEqual(['transaction.paid']);
+  });
+
+  it('credits nothing for a PIX a code cannot take (deactivated, another amount than its fixed one), nor for an unknown txid', async () => {
+    const fixed = await createCode({ amountCents: 2_000 });
+    const gone = await createCode({});
+    expect((await gateway.call('POST', `/v1/pix/static/${gone.id}/deactivate`, { key: merchant.apiKey })).status).toBe(200);
+    const before = await balanceOf(gateway, merchant);
+    await double.payStatic(fixed.txid, { amountCents: 1_999 });
+    await double.payStatic(gone.txid, { amountCents: 500 });
+    await double.payStatic('NINGUEM0000000000000000001', { amountCents: 700 });
+    await (gateway.services.providerInbound[0]?.poll() ?? Promise.resolve(0));
+    expect(await paymentsOf(fixed.id)).toEqual([]);
+    expect(await paymentsOf(gone.id)).toEqual([]);
+    expect(await balanceOf(gateway, merchant)).toBe(before);
+    // Its own amount is taken.
+    await double.payStatic(fixed.txid, { amountCents: 2_000 });
+    await eventually(async () => expect(await paymentsOf(fixed.id)).toHaveLength(1));
+  });
 });

@@ -118,6 +118,8 @@ export type PspDouble = {
    * paid, and its `componentesValor` when given); `at` is the PIX's horario (now by default).
    */
   payCobv(txid: string, options: { amountCents: number; parts?: ValueParts; payer?: Payer; notify?: Notify; at?: Date }): Promise<string>;
+  /** A payer pays a static BR Code: a PIX to the PSP's key with the code's txid, no cob behind it. */
+  payStatic(txid: string, options: { amountCents: number; payer?: Payer; notify?: Notify }): Promise<string>;
   /** The PSP removes a charge, cob or cobv (REMOVIDA_PELO_PSP). */
   removeCharge(txid: string): void;
   settleRefund(endToEndId: string, id: string, outcome: 'DEVOLVIDO' | 'NAO_REALIZADO', notify?: Notify): Promise<void>;
@@ -797,6 +799,20 @@ export async function startPspDouble(
       };
       received.set(pix.endToEndId, pix);
       if (cobv.status === 'ATIVA') cobv.status = 'CONCLUIDA';
+      await notify([pix.endToEndId], payOptions.notify ?? 'once');
+      return pix.endToEndId;
+    },
+    async payStatic(txid, payOptions) {
+      const pix: ReceivedPix = {
+        endToEndId: generateEndToEndId(DOUBLE_ISPB, new Date()),
+        txid,
+        valor: money(payOptions.amountCents),
+        chave: pixKey,
+        horario: nowIso(),
+        devolucoes: [],
+        payer: payOptions.payer ?? DEFAULT_PAYER,
+      };
+      received.set(pix.endToEndId, pix);
       await notify([pix.endToEndId], payOptions.notify ?? 'once');
       return pix.endToEndId;
     },

@@ -55,6 +55,14 @@ const SPEC_PATCHES: { defect: string; apply(document: Json): void }[] = [
     },
   },
   {
+    defect:
+      "Pix.txid is allOf [TxId (26–35 characters), pattern {1,35}]: the intersection refuses the txid of a static QR code's PIX (up to 25 characters in a static BR Code; TxId's own description says every PIX with a txid carries it to the receiving PSP), which the second pattern plainly admits; the received PIX's txid is that pattern alone",
+    apply: (document) => {
+      const properties = schemaNamed(document, 'Pix').properties as Json;
+      properties.txid = { type: 'string', pattern: '^(?:[a-zA-Z0-9]{1,35})$' };
+    },
+  },
+  {
     defect: 'PixConsultados (GET /pix) requires `cobs` where its list is `pix` (a copy of CobsConsultadas): `pix` is required instead',
     apply: (document) => {
       const schema = schemaNamed(document, 'PixConsultados');

@@ -138,17 +138,19 @@ export class ApiPixInbound implements ProviderInbound {
 
   /** A PIX as the PSP reports it: the payment, then its devoluções. Answers how many reports it applied. */
   private async apply(pix: Pix): Promise<number> {
+    if (!pix.txid) return 0; // a PIX to the key without txid: no charge or code of ours names it
     const transactionId = idOfTxid(pix.txid);
-    if (!transactionId) return 0; // not one of our charges (a PIX to the key without txid)
     let applied = 0;
     const paidAt = new Date(pix.horario);
-    const receipt = await this.reports.paymentReceived({
-      transactionId,
+    const payment = {
       endToEndId: pix.endToEndId,
       amountCents: centsOf(pix.valor),
       payer: payerOf(pix),
       ...(Number.isNaN(paidAt.getTime()) ? {} : { paidAt }),
-    });
+    };
+    let receipt = transactionId ? await this.reports.paymentReceived({ transactionId, ...payment }) : 'unknown_charge';
+    // A txid of no charge: a static QR code's, when one carries it (a PIX to the receiving key from its BR Code).
+    if (receipt === 'unknown_charge') receipt = await this.reports.staticPaymentReceived({ txid: pix.txid, ...payment });
     if (receipt === 'unknown_charge') this.logger.warn({ endToEndId: pix.endToEndId }, 'PIX received for no charge of ours: left to the operator');
     if (receipt === 'other_provider') {
       this.logger.warn(

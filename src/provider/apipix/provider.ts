@@ -56,6 +56,11 @@ export class ApiPixProvider implements PixProvider {
   /** A charge with a due date is registered as a cobv. */
   readonly dueCharges = true;
 
+  /** Static QR codes carry the account's key at the PSP; a PIX paid from one names the code by its txid. */
+  get receivingKey(): string {
+    return this.pixKey;
+  }
+
   constructor(
     readonly id: string,
     private readonly client: PspClient,

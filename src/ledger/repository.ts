@@ -97,18 +97,24 @@ export type PeriodSums = { dayCents: number; monthCents: number };
 export type WithdrawnPeriod = { day: string; month: string };
 
 /**
- * The SQL of one rate window on the balance row: its count with this withdrawal (a later window
- * than the row's starts again at 1; an earlier one, from a process whose clock is behind, counts in
- * the row's), and the window the row keeps.
+ * The SQL of one rate window on the balance row, which keeps its latest window's count and the
+ * count of the window before it: the count this withdrawal is checked against (its window's, with
+ * it; a window older than those two — a clock behind by more than a window — counts in the one
+ * before the latest), and the row's windows after it.
  */
 function rateWindowParts(name: RateWindowName, at: Date) {
   const windowMs = RATE_WINDOW_MS[name];
-  const start = new Date(Math.floor(at.getTime() / windowMs) * windowMs);
-  const startColumn = sql.ref(`withdraw_${name}_start`);
-  const countColumn = sql.ref(`withdraw_${name}_count`);
+  const start = Math.floor(at.getTime() / windowMs) * windowMs;
+  const [own, before] = [start, start - windowMs].map((time) => sql`${new Date(time)}::timestamptz`);
+  const latest = sql.ref(`withdraw_${name}_start`);
+  const count = sql.ref(`withdraw_${name}_count`);
+  const previous = sql.ref(`withdraw_${name}_prev_count`);
+  const counted = sql.ref(`${name}_count`);
   return {
-    counted: sql`CASE WHEN ${startColumn} >= ${start}::timestamptz THEN ${countColumn} + 1 ELSE 1 END AS ${sql.ref(`${name}_count`)}`,
-    kept: sql`${startColumn} = greatest(${startColumn}, ${start}::timestamptz), ${countColumn} = verdict.${sql.ref(`${name}_count`)}`,
+    counted: sql`CASE WHEN ${latest} = ${own} THEN ${count} + 1 WHEN ${latest} < ${own} THEN 1 ELSE ${previous} + 1 END AS ${counted}`,
+    kept: sql`${latest} = greatest(${latest}, ${own}),
+        ${count} = CASE WHEN ${latest} = ${own} THEN verdict.${counted} WHEN ${latest} < ${own} THEN 1 ELSE ${count} END,
+        ${previous} = CASE WHEN ${latest} = ${own} THEN ${previous} WHEN ${latest} = ${before} THEN ${count} WHEN ${latest} < ${own} THEN 0 ELSE verdict.${counted} END`,
   };
 }
 

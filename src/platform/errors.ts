@@ -25,6 +25,20 @@ const DATABASE_UNAVAILABLE = new Set([
   'EHOSTUNREACH',
 ]);
 
+/**
+ * Of those, the ones whose statement cannot have run: no connection was made (refused, out of
+ * slots, not accepting yet, a connect timeout) or the node refused to write (25006). A commit's
+ * outcome is known then: nothing was written.
+ */
+const NEVER_RAN = new Set(['25006', '53300', '57P03', '08001', '08004', 'ECONNREFUSED', 'EHOSTUNREACH']);
+
+export function statementNeverRan(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = errorCode(error);
+  if (code !== undefined) return NEVER_RAN.has(code);
+  return /^timeout exceeded when trying to connect/.test(error.message);
+}
+
 /** The database could not be reached or could not write: the request may be retried, never answered 500. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

@@ -1,5 +1,6 @@
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import pg from 'pg';
+import { isDatabaseUnavailable } from './errors.js';
 
 /**
  * Names every parameterized statement after its text so that each connection parses and plans
@@ -139,6 +140,9 @@ class GatewayClient implements PostgresPoolClient {
         if (!error) return resolve(result as unknown as PostgresQueryResult<R>);
         // This call fails (inside a transaction it cannot be retried); the next ones prepare afresh.
         if (name && isStalePreparedStatement(error)) this.statements.renew(textOrCursor);
+        // A connection the server ended under this query (or a node that cannot write any more) is
+        // never handed out again: its 'error' event may come only after the release.
+        if (isDatabaseUnavailable(error)) this.broken = true;
         reject(error);
       };
       this.client.query(new RenamingQuery(textOrCursor, values, name, done, this.naming));

@@ -175,13 +175,16 @@ export interface BalancesTable {
   withdrawnDayCents: Generated<number>;
   withdrawnMonth: Generated<string>;
   withdrawnMonthCents: Generated<number>;
-  /** A withdrawal's rate windows: the fixed window each count belongs to, and the count (migration 024; ledger/repository.ts). */
+  /** A withdrawal's rate windows: the latest fixed window, its count and the count of the one before (migration 024; ledger/repository.ts). */
   withdrawSecondStart: Generated<Date>;
   withdrawSecondCount: Generated<number>;
   withdrawMinuteStart: Generated<Date>;
   withdrawMinuteCount: Generated<number>;
   withdrawHourStart: Generated<Date>;
   withdrawHourCount: Generated<number>;
+  withdrawSecondPrevCount: Generated<number>;
+  withdrawMinutePrevCount: Generated<number>;
+  withdrawHourPrevCount: Generated<number>;
 }
 
 export interface BlocksTable {

@@ -15,7 +15,7 @@ import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
-import { isDatabaseUnavailable } from '../platform/errors.js';
+import { isDatabaseUnavailable, statementNeverRan } from '../platform/errors.js';
 import type { Holder, ProviderSendNote, ProviderSendRow, TransactionRow } from '../platform/schema.js';
 import {
   ProviderError,
@@ -104,9 +104,10 @@ export class WithdrawalService {
 
   /**
    * A new withdrawal (POST /v1/withdraw). When the database goes away under it (a failover,
-   * DESIGN.md §16) the answer is the spec's: 502 "O valor não foi debitado." only while nothing can
-   * have committed; from the debit's commit on, 502 "Saque iniciado mas confirmação interrompida"
-   * with the id it was given (a 404 on that id then proves nothing was debited). Nothing is retried
+   * DESIGN.md §16) the answer is the spec's: 502 "O valor não foi debitado." while nothing can
+   * have committed (before its statement, or when the statement surely never ran: no connection, a
+   * read-only node); once its statement may have run, 502 "Saque iniciado mas confirmação
+   * interrompida" with the id it was given (a 404 on that id then proves nothing was debited). Nothing is retried
    * here: the commit's outcome is unknown, and the worker sends a committed debit's intent.
    */
   async createWithdrawal(account: Account, input: CreateWithdrawalBody): Promise<WithdrawalResult> {
@@ -115,7 +116,7 @@ export class WithdrawalService {
       return await this.create(account, input, progress);
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
-      if (progress.committing === undefined) throw new ProviderFailedError(messages.withdrawalProviderFailed, { cause: error });
+      if (progress.committing === undefined || statementNeverRan(error)) throw new ProviderFailedError(messages.withdrawalProviderFailed, { cause: error });
       throw new ProviderFailedError(messages.withdrawalConfirmationInterrupted(progress.committing), { cause: error });
     }
   }
@@ -197,6 +198,8 @@ export class WithdrawalService {
     progress.committing = transactionId;
     const written = await repository.insertWithdrawal(this.db, write);
     if (written === 'replay' && key !== undefined) {
+      // Nothing of this request was written: only the winner's id may be named from here.
+      progress.committing = undefined;
       const winner = await findTransactionByExternalRef(this.db, key, now);
       if (!winner) throw new Error('idempotency key held without its transaction');
       progress.committing = winner.id;

@@ -159,16 +159,35 @@ describe('rate limits and caps, per account', () => {
     expect(limited.headers.get('retry-after')).toBeNull();
   });
 
-  it("a withdrawal stamped in an earlier window than the account's last (a clock behind) counts in that later one: never a way around a limit", async () => {
-    const merchant = await fundedMerchant(1_000_000, { limits: { withdrawPerSecond: 1, withdrawPerMinute: 100, withdrawPerHour: 100 } });
+  // Minute windows, so that the time the requests take cannot carry a stamp over a boundary.
+  it("a withdrawal stamped in the window before the account's latest counts in its own; one older than that (a clock behind by more than a window) counts in that one too", async () => {
+    const merchant = await fundedMerchant(1_000_000, { limits: { withdrawPerSecond: 100, withdrawPerMinute: 1, withdrawPerHour: 100 } });
+    const perMinute = { error: 'Muitos saques em curto intervalo. Aguarde alguns instantes.' };
     startNextHour(gateway);
-    gateway.clock.advance(5_500);
+    gateway.clock.advance(5 * 60_000 + 20_000); // minute 5
     expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201);
-    gateway.clock.advance(-2_000); // two seconds earlier, as a process whose clock is behind
-    expect((await withdraw(gateway, merchant, withdrawalToHolder())).body).toEqual({ error: 'Aguarde alguns segundos antes do próximo saque.' });
-    gateway.clock.advance(3_000); // the second after the account's last: a new window
+    gateway.clock.advance(-60_000); // minute 4, as a process whose clock is a minute behind
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201); // the first of its own minute
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).body).toEqual(perMinute);
+    gateway.clock.advance(-120_000); // minute 2: older than the row keeps, counted in minute 4
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).body).toEqual(perMinute);
+    gateway.clock.advance(240_000); // minute 6: a new window
     expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201);
-    expect((await withdraw(gateway, merchant, withdrawalToHolder())).body).toEqual({ error: 'Aguarde alguns segundos antes do próximo saque.' });
+  });
+
+  it('a withdrawal stamped just before a boundary that takes the lock after one stamped just after it still counts in its own window', async () => {
+    const merchant = await fundedMerchant(1_000_000, { limits: { withdrawPerSecond: 100, withdrawPerMinute: 2, withdrawPerHour: 100 } });
+    startNextHour(gateway);
+    gateway.clock.advance(10_000);
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201);
+    gateway.clock.advance(10_000);
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201); // minute 0: 2 of 2
+    gateway.clock.advance(40_000); // minute 1
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201);
+    gateway.clock.advance(-20_000); // stamped in minute 0, written after minute 1's first
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).body).toEqual({ error: 'Muitos saques em curto intervalo. Aguarde alguns instantes.' });
+    gateway.clock.advance(20_000);
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201); // minute 1: 2 of 2
   });
 
   it('daily and monthly caps count what was withdrawn (failed ones excluded)', async () => {

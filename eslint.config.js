@@ -44,7 +44,7 @@ const LAYERS = [
   ['webhooks', 'ledger', 'users', 'routing', 'treasury'],
   ['transactions', 'sends', 'operators'],
   ['charges', 'recipients', 'refunds', 'audit', 'history'],
-  ['withdrawals', 'infractions', 'reconciliation', 'staticqr'],
+  ['withdrawals', 'infractions', 'reconciliation', 'staticqr', 'recurrences'],
   ['inbound', 'sandbox'],
   ['pages'],
   ['dashboard', 'backoffice'],

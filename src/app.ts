@@ -9,6 +9,9 @@ import { merchantAuthentication } from './accounts/auth.js';
 import { chargeAdminRoutes } from './charges/adminRoutes.js';
 import { chargeRoutes } from './charges/routes.js';
 import { staticQrRoutes } from './staticqr/routes.js';
+import { recurrenceRoutes } from './recurrences/routes.js';
+import { recurrenceEventBodySchema } from './recurrences/schemas.js';
+import { isRecurrenceEvent } from './webhooks/events.js';
 import { infractionAdminRoutes } from './infractions/adminRoutes.js';
 import { infractionRoutes } from './infractions/routes.js';
 import { refundRoutes } from './refunds/routes.js';
@@ -144,7 +147,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   // The document lists the APIs only, each operation with its operationId and error answers (docs/openapi.md).
-  const webhooks = openApiWebhooks((name) => eventBodySchema(name, { infraction: infractionSchema, refund: refundSchema }));
+  const webhooks = openApiWebhooks((name) =>
+    isRecurrenceEvent(name) ? recurrenceEventBodySchema(name) : eventBodySchema(name, { infraction: infractionSchema, refund: refundSchema }),
+  );
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -181,6 +186,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       v1.addHook('onRequest', authenticateMerchant);
       await v1.register(chargeRoutes(services));
       await v1.register(staticQrRoutes(services));
+      await v1.register(recurrenceRoutes(services));
       await v1.register(historyRoutes(services));
       await v1.register(transactionRoutes(services));
       await v1.register(balanceRoutes(services));

@@ -24,6 +24,7 @@ import type { ProviderInbound, ProviderLogger } from './provider/provider.js';
 import { RecipientService } from './recipients/service.js';
 import { SandboxService } from './sandbox/service.js';
 import { StaticQrService } from './staticqr/service.js';
+import { RecurrenceService } from './recurrences/service.js';
 import { TransactionService } from './transactions/service.js';
 import { HistoryService } from './history/service.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -39,6 +40,8 @@ export type Services = {
   charges: ChargeService;
   /** A merchant's reusable BR Codes (DESIGN.md §17). */
   staticQr: StaticQrService;
+  /** Pix Automático recurrences and their cycles (DESIGN.md §17). */
+  recurrences: RecurrenceService;
   transactions: TransactionService;
   /** The transactions as the read replica has them (DATABASE_READ_URL), for the back-office's history; `transactions` without one. */
   reportTransactions: TransactionService;
@@ -104,6 +107,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
   const treasury = new TreasuryService(db, clock, registry, new Map(config.providers.map((provider) => [provider.id, provider.lowCoverCents])));
   const charges = new ChargeService(db, clock, registry, routing);
   const staticQr = new StaticQrService(db, clock, routing);
+  const recurrences = new RecurrenceService(db, clock, registry, routing, accounts);
   const withdrawals = new WithdrawalService(db, clock, registry, routing, treasury, config);
   const refunds = new RefundService(db, clock, registry);
   const transactions = new TransactionService(db, clock);
@@ -133,7 +137,8 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     treasury,
     providerInbound,
     staticQr,
-    sandbox: networks.size > 0 ? new SandboxService(networks, charges, withdrawals, refunds, infractions, staticQr) : null,
+    recurrences,
+    sandbox: networks.size > 0 ? new SandboxService(networks, charges, withdrawals, refunds, infractions, staticQr, recurrences) : null,
     webhooks,
     health: new HealthService(db),
     metrics,

@@ -43,6 +43,10 @@ export function startWorkers(
     // Drain in batches so a backlog clears in one tick without one huge transaction.
     while (!stopped && (await services.charges.expireDueCharges()) > 0);
   });
+  // Pix Automático: each authorized recurrence's next cycle gets its charge from 10 to 2 days ahead; unanswered requests lapse.
+  every(options.reconciliationIntervalMs ?? 5000, 'recurrence-cycles', async () => {
+    while (!stopped && (await services.recurrences.createDueCycles()) + (await services.recurrences.expireAuthorizations()) > 0);
+  });
   const { sandbox } = services;
   if (sandbox) {
     every(options.settlementIntervalMs ?? 500, 'sandbox-settlement', async () => {

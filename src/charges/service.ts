@@ -294,6 +294,8 @@ export class ChargeService {
     // Checked before the provider is asked (and again under the lock): only a pending charge is withdrawn.
     const charge = movableCharge(await findTransaction(this.db, accountId, transactionId), this.clock.now(), refusal);
     assertAllowed(charge, CHARGE.cancel, refusal);
+    // A Pix Automático cycle is cancelled through its recurrence, where BCB's date rule applies.
+    if (charge.recurrenceId) throw new InvalidStateError(messages.recurrenceCycleThroughRecurrence);
     try {
       // Paid meanwhile at the PSP: its PIX arrives as usual; the charge cannot be cancelled.
       if ((await this.providers.get(charge.providerId).cancelCharge(transactionId, { due: charge.due !== null })) === 'paid')

@@ -2,6 +2,7 @@ import type { FeePlan } from '../config.js';
 import type { AmountDue, DueTerms } from '../pix/dueAmount.js';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { PixKeyType } from '../pix/pixKeys.js';
+import type { Frequency } from '../pix/recurrenceCalendar.js';
 
 export interface AccountsTable {
   id: string;
@@ -124,6 +125,9 @@ export interface TransactionsTable {
   due: ColumnType<DueRecord | null, string | null, string | null>;
   /** A PIX paid to one of the merchant's static QR codes: that code. */
   staticQrId: string | null;
+  /** A cycle's charge of a Pix Automático recurrence (BCB's cobr): the recurrence and the cycle's number. */
+  recurrenceId: string | null;
+  recurrenceCycle: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -444,6 +448,58 @@ export interface StaticQrCodesTable {
 }
 export type StaticQrCodeRow = Selectable<StaticQrCodesTable>;
 
+/** The statuses of a Pix Automático recurrence (the CHECK of migration 026 holds the same list; moves in recurrences/states.ts). */
+export const RECURRENCE_STATUSES = ['created', 'awaiting_authorization', 'authorized', 'refused', 'cancelled', 'expired'] as const;
+export type RecurrenceStatus = (typeof RECURRENCE_STATUSES)[number];
+/** BCB's periodicidade: SEMANAL, MENSAL, TRIMESTRAL, SEMESTRAL, ANUAL. */
+export const RECURRENCE_FREQUENCIES = ['weekly', 'monthly', 'quarterly', 'semiannual', 'annual'] as const satisfies readonly Frequency[];
+export type RecurrenceFrequency = Frequency;
+/** BCB's politicaRetentativa: NAO_PERMITE, PERMITE_3R_7D. */
+export type RetryPolicy = 'none' | 'three_in_seven_days';
+
+/** A Pix Automático recurrence (DESIGN.md §17, BCB's rec): the contract the payer authorizes, then one charge per cycle. */
+export interface RecurrencesTable {
+  id: string;
+  accountId: string;
+  providerId: string;
+  /** BCB's idRec, once the provider registered the recurrence. */
+  providerRecurrenceId: string | null;
+  externalRef: string | null;
+  contract: string;
+  debtor: ColumnType<Holder, string, never>;
+  object: string | null;
+  frequency: RecurrenceFrequency;
+  /** Each cycle's amount; null for a variable recurrence without a default (never today: creation requires it). */
+  amountCents: ColumnType<number | null, number | null, never>;
+  /** A variable recurrence's ceiling per cycle; null for a fixed one. */
+  maxAmountCents: ColumnType<number | null, number | null, never>;
+  startDate: string;
+  endDate: string | null;
+  retryPolicy: RetryPolicy;
+  /** Written only through a transition of recurrences/states.ts. */
+  status: RecurrenceStatus;
+  authorizationExpiresAt: Date;
+  cancelledBy: 'merchant' | 'payer' | null;
+  nextCycle: Generated<number>;
+  nextCycleDate: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+export type RecurrenceRow = Selectable<RecurrencesTable>;
+
+/** One cycle's charge of a recurrence (BCB's cobr): its pix_in transaction, due day and debit attempts. */
+export interface RecurrenceCyclesTable {
+  transactionId: string;
+  recurrenceId: string;
+  accountId: string;
+  cycle: number;
+  dueDate: string;
+  attemptDate: string;
+  failedAttempts: Generated<number>;
+  createdAt: Date;
+}
+export type RecurrenceCycleRow = Selectable<RecurrenceCyclesTable>;
+
 /** A charge registration whose answer was lost at a provider: the `cob` that may exist there is removed when it answers again. */
 export interface OrphanChargesTable {
   providerId: string;
@@ -647,6 +703,8 @@ export interface DB {
   routingRules: RoutingRulesTable;
   orphanCharges: OrphanChargesTable;
   staticQrCodes: StaticQrCodesTable;
+  recurrences: RecurrencesTable;
+  recurrenceCycles: RecurrenceCyclesTable;
   sandboxPayments: SandboxPaymentsTable;
   reconciliationRuns: ReconciliationRunsTable;
   reconciliationDifferences: ReconciliationDifferencesTable;

@@ -34,6 +34,53 @@ export type CreatedCharge = {
   pixPayload: string;
 };
 
+/** A Pix Automático recurrence to register (BCB's rec) with its authorization request to the payer (solicrec). */
+export type RecurrenceRequest = {
+  accountId: string;
+  recurrenceId: string;
+  contract: string;
+  debtor: Holder;
+  object: string | null;
+  frequency: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'annual';
+  /** Fixed value (BCB's valorRec); null for a variable one. */
+  amountCents: number | null;
+  /** A variable recurrence's ceiling per cycle; null for a fixed one. */
+  maxAmountCents: number | null;
+  startDate: string;
+  endDate: string | null;
+  /** BCB's politicaRetentativa PERMITE_3R_7D (true) or NAO_PERMITE. */
+  retriesAllowed: boolean;
+  /** When the payer's authorization request lapses (BCB's dataExpiracaoSolicitacao). */
+  authorizationExpiresAt: Date;
+  merchantName: string;
+};
+
+/** One cycle's charge of an authorized recurrence (BCB's cobr), debited from the payer on its date. */
+export type CycleChargeRequest = {
+  accountId: string;
+  /** Our transaction id: the charge's txid. */
+  transactionId: string;
+  providerRecurrenceId: string;
+  dueDate: string;
+  amountCents: number;
+  debtor: Holder;
+};
+
+/**
+ * Pix Automático (DESIGN.md §17) at a provider: recurrences, their authorization requests and the
+ * cycles' charges. Calls may do network I/O; ProviderError when refused or unanswered.
+ */
+export interface RecurrenceProvider {
+  /** Registers the recurrence and sends the payer its authorization request; answers BCB's idRec. */
+  createRecurrence(request: RecurrenceRequest): Promise<{ providerRecurrenceId: string }>;
+  /** Cancels the recurrence (and so the cycles' charges not yet debited). */
+  cancelRecurrence(providerRecurrenceId: string): Promise<void>;
+  /** Registers one cycle's charge (from 2 to 10 days before its date). */
+  createCycleCharge(request: CycleChargeRequest): Promise<void>;
+  /** Cancels one cycle's charge before its date. */
+  cancelCycleCharge(transactionId: string): Promise<void>;
+}
+
 export type WithdrawalRequest = {
   accountId: string;
   transactionId: string;
@@ -185,6 +232,8 @@ export interface PixProvider {
   readonly dueCharges: boolean;
   /** The PIX key a static QR code pays (DESIGN.md §17); none: it takes no static codes. */
   readonly receivingKey?: string | undefined;
+  /** Pix Automático (DESIGN.md §17); none: it takes no recurrences (API Pix, not yet: docs/recurrences.md). */
+  readonly recurrences?: RecurrenceProvider | undefined;
   /** Registers a dynamic charge; throws ProviderError when the provider refuses or cannot answer. */
   createCharge(request: ChargeRequest): Promise<CreatedCharge>;
   /** Withdraws a pending charge so that it cannot be paid any more; ProviderError when refused or unanswered. */

@@ -8,6 +8,7 @@ import {
   type CreatedCharge,
   type PixProvider,
   type ProviderRecord,
+  type RecurrenceProvider,
   type RefundOutcome,
   type RefundRequest,
   type SendTiming,
@@ -49,6 +50,8 @@ class GuardedProvider implements PixProvider {
   readonly sendTiming: SendTiming;
   readonly dueCharges: boolean;
   readonly receivingKey: string | undefined;
+  /** Pix Automático's calls go to the provider as they are: no breaker counts them yet (docs/recurrences.md). */
+  readonly recurrences: RecurrenceProvider | undefined;
 
   constructor(
     private readonly inner: PixProvider,
@@ -60,6 +63,7 @@ class GuardedProvider implements PixProvider {
     this.sendTiming = inner.sendTiming;
     this.dueCharges = inner.dueCharges;
     this.receivingKey = inner.receivingKey;
+    this.recurrences = inner.recurrences;
   }
 
   createCharge(request: ChargeRequest): Promise<CreatedCharge> {

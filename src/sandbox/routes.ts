@@ -12,6 +12,8 @@ import { refundIdParams, refundSchema } from '../refunds/schemas.js';
 import { presentInfraction } from '../infractions/presenter.js';
 import { requireInfractionId, infractionIdParams, infractionSchema, openInfractionBody } from '../infractions/schemas.js';
 import { staticQrIdParams } from '../staticqr/schemas.js';
+import { presentRecurrence } from '../recurrences/presenter.js';
+import { cycleOf, cycleParams, recurrenceIdOf, recurrenceIdParams, recurrenceSchema } from '../recurrences/schemas.js';
 
 const payerSchema = z
   .object(
@@ -88,6 +90,14 @@ const dictKeyBody = z.object(
   { error: messages.bodyNotObject },
 );
 
+const debitBody = z.object(
+  {
+    outcome: z.enum(['paid', 'failed'], { error: messages.sandboxDebitOutcomeInvalid }),
+    payer: payerSchema.optional(),
+  },
+  { error: messages.bodyNotObject },
+);
+
 export const sandboxRoutes =
   ({ sandbox }: { sandbox: SandboxService }): FastifyPluginAsyncZod =>
   async (app) => {
@@ -108,6 +118,76 @@ export const sandboxRoutes =
         const paid = await sandbox.pay(request.merchant.account.id, requireTransactionId(request.params.id), request.body?.payer, request.body?.amountCents);
         return presentTransaction(paid);
       },
+    );
+
+    for (const answer of ['authorize', 'refuse'] as const) {
+      app.post(
+        `/recurrences/:id/${answer}`,
+        {
+          schema: {
+            ...common,
+            summary: answer === 'authorize' ? 'The payer authorizes a recurrence' : 'The payer refuses a recurrence',
+            description: `Pix Automático: the payer's answer to the authorization request (recurrence.${answer === 'authorize' ? 'authorized' : 'refused'}). 422 unless it awaits authorization.`,
+            params: recurrenceIdParams,
+            response: { 200: recurrenceSchema, ...errorResponses(401, 403, 404, 422) },
+          },
+        },
+        async (request) => presentRecurrence(await sandbox.answerRecurrence(request.merchant.account.id, recurrenceIdOf(request.params.id), answer)),
+      );
+    }
+
+    app.post(
+      '/recurrences/:id/cancel',
+      {
+        schema: {
+          ...common,
+          summary: 'The payer cancels a recurrence',
+          description: 'As the merchant’s cancellation, with cancelledBy payer: its pending cycles are cancelled too.',
+          params: recurrenceIdParams,
+          response: { 200: recurrenceSchema, ...errorResponses(401, 403, 404, 422, 502) },
+        },
+      },
+      async (request) => presentRecurrence(await sandbox.cancelRecurrence(request.merchant.account.id, recurrenceIdOf(request.params.id))),
+    );
+
+    app.post(
+      '/recurrences/:id/cycles/:cycle/debit',
+      {
+        schema: {
+          ...common,
+          summary: "The payer's bank debits a cycle",
+          description:
+            "On the cycle's attempt day or later (422 before): paid (transaction.paid, credited) or failed; a failed debit is retried the next day when the recurrence allows retries (recurrence.retry_scheduled), otherwise the charge fails (transaction.failed).",
+          params: cycleParams,
+          body: debitBody,
+          response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
+        },
+      },
+      async (request) =>
+        presentTransaction(
+          await sandbox.debitRecurrenceCycle(
+            request.merchant.account.id,
+            recurrenceIdOf(request.params.id),
+            cycleOf(request.params.cycle),
+            request.body.outcome,
+            request.body.payer,
+          ),
+        ),
+    );
+
+    app.post(
+      '/recurrences/:id/cycles/:cycle/cancel',
+      {
+        schema: {
+          ...common,
+          summary: "The payer cancels a cycle's debit",
+          description: 'Before its due date only (BCB: until the day before); transaction.cancelled.',
+          params: cycleParams,
+          response: { 200: transactionSchema, ...errorResponses(401, 403, 404, 422, 502) },
+        },
+      },
+      async (request) =>
+        presentTransaction(await sandbox.cancelRecurrenceCycle(request.merchant.account.id, recurrenceIdOf(request.params.id), cycleOf(request.params.cycle))),
     );
 
     app.post(

@@ -1,10 +1,11 @@
 import type { Account } from '../accounts/model.js';
 import type { StaticQrService } from '../staticqr/service.js';
+import type { RecurrenceService } from '../recurrences/service.js';
 import type { ChargeService } from '../charges/service.js';
 import { InvalidRequestError, InvalidStateError, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import { normalizePixKey, pixKeyFormatError } from '../pix/pixKeys.js';
-import type { Party, TransactionRow, InfractionRow, RefundRow, SimulatedOutage } from '../platform/schema.js';
+import type { Party, TransactionRow, InfractionRow, RecurrenceRow, RefundRow, SimulatedOutage } from '../platform/schema.js';
 import type { InfractionService, OpenInfractionInput } from '../infractions/service.js';
 import type { ChargeDirective, RefundDirective, SimulatedNetwork, WithdrawalDirective } from '../provider/provider.js';
 import type { RefundService } from '../refunds/service.js';
@@ -30,6 +31,7 @@ export class SandboxService {
     private readonly refunds: RefundService,
     private readonly infractions: InfractionService,
     private readonly staticQr: StaticQrService,
+    private readonly recurrences: RecurrenceService,
   ) {
     const [first] = networks.values();
     if (!first) throw new Error('the sandbox needs a simulated provider');
@@ -63,6 +65,32 @@ export class SandboxService {
     const received = await this.staticQr.receive(account, code, { ...payment, amountCents: amount });
     await network.recordPayment({ endToEndId: payment.endToEndId, transactionId: received.id, accountId: account.id, amountCents: amount });
     return received;
+  }
+
+  /** The payer answers a recurrence's authorization request in its bank's app (Pix Automático). */
+  answerRecurrence(accountId: string, id: string, answer: 'authorize' | 'refuse'): Promise<RecurrenceRow> {
+    return answer === 'authorize' ? this.recurrences.authorize(accountId, id) : this.recurrences.refuse(accountId, id);
+  }
+
+  /** The payer cancels the recurrence. */
+  cancelRecurrence(accountId: string, id: string): Promise<RecurrenceRow> {
+    return this.recurrences.cancel(accountId, id, 'payer');
+  }
+
+  /** The payer cancels one cycle's scheduled debit (before its day). */
+  cancelRecurrenceCycle(accountId: string, id: string, cycle: number): Promise<TransactionRow> {
+    return this.recurrences.cancelCycle(accountId, id, cycle);
+  }
+
+  /** The payer's bank debits a cycle on its attempt day: paid (by the payer given, or the default one), or failed (no funds). */
+  async debitRecurrenceCycle(accountId: string, id: string, cycle: number, outcome: 'paid' | 'failed', payer: Party | undefined): Promise<TransactionRow> {
+    const { charge } = await this.recurrences.findCycle(accountId, id, cycle);
+    const network = this.networkOf(charge.providerId);
+    if (outcome === 'failed') return this.recurrences.debit(accountId, id, cycle, { outcome });
+    const payment = network.pay(payer, charge.amountCents);
+    const paid = await this.recurrences.debit(accountId, id, cycle, { outcome, payment });
+    await network.recordPayment({ endToEndId: payment.endToEndId, transactionId: paid.id, accountId, amountCents: paid.amountCents });
+    return paid;
   }
 
   /** The outage switch of a simulated provider (DESIGN.md §14); 404 for any other id. */

@@ -25,6 +25,9 @@ export type TransactionView = {
   due?: DueView;
   /** A PIX paid to one of the merchant's static QR codes: that code's id. */
   staticQrId?: string;
+  /** A cycle's charge of a Pix Automático recurrence: the recurrence and the cycle's number. */
+  recurrenceId?: string;
+  cycle?: number;
 };
 
 type DueView = DueTerms & {
@@ -63,6 +66,8 @@ export const PRESENTED_COLUMNS = [
   'refundedCents',
   'due',
   'staticQrId',
+  'recurrenceId',
+  'recurrenceCycle',
 ] as const satisfies readonly (keyof TransactionRow)[];
 export type PresentedRow = Pick<TransactionRow, (typeof PRESENTED_COLUMNS)[number]>;
 
@@ -94,5 +99,7 @@ export function presentTransaction(row: PresentedRow): TransactionView {
   if (row.type === 'pix_in' && row.refundedCents > 0) view.refundedCents = row.refundedCents;
   if (row.due) view.due = presentDue(row.due, row.amountCents);
   if (row.staticQrId) view.staticQrId = row.staticQrId;
+  if (row.recurrenceId) view.recurrenceId = row.recurrenceId;
+  if (row.recurrenceCycle !== null) view.cycle = row.recurrenceCycle;
   return view;
 }

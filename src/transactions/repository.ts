@@ -209,6 +209,8 @@ const NEW_TRANSACTION_COLUMNS = {
   pixKeyType: 'pix_key_type',
   recipientId: 'recipient_id',
   staticQrId: 'static_qr_id',
+  recurrenceId: 'recurrence_id',
+  recurrenceCycle: 'recurrence_cycle',
   providerId: 'provider_id',
   createdAt: 'created_at',
   updatedAt: 'updated_at',

@@ -56,6 +56,8 @@ export const transactionSchema = z
       .meta({ description: 'Charges: the sum of settled refunds (merchant refunds and MED chargebacks), present once above 0.' }),
     due: dueSchema.optional(),
     staticQrId: z.string().optional().meta({ description: 'A PIX paid to one of the merchant’s static QR codes (POST /v1/pix/static): that code.' }),
+    recurrenceId: z.string().optional().meta({ description: 'A cycle’s charge of a Pix Automático recurrence (POST /v1/recurrences): that recurrence.' }),
+    cycle: z.int().optional().meta({ description: 'With recurrenceId: the cycle’s number (1 = the start date).' }),
   })
   .meta({ id: 'Transaction' });
 

@@ -26,6 +26,24 @@ export const CANONICAL_EVENTS = [
 ] as const;
 export type EventName = (typeof CANONICAL_EVENTS)[number];
 
+/**
+ * Pix Automático (DESIGN.md §17): the steps of a recurrence that no canonical event describes. A
+ * cycle's charge is a pix_in transaction and uses the canonical ones (transaction.paid,
+ * .failed, .expired, .cancelled); these say what happened to the recurrence itself, and that a
+ * cycle's debit failed with a retry ahead. Their body is the recurrence (docs/webhooks.md).
+ */
+export const RECURRENCE_EVENTS = [
+  'recurrence.authorized',
+  'recurrence.refused',
+  'recurrence.expired',
+  'recurrence.cancelled',
+  'recurrence.retry_scheduled',
+] as const;
+export type RecurrenceEventName = (typeof RECURRENCE_EVENTS)[number];
+/** Every event the gateway sends: the 21 canonical ones, then the recurrences'. */
+export const GATEWAY_EVENTS = [...CANONICAL_EVENTS, ...RECURRENCE_EVENTS] as const;
+export type GatewayEventName = EventName | RecurrenceEventName;
+
 export type SettlementField = 'endToEndId' | 'payer' | 'beneficiary' | 'refundEndToEndId';
 const NO_SETTLEMENT: readonly SettlementField[] = [];
 
@@ -57,7 +75,9 @@ export const EVENT_CATEGORIES = {
   dispute: ['transaction.infraction', 'transaction.dispute', 'transaction.protest', 'transaction.blocked'],
   chargeback: ['transaction.chargeback'],
 } as const satisfies Record<string, readonly EventName[]>;
-type EventCategory = keyof typeof EVENT_CATEGORIES;
+/** The categories of the events beyond the 21 (filterable like the design's five). */
+export const EXTENSION_CATEGORIES = { recurrence: RECURRENCE_EVENTS } as const;
+const ALL_CATEGORIES: Record<string, readonly GatewayEventName[]> = { ...EVENT_CATEGORIES, ...EXTENSION_CATEGORIES };
 
 /** Names used before the canonical catalog (spec: Events), still accepted in filters. */
 export const FORMER_EVENT_NAMES: Record<string, EventName> = {
@@ -71,30 +91,31 @@ export const FORMER_EVENT_NAMES: Record<string, EventName> = {
   'protest.opened': 'transaction.protest',
 };
 
-const canonicalNames: ReadonlySet<string> = new Set(CANONICAL_EVENTS);
-const isEventName = (name: string): name is EventName => canonicalNames.has(name);
-const isCategory = (name: string): name is EventCategory => Object.hasOwn(EVENT_CATEGORIES, name);
+const gatewayNames: ReadonlySet<string> = new Set(GATEWAY_EVENTS);
+const isEventName = (name: string): name is GatewayEventName => gatewayNames.has(name);
+const recurrenceNames: ReadonlySet<string> = new Set(RECURRENCE_EVENTS);
+export const isRecurrenceEvent = (name: GatewayEventName): name is RecurrenceEventName => recurrenceNames.has(name);
 
 /**
  * An endpoint filter as the service keeps it: each entry a canonical name or a category (former
  * names mapped), deduplicated, plus the canonical names it selects; or the first unknown entry.
  */
-export function normalizeEventFilter(entries: readonly string[]): { filters: string[]; eventNames: EventName[] } | { unknown: string } {
+export function normalizeEventFilter(entries: readonly string[]): { filters: string[]; eventNames: GatewayEventName[] } | { unknown: string } {
   const filters = new Set<string>();
-  const eventNames = new Set<EventName>();
+  const eventNames = new Set<GatewayEventName>();
   for (const entry of entries) {
     const name = (Object.hasOwn(FORMER_EVENT_NAMES, entry) ? FORMER_EVENT_NAMES[entry] : undefined) ?? entry;
     if (isEventName(name)) {
       filters.add(name);
       eventNames.add(name);
-    } else if (isCategory(name)) {
+    } else if (Object.hasOwn(ALL_CATEGORIES, name)) {
       filters.add(name);
-      for (const member of EVENT_CATEGORIES[name]) eventNames.add(member);
+      for (const member of ALL_CATEGORIES[name] ?? []) eventNames.add(member);
     } else {
       return { unknown: entry };
     }
   }
-  return { filters: [...filters], eventNames: CANONICAL_EVENTS.filter((name) => eventNames.has(name)) };
+  return { filters: [...filters], eventNames: GATEWAY_EVENTS.filter((name) => eventNames.has(name)) };
 }
 
 /** Events whose body carries the MED case as `infraction`. */

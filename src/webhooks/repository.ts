@@ -2,7 +2,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db, Executor, Tx } from '../platform/database.js';
 import type { WebhookDeliveryStatus, WebhookEndpointRow } from '../platform/schema.js';
 
-export type NewEvent = { id: string; accountId: string; transactionId: string; name: string; payload: string };
+/** An event to write; `transactionId` null for one about no transaction (a recurrence's). */
+export type NewEvent = { id: string; accountId: string; transactionId: string | null; name: string; payload: string };
 
 /**
  * Events (in the given order) and one pending delivery per live endpoint of each event's account

@@ -2,10 +2,19 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { z } from 'zod';
 import { messages } from '../messages.js';
 import { listLimitQuery } from '../platform/schemas.js';
-import { CANONICAL_EVENTS, EVENT_CATEGORIES, FORMER_EVENT_NAMES, type EventName } from './events.js';
+import {
+  CANONICAL_EVENTS,
+  EVENT_CATEGORIES,
+  EXTENSION_CATEGORIES,
+  FORMER_EVENT_NAMES,
+  GATEWAY_EVENTS,
+  RECURRENCE_EVENTS,
+  type GatewayEventName,
+} from './events.js';
 
 const filterDescription =
-  `Canonical event names (${CANONICAL_EVENTS.join(', ')}) or categories (${Object.keys(EVENT_CATEGORIES).join(', ')}); ` +
+  `Canonical event names (${CANONICAL_EVENTS.join(', ')}), Pix Automático's (${RECURRENCE_EVENTS.join(', ')}) ` +
+  `or categories (${[...Object.keys(EVENT_CATEGORIES), ...Object.keys(EXTENSION_CATEGORIES)].join(', ')}); ` +
   `former names (${Object.keys(FORMER_EVENT_NAMES).join(', ')}) are accepted and stored as their canonical name. Absent or empty: every event.`;
 
 export const endpointBody = z.object(
@@ -113,18 +122,18 @@ const pascalCase = (name: string) =>
 /**
  * The OpenAPI 3.1 `webhooks` section: one entry per canonical event (operationId `on` + the
  * event in PascalCase), its body a component schema of its own (`TransactionPaidEvent`, …), and
- * `WebhookEvent`, the union of all 21 discriminated by `event` (what a receiver gets). The body
+ * `WebhookEvent`, the union of every event (the 21 and Pix Automático’s) discriminated by `event` (what a receiver gets). The body
  * schemas are assembled where events are (transactions/schemas.ts) and handed in.
  */
-export function openApiWebhooks(eventBodySchema: (name: EventName) => z.ZodType): {
+export function openApiWebhooks(eventBodySchema: (name: GatewayEventName) => z.ZodType): {
   webhooks: Record<string, OpenAPIV3_1.PathItemObject>;
   schemas: Record<string, OpenAPIV3_1.SchemaObject>;
 } {
-  const schemaName = (name: EventName) => `${pascalCase(name)}Event`;
-  const reference = (name: EventName) => `#/components/schemas/${schemaName(name)}`;
+  const schemaName = (name: GatewayEventName) => `${pascalCase(name)}Event`;
+  const reference = (name: GatewayEventName) => `#/components/schemas/${schemaName(name)}`;
   const schemas: Record<string, OpenAPIV3_1.SchemaObject> = {};
   const webhooks: Record<string, OpenAPIV3_1.PathItemObject> = {};
-  for (const name of CANONICAL_EVENTS) {
+  for (const name of GATEWAY_EVENTS) {
     const { $schema: _schema, $defs: _defs, ...schema } = z.toJSONSchema(eventBodySchema(name), { io: 'output', unrepresentable: 'any' });
     // Shared schemas (Party) are the document's components, not local definitions.
     // The same JSON Schema (any JSON value to the type checker), its $defs references pointed at the document's components.
@@ -149,8 +158,8 @@ export function openApiWebhooks(eventBodySchema: (name: EventName) => z.ZodType)
   }
   schemas.WebhookEvent = {
     description: 'The body of any webhook delivery: the event named by `event` (and by the X-Svc-Event header).',
-    oneOf: CANONICAL_EVENTS.map((name) => ({ $ref: reference(name) })),
-    discriminator: { propertyName: 'event', mapping: Object.fromEntries(CANONICAL_EVENTS.map((name) => [name, reference(name)])) },
+    oneOf: GATEWAY_EVENTS.map((name) => ({ $ref: reference(name) })),
+    discriminator: { propertyName: 'event', mapping: Object.fromEntries(GATEWAY_EVENTS.map((name) => [name, reference(name)])) },
   };
   return { webhooks, schemas };
 }

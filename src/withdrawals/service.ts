@@ -172,6 +172,8 @@ export class WithdrawalService {
       providerId: first.id,
       due: null,
       staticQrId: null,
+      recurrenceId: null,
+      recurrenceCycle: null,
       createdAt: now,
       updatedAt: now,
     };

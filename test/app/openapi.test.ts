@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CANONICAL_EVENTS } from '../../src/webhooks/events.js';
+import { GATEWAY_EVENTS } from '../../src/webhooks/events.js';
 import { OPERATION_IDS } from '../../src/platform/openapi.js';
 import { startGateway, type Gateway, type JsonBody } from '../helpers/gateway.js';
 
@@ -114,9 +114,10 @@ describe('API reference page', () => {
 });
 
 describe('webhooks section (OpenAPI 3.1)', () => {
-  it('documents the 21 canonical events with their headers', () => {
+  it('documents the 21 canonical events and Pix Automático’s with their headers', () => {
     const names = Object.keys(document.webhooks ?? {});
-    expect(names).toHaveLength(21);
+    expect(names).toEqual([...GATEWAY_EVENTS]);
+    expect(names).toContain('recurrence.retry_scheduled');
     expect(names).toContain('transaction.paid');
     expect(names).toContain('transfer.partially_refunded');
     const headers = document.webhooks['transfer.paid'].post.parameters.map((parameter: JsonObject) => parameter.name);
@@ -304,7 +305,7 @@ describe('a document to generate an SDK from (docs/openapi.md)', () => {
 
   it('each webhook has its named payload schema, and WebhookEvent is their union discriminated by `event`', () => {
     const schemas: JsonObject = document.components.schemas;
-    for (const name of CANONICAL_EVENTS) {
+    for (const name of GATEWAY_EVENTS) {
       const post = document.webhooks[name].post;
       const reference: string = post.requestBody.content['application/json'].schema.$ref;
       expect(reference, name).toMatch(/^#\/components\/schemas\/[A-Za-z]+Event$/);
@@ -313,7 +314,7 @@ describe('a document to generate an SDK from (docs/openapi.md)', () => {
     }
     expect(document.webhooks['transfer.partially_refunded'].post.operationId).toBe('onTransferPartiallyRefunded');
     const union = schemas.WebhookEvent;
-    expect(union.oneOf).toHaveLength(CANONICAL_EVENTS.length);
+    expect(union.oneOf).toHaveLength(GATEWAY_EVENTS.length);
     expect(union.discriminator.propertyName).toBe('event');
     expect(union.discriminator.mapping['transaction.paid']).toBe('#/components/schemas/TransactionPaidEvent');
     // A delivery attempt's payload is the JSON text of one of them.

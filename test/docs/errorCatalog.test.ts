@@ -76,6 +76,12 @@ const SAMPLES: { [K in FunctionKey]?: Arguments<K>[] } = {
   routingListEmpty: [['charges']],
   routingWeightInvalid: [['charges[].weight']],
   routingAccountWithoutWeights: [['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b']],
+  recurrenceFrequencyInvalid: [['daily']],
+  recurrenceRetryPolicyInvalid: [['always']],
+  recurrenceNotCancellable: [['refused']],
+  recurrenceNotAwaitingAuthorization: [['authorized']],
+  recurrenceCycleNotPending: [['paid']],
+  recurrenceDebitNotDue: [['2027-03-10']],
 };
 
 /** Each catalog entry as text: a fixed message, or one text per sample call of a function. */

@@ -1,6 +1,14 @@
 import { describe, it, expect } from 'vitest';
 import { attemptVerdict } from '../../src/webhooks/dispatcher.js';
-import { CANONICAL_EVENTS, EVENT_CATEGORIES, FORMER_EVENT_NAMES, normalizeEventFilter, type EventName } from '../../src/webhooks/events.js';
+import {
+  CANONICAL_EVENTS,
+  EVENT_CATEGORIES,
+  FORMER_EVENT_NAMES,
+  GATEWAY_EVENTS,
+  RECURRENCE_EVENTS,
+  normalizeEventFilter,
+  type EventName,
+} from '../../src/webhooks/events.js';
 
 /** DESIGN.md §5, "Event categories". */
 const DESIGN_CATEGORIES: Record<string, readonly EventName[]> = {
@@ -159,5 +167,17 @@ describe('attemptVerdict', () => {
   it('a refused URL is final, even with no status', () => {
     expect(attemptVerdict({ status: null, error: 'url deve apontar para um endereço público.', durationMs: 0, refused: true })).toBe('final');
     expect(attemptVerdict(answer(503, true))).toBe('final');
+  });
+});
+
+describe('Pix Automático events (beyond the 21)', () => {
+  it('filters by their category and by name, in catalog order after the canonical ones', () => {
+    expect(normalizeEventFilter(['recurrence'])).toEqual({ filters: ['recurrence'], eventNames: [...RECURRENCE_EVENTS] });
+    expect(normalizeEventFilter(['recurrence.cancelled', 'transaction.paid'])).toEqual({
+      filters: ['recurrence.cancelled', 'transaction.paid'],
+      eventNames: ['transaction.paid', 'recurrence.cancelled'],
+    });
+    for (const name of RECURRENCE_EVENTS) expect(CANONICAL_EVENTS).not.toContain(name);
+    expect(GATEWAY_EVENTS).toEqual([...CANONICAL_EVENTS, ...RECURRENCE_EVENTS]);
   });
 });

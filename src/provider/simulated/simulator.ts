@@ -14,6 +14,7 @@ import {
   type CreatedCharge,
   type PixProvider,
   type ProviderRecord,
+  type RecurrenceProvider,
   type ReceivedPayment,
   type RefundDirective,
   type RefundOutcome,
@@ -57,6 +58,22 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   readonly dueCharges = true;
   /** A random key (EVP) of its own, the same on every start: static QR codes printed once keep working. */
   readonly receivingKey: string;
+  /**
+   * Pix Automático (DESIGN.md §17): the simulated network registers recurrences and their cycles'
+   * charges and keeps nothing of them; the payer's answers and the debits are the sandbox's calls.
+   */
+  readonly recurrences: RecurrenceProvider = {
+    createRecurrence: async (request) => {
+      await this.failIfOut();
+      // BCB's idRec: R, R (retries allowed) or N, the ISPB, the creation day, 11 characters of our own.
+      const day = this.clock.now().toISOString().slice(0, 10).replaceAll('-', '');
+      const sequence = request.recurrenceId.replaceAll('-', '').slice(-11);
+      return { providerRecurrenceId: `R${request.retriesAllowed ? 'R' : 'N'}${SIMULATED_ISPB}${day}${sequence}` };
+    },
+    cancelRecurrence: () => this.failIfOut(),
+    createCycleCharge: () => this.failIfOut(),
+    cancelCycleCharge: () => this.failIfOut(),
+  };
   /** A send is a database write or two; a process that dies mid-send has lost its connection within seconds. */
   readonly sendTiming = { sendBudgetMs: 5_000, settlingWindowMs: 10_000 };
 

@@ -1,0 +1,40 @@
+import type { RecurrenceCycleRow, RecurrenceRow, TransactionStatus } from '../platform/schema.js';
+
+/** A recurrence as the API and its events show it: times in Unix milliseconds. */
+export function presentRecurrence(row: RecurrenceRow) {
+  return {
+    id: row.id,
+    providerRecurrenceId: row.providerRecurrenceId,
+    status: row.status,
+    contract: row.contract,
+    debtor: row.debtor,
+    object: row.object,
+    frequency: row.frequency,
+    amountCents: row.amountCents,
+    maxAmountCents: row.maxAmountCents,
+    startDate: row.startDate,
+    endDate: row.endDate,
+    retryPolicy: row.retryPolicy,
+    externalRef: row.externalRef,
+    authorizationExpiresAt: row.authorizationExpiresAt.getTime(),
+    cancelledBy: row.cancelledBy,
+    nextCycleDate: row.nextCycleDate,
+    createdAt: row.createdAt.getTime(),
+    updatedAt: row.updatedAt.getTime(),
+  };
+}
+
+/** A cycle with its transaction's status and amount. */
+export type CycleWithCharge = RecurrenceCycleRow & { status: TransactionStatus; amountCents: number };
+
+export function presentCycle(cycle: CycleWithCharge) {
+  return {
+    cycle: cycle.cycle,
+    transactionId: cycle.transactionId,
+    dueDate: cycle.dueDate,
+    attemptDate: cycle.attemptDate,
+    failedAttempts: cycle.failedAttempts,
+    status: cycle.status,
+    amountCents: cycle.amountCents,
+  };
+}

@@ -1,0 +1,150 @@
+import type { Insertable } from 'kysely';
+import type { Executor, Tx } from '../platform/database.js';
+import type { RecurrenceCycleRow, RecurrenceCyclesTable, RecurrenceRow, RecurrencesTable, TransactionRow } from '../platform/schema.js';
+import type { CycleWithCharge } from './presenter.js';
+import type { RecurrenceTransition } from './states.js';
+
+/** A new recurrence; undefined when its externalRef was used meanwhile (a concurrent request won). */
+export function insertRecurrence(db: Executor, recurrence: Insertable<RecurrencesTable>): Promise<RecurrenceRow | undefined> {
+  return db
+    .insertInto('recurrences')
+    .values(recurrence)
+    .onConflict((conflict) => conflict.doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function findRecurrence(db: Executor, accountId: string, id: string): Promise<RecurrenceRow | undefined> {
+  return db.selectFrom('recurrences').selectAll().where('id', '=', id).where('accountId', '=', accountId).executeTakeFirst();
+}
+
+export function findRecurrenceByExternalRef(db: Executor, accountId: string, externalRef: string): Promise<RecurrenceRow | undefined> {
+  return db.selectFrom('recurrences').selectAll().where('accountId', '=', accountId).where('externalRef', '=', externalRef).executeTakeFirst();
+}
+
+/** Locks one recurrence (of the account when given) for a change. */
+export function lockRecurrence(tx: Tx, id: string, accountId?: string): Promise<RecurrenceRow | undefined> {
+  let query = tx.selectFrom('recurrences').selectAll().where('id', '=', id);
+  if (accountId) query = query.where('accountId', '=', accountId);
+  return query.forUpdate().executeTakeFirst();
+}
+
+/** The only writer of a recurrence's status after its creation: the transition's `to`, from one of its `from`. */
+export function updateRecurrenceStatus(
+  tx: Tx,
+  id: string,
+  transition: RecurrenceTransition,
+  at: Date,
+  changes: Partial<Pick<RecurrenceRow, 'providerRecurrenceId' | 'cancelledBy' | 'nextCycleDate'>> = {},
+): Promise<RecurrenceRow | undefined> {
+  return tx
+    .updateTable('recurrences')
+    .set({ ...changes, status: transition.to, updatedAt: at })
+    .where('id', '=', id)
+    .where('status', 'in', transition.from)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The account's recurrences, newest first, after `startingAfter` when given; one more than `limit` tells whether more follow. */
+export async function listRecurrences(db: Executor, accountId: string, limit: number, startingAfter?: RecurrenceRow): Promise<RecurrenceRow[]> {
+  let query = db.selectFrom('recurrences').selectAll().where('accountId', '=', accountId);
+  if (startingAfter) {
+    query = query.where((eb) =>
+      eb.or([eb('createdAt', '<', startingAfter.createdAt), eb.and([eb('createdAt', '=', startingAfter.createdAt), eb('id', '<', startingAfter.id)])]),
+    );
+  }
+  return query
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
+}
+
+/** Authorized recurrences whose next cycle falls on or before `upTo` (the worker creates its charge). */
+export function recurrencesWithCycleDue(db: Executor, upTo: string, limit: number): Promise<{ id: string; accountId: string }[]> {
+  return db
+    .selectFrom('recurrences')
+    .select(['id', 'accountId'])
+    .where('status', '=', 'authorized')
+    .where('nextCycleDate', 'is not', null)
+    .where('nextCycleDate', '<=', upTo)
+    .orderBy('nextCycleDate')
+    .limit(limit)
+    .execute();
+}
+
+/** Requests awaiting the payer whose expiry has come. */
+export function lapsedAuthorizations(db: Executor, now: Date, limit: number): Promise<{ id: string }[]> {
+  return db
+    .selectFrom('recurrences')
+    .select('id')
+    .where('status', '=', 'awaiting_authorization')
+    .where('authorizationExpiresAt', '<=', now)
+    .limit(limit)
+    .execute();
+}
+
+/** The recurrence's next cycle to charge moves on (charged or skipped). */
+export async function advanceCycle(tx: Tx, id: string, nextCycle: number, nextCycleDate: string | null, at: Date): Promise<void> {
+  await tx.updateTable('recurrences').set({ nextCycle, nextCycleDate, updatedAt: at }).where('id', '=', id).execute();
+}
+
+export async function insertCycle(tx: Tx, cycle: Insertable<RecurrenceCyclesTable>): Promise<void> {
+  await tx.insertInto('recurrenceCycles').values(cycle).execute();
+}
+
+/** A recurrence's cycles, in order, with their transactions' status and amount. */
+export function listCycles(db: Executor, accountId: string, recurrenceId: string): Promise<CycleWithCharge[]> {
+  return db
+    .selectFrom('recurrenceCycles as c')
+    .innerJoin('transactions as t', 't.id', 'c.transactionId')
+    .selectAll('c')
+    .select(['t.status', 't.amountCents'])
+    .where('c.accountId', '=', accountId)
+    .where('c.recurrenceId', '=', recurrenceId)
+    .orderBy('c.cycle')
+    .execute();
+}
+
+/** One cycle of the account's recurrence, locked with its transaction for a change. */
+export async function lockCycle(
+  tx: Tx,
+  accountId: string,
+  recurrenceId: string,
+  cycle: number,
+): Promise<{ cycle: RecurrenceCycleRow; charge: TransactionRow } | undefined> {
+  const row = await tx
+    .selectFrom('recurrenceCycles')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .where('recurrenceId', '=', recurrenceId)
+    .where('cycle', '=', cycle)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const charge = await tx.selectFrom('transactions').selectAll().where('id', '=', row.transactionId).forUpdate().executeTakeFirstOrThrow();
+  return { cycle: row, charge };
+}
+
+/** The pending charges of a recurrence's cycles, locked (a cancellation cancels them). */
+export function lockPendingCycleCharges(tx: Tx, recurrenceId: string): Promise<TransactionRow[]> {
+  return tx
+    .selectFrom('transactions')
+    .selectAll()
+    .where('recurrenceId', '=', recurrenceId)
+    .where('status', '=', 'pending')
+    .orderBy('recurrenceCycle')
+    .forUpdate()
+    .execute();
+}
+
+/** A failed debit attempt, and the day of the next one. */
+export async function recordFailedAttempt(tx: Tx, transactionId: string, attemptDate: string): Promise<RecurrenceCycleRow> {
+  return tx
+    .updateTable('recurrenceCycles')
+    .set((eb) => ({ failedAttempts: eb('failedAttempts', '+', 1), attemptDate }))
+    .where('transactionId', '=', transactionId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -1,0 +1,109 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { errorResponses } from '../platform/schemas.js';
+import { presentTransaction } from '../transactions/presenter.js';
+import { transactionSchema } from '../transactions/schemas.js';
+import { presentCycle, presentRecurrence } from './presenter.js';
+import {
+  createRecurrenceBody,
+  cycleOf,
+  cycleParams,
+  listRecurrencesQuery,
+  recurrenceIdOf,
+  recurrenceIdParams,
+  recurrenceListResponse,
+  recurrenceSchema,
+  recurrenceWithCyclesSchema,
+} from './schemas.js';
+import type { RecurrenceService } from './service.js';
+
+export const recurrenceRoutes =
+  ({ recurrences }: { recurrences: RecurrenceService }): FastifyPluginAsyncZod =>
+  async (app) => {
+    const common = { tags: ['Pix Automático'], security: [{ apiKey: [] }] };
+    const withCycles = async (accountId: string, id: string) => {
+      const recurrence = await recurrences.get(accountId, id);
+      return { ...presentRecurrence(recurrence), cycles: (await recurrences.cycles(accountId, id)).map(presentCycle) };
+    };
+
+    app.post(
+      '/recurrences',
+      {
+        schema: {
+          ...common,
+          summary: 'Create a Pix Automático recurrence',
+          description:
+            "BCB's rec with its authorization request (solicrec) to the payer: answers 201 with status awaiting_authorization. Once authorized, each cycle's charge (a pix_in transaction) is created from 10 to 2 days before its date. With an externalRef already used, answers 200 with that recurrence.",
+          body: createRecurrenceBody,
+          response: { 201: recurrenceSchema, 200: recurrenceSchema, ...errorResponses(400, 401, 403, 422, 502) },
+        },
+      },
+      async (request, reply) => {
+        const { outcome, recurrence } = await recurrences.create(request.merchant.account, request.body);
+        return reply.code(outcome === 'created' ? 201 : 200).send(presentRecurrence(recurrence));
+      },
+    );
+
+    app.get(
+      '/recurrences',
+      {
+        schema: {
+          ...common,
+          summary: "The account's recurrences, newest first",
+          querystring: listRecurrencesQuery,
+          response: { 200: recurrenceListResponse, ...errorResponses(400, 401, 403) },
+        },
+      },
+      async (request) => {
+        const page = await recurrences.list(request.merchant.account.id, request.query.limit, request.query.startingAfter);
+        return { recurrences: page.recurrences.map(presentRecurrence), hasMore: page.hasMore };
+      },
+    );
+
+    app.get(
+      '/recurrences/:id',
+      {
+        schema: {
+          ...common,
+          summary: 'One recurrence with its cycles',
+          params: recurrenceIdParams,
+          response: { 200: recurrenceWithCyclesSchema, ...errorResponses(401, 403, 404) },
+        },
+      },
+      async (request) => withCycles(request.merchant.account.id, recurrenceIdOf(request.params.id)),
+    );
+
+    app.post(
+      '/recurrences/:id/cancel',
+      {
+        schema: {
+          ...common,
+          summary: 'Cancel a recurrence',
+          description:
+            'Nothing more is debited: the recurrence is cancelled (recurrence.cancelled) and so are its pending cycles (transaction.cancelled each).',
+          params: recurrenceIdParams,
+          response: { 200: recurrenceWithCyclesSchema, ...errorResponses(401, 403, 404, 422, 502) },
+        },
+      },
+      async (request) => {
+        const accountId = request.merchant.account.id;
+        const id = recurrenceIdOf(request.params.id);
+        await recurrences.cancel(accountId, id, 'merchant');
+        return withCycles(accountId, id);
+      },
+    );
+
+    app.post(
+      '/recurrences/:id/cycles/:cycle/cancel',
+      {
+        schema: {
+          ...common,
+          summary: "Cancel one cycle's charge",
+          description: "Before the cycle's due date only (BCB); the recurrence goes on. Answers the cycle's transaction, cancelled.",
+          params: cycleParams,
+          response: { 200: transactionSchema, ...errorResponses(401, 403, 404, 422, 502) },
+        },
+      },
+      async (request) =>
+        presentTransaction(await recurrences.cancelCycle(request.merchant.account.id, recurrenceIdOf(request.params.id), cycleOf(request.params.cycle))),
+    );
+  };

@@ -1,0 +1,421 @@
+import type { Account } from '../accounts/model.js';
+import type { AccountService } from '../accounts/service.js';
+import { postChargePaid } from '../charges/service.js';
+import { InvalidRequestError, InvalidStateError, NotFoundError, ProviderFailedError } from '../errors.js';
+import { computeFee } from '../ledger/fees.js';
+import { messages } from '../messages.js';
+import { cycleDate } from '../pix/recurrenceCalendar.js';
+import type { Clock } from '../platform/clock.js';
+import type { Db, Tx } from '../platform/database.js';
+import { newId } from '../platform/ids.js';
+import { dayAfter, dayOf, dayStart } from '../platform/saoPauloDay.js';
+import type { RecurrenceCycleRow, RecurrenceRow, TransactionRow } from '../platform/schema.js';
+import { ProviderError, ProviderOutcomeUnknownError, type ReceivedPayment, type RecurrenceProvider } from '../provider/provider.js';
+import type { ProviderRegistry } from '../provider/registry.js';
+import type { RoutingService } from '../routing/service.js';
+import { insertTransaction } from '../transactions/repository.js';
+import { CHARGE, chargeStatusAt } from '../transactions/states.js';
+import { applyTransition } from '../transactions/transition.js';
+import type { RecurrenceEventName } from '../webhooks/events.js';
+import { insertEventsWithDeliveries } from '../webhooks/repository.js';
+import { presentCycle, presentRecurrence, type CycleWithCharge } from './presenter.js';
+import * as repository from './repository.js';
+import type { CreateRecurrenceBody } from './schemas.js';
+import { allowsRecurrence, RECURRENCE, type RecurrenceTransition } from './states.js';
+
+/** BCB: a cycle's charge (cobr) is sent from 10 to 2 days before its date. */
+const CREATE_AHEAD_MAX_DAYS = 10;
+const CREATE_AHEAD_MIN_DAYS = 2;
+/** BCB's PERMITE_3R_7D: up to 3 retries, within 7 days after the date. */
+const MAX_RETRIES = 3;
+const RETRY_WINDOW_DAYS = 7;
+/** How far ahead a recurrence may start (as a due date may be due). */
+const MAX_START_DAYS = 5 * 366;
+
+type Debit = { outcome: 'paid'; payment: ReceivedPayment } | { outcome: 'failed' };
+
+/**
+ * Pix Automático (DESIGN.md §17, docs/recurrences.md): a recurrence the payer authorizes, then one
+ * pix_in charge per cycle, created by the worker ahead of its date and debited on it, retried
+ * when the recurrence allows it. The recurrence's own steps write recurrence.* events; its
+ * cycles' charges the usual transaction.* ones.
+ */
+export class RecurrenceService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly providers: ProviderRegistry,
+    private readonly routing: RoutingService,
+    private readonly accounts: AccountService,
+  ) {}
+
+  async create(account: Account, input: CreateRecurrenceBody): Promise<{ outcome: 'created' | 'replayed'; recurrence: RecurrenceRow }> {
+    const { chargeMinCents, chargeMaxCents } = account.limits;
+    if (input.amountCents < chargeMinCents) throw new InvalidRequestError(messages.amountBelowMinimum(chargeMinCents));
+    if (input.amountCents > chargeMaxCents || (input.maxAmountCents ?? 0) > chargeMaxCents) {
+      throw new InvalidRequestError(messages.amountAboveMaximum(chargeMaxCents));
+    }
+    const externalRef = input.externalRef ?? null;
+    if (externalRef) {
+      const existing = await repository.findRecurrenceByExternalRef(this.db, account.id, externalRef);
+      if (existing) return { outcome: 'replayed', recurrence: await this.requestIfNew(account, existing) };
+    }
+    const now = this.clock.now();
+    const today = dayOf(now);
+    if (input.startDate < today) throw new InvalidRequestError(messages.recurrenceStartDatePast);
+    if (input.startDate > dayAfter(today, MAX_START_DAYS)) throw new InvalidRequestError(messages.recurrenceStartDateTooFar);
+    // The account's routing for charges, without a probe: nothing is sent before the row is written.
+    const provider = (await this.routing.candidates('charges', account.id, { probe: false })).find((candidate) => candidate.recurrences);
+    if (!provider) throw new InvalidStateError(messages.recurrencesUnavailable);
+    // The payer may authorize until the end of the start day (BCB's dataExpiracaoSolicitacao).
+    const authorizationExpiresAt = dayStart(dayAfter(input.startDate));
+    if (!authorizationExpiresAt) throw new Error(`no day after ${input.startDate}`);
+    const inserted = await repository.insertRecurrence(this.db, {
+      id: newId(),
+      accountId: account.id,
+      providerId: provider.id,
+      providerRecurrenceId: null,
+      externalRef,
+      contract: input.contract,
+      debtor: JSON.stringify({ name: input.debtor.name, document: input.debtor.document.number, documentType: input.debtor.document.type }),
+      object: input.object ?? null,
+      frequency: input.frequency,
+      amountCents: input.amountCents,
+      maxAmountCents: input.maxAmountCents ?? null,
+      startDate: input.startDate,
+      endDate: input.endDate ?? null,
+      retryPolicy: input.retryPolicy ?? 'none',
+      status: RECURRENCE.create.to,
+      authorizationExpiresAt,
+      cancelledBy: null,
+      nextCycleDate: input.startDate,
+      createdAt: now,
+      updatedAt: now,
+    });
+    if (inserted) return { outcome: 'created', recurrence: await this.requestIfNew(account, inserted) };
+    // A concurrent request with the same externalRef won: answer its recurrence.
+    const winner = externalRef ? await repository.findRecurrenceByExternalRef(this.db, account.id, externalRef) : undefined;
+    if (!winner) throw new Error('recurrence insert refused without a winner');
+    return { outcome: 'replayed', recurrence: winner };
+  }
+
+  /**
+   * A recurrence written but not yet registered (`created`) is registered at its provider, which
+   * sends the payer the authorization request: `awaiting_authorization`. The provider failing
+   * leaves it `created` (502): a retry with the same externalRef asks again.
+   */
+  private async requestIfNew(account: Account, row: RecurrenceRow): Promise<RecurrenceRow> {
+    if (row.status !== RECURRENCE.create.to) return row;
+    const recurrences = this.recurrencesAt(row.providerId);
+    let registered: { providerRecurrenceId: string };
+    try {
+      registered = await recurrences.createRecurrence({
+        accountId: account.id,
+        recurrenceId: row.id,
+        contract: row.contract,
+        debtor: row.debtor,
+        object: row.object,
+        frequency: row.frequency,
+        amountCents: row.maxAmountCents === null ? row.amountCents : null,
+        maxAmountCents: row.maxAmountCents,
+        startDate: row.startDate,
+        endDate: row.endDate,
+        retriesAllowed: row.retryPolicy === 'three_in_seven_days',
+        authorizationExpiresAt: row.authorizationExpiresAt,
+        merchantName: account.name,
+      });
+    } catch (error) {
+      if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError) {
+        throw new ProviderFailedError(messages.recurrenceProviderFailed, { cause: error });
+      }
+      throw error;
+    }
+    return this.db.transaction().execute(async (tx) => {
+      const updated = await repository.updateRecurrenceStatus(tx, row.id, RECURRENCE.request, this.clock.now(), registered);
+      return updated ?? (await this.lockOrThrow(tx, row.id, account.id));
+    });
+  }
+
+  async get(accountId: string, id: string): Promise<RecurrenceRow> {
+    const row = await repository.findRecurrence(this.db, accountId, id);
+    if (!row) throw new NotFoundError(messages.recurrenceNotFound);
+    return row;
+  }
+
+  /** A page of the account's recurrences, newest first, and whether more follow. */
+  async list(accountId: string, limit: number, startingAfter?: string): Promise<{ recurrences: RecurrenceRow[]; hasMore: boolean }> {
+    const after = startingAfter ? await repository.findRecurrence(this.db, accountId, startingAfter) : undefined;
+    if (startingAfter && !after) throw new InvalidRequestError(messages.recurrenceStartingAfterInvalid);
+    const rows = await repository.listRecurrences(this.db, accountId, limit, after);
+    return { recurrences: rows.slice(0, limit), hasMore: rows.length > limit };
+  }
+
+  cycles(accountId: string, id: string): Promise<CycleWithCharge[]> {
+    return repository.listCycles(this.db, accountId, id);
+  }
+
+  /** The payer authorizes the recurrence in its bank's app (the sandbox's call). */
+  authorize(accountId: string, id: string): Promise<RecurrenceRow> {
+    return this.answer(accountId, id, RECURRENCE.authorize);
+  }
+
+  /** The payer refuses it. */
+  refuse(accountId: string, id: string): Promise<RecurrenceRow> {
+    return this.answer(accountId, id, RECURRENCE.refuse);
+  }
+
+  private answer(accountId: string, id: string, transition: RecurrenceTransition): Promise<RecurrenceRow> {
+    return this.db.transaction().execute(async (tx) => {
+      const now = this.clock.now();
+      const row = await this.lockOrThrow(tx, id, accountId);
+      // A request that lapsed takes no answer, whether or not the worker has expired it yet.
+      const lapsed = row.status === 'awaiting_authorization' && row.authorizationExpiresAt <= now;
+      if (lapsed || !allowsRecurrence(transition, row.status)) {
+        throw new InvalidStateError(messages.recurrenceNotAwaitingAuthorization(lapsed ? RECURRENCE.expire.to : row.status));
+      }
+      return this.move(tx, row, transition, now);
+    });
+  }
+
+  /**
+   * The merchant or the payer cancels the recurrence: its provider first (nothing more is debited),
+   * then the recurrence and its cycles' pending charges, with their events.
+   */
+  async cancel(accountId: string, id: string, by: 'merchant' | 'payer'): Promise<RecurrenceRow> {
+    const row = await this.get(accountId, id);
+    if (!allowsRecurrence(RECURRENCE.cancel, row.status)) throw new InvalidStateError(messages.recurrenceNotCancellable(row.status));
+    if (row.providerRecurrenceId) {
+      const providerRecurrenceId = row.providerRecurrenceId;
+      await this.callProvider(row.providerId, (recurrences) => recurrences.cancelRecurrence(providerRecurrenceId));
+    }
+    return this.db.transaction().execute(async (tx) => {
+      const now = this.clock.now();
+      const locked = await this.lockOrThrow(tx, id, accountId);
+      if (!allowsRecurrence(RECURRENCE.cancel, locked.status)) throw new InvalidStateError(messages.recurrenceNotCancellable(locked.status));
+      const cancelled = await this.move(tx, locked, RECURRENCE.cancel, now, { cancelledBy: by, nextCycleDate: null });
+      for (const charge of await repository.lockPendingCycleCharges(tx, id)) await applyTransition(tx, charge, CHARGE.cancel, now);
+      return cancelled;
+    });
+  }
+
+  /**
+   * The merchant or the payer cancels one cycle's charge before its date (BCB: a cobr cannot be
+   * cancelled on or after the day of its first debit attempt; the payer cancels a scheduled debit
+   * until the day before).
+   */
+  async cancelCycle(accountId: string, id: string, cycleNumber: number): Promise<TransactionRow> {
+    const { charge } = await this.db.transaction().execute((tx) => this.cancellableCycle(tx, accountId, id, cycleNumber));
+    await this.callProvider(charge.providerId, (recurrences) => recurrences.cancelCycleCharge(charge.id));
+    return this.db.transaction().execute(async (tx) => {
+      const locked = await this.cancellableCycle(tx, accountId, id, cycleNumber);
+      return applyTransition(tx, locked.charge, CHARGE.cancel, this.clock.now());
+    });
+  }
+
+  private async cancellableCycle(tx: Tx, accountId: string, id: string, cycleNumber: number) {
+    const found = await this.lockPendingCycle(tx, accountId, id, cycleNumber);
+    if (dayOf(this.clock.now()) >= found.cycle.dueDate) throw new InvalidStateError(messages.recurrenceCycleCancelTooLate);
+    return found;
+  }
+
+  /** The cycle's charge, for the sandbox to find its provider. */
+  async findCycle(accountId: string, id: string, cycleNumber: number): Promise<{ cycle: RecurrenceCycleRow; charge: TransactionRow }> {
+    return this.db.transaction().execute(async (tx) => {
+      const found = await repository.lockCycle(tx, accountId, id, cycleNumber);
+      if (!found) throw new NotFoundError(messages.recurrenceCycleNotFound);
+      return found;
+    });
+  }
+
+  /**
+   * The payer's bank debits the cycle on its attempt day (the sandbox's call). Paid: the charge is
+   * paid and credited. Failed: with retries allowed, another attempt the next day while fewer than
+   * 3 retries were made and that day is within 7 days after the due date (recurrence.retry_scheduled);
+   * otherwise the charge fails (transaction.failed).
+   */
+  debit(accountId: string, id: string, cycleNumber: number, debit: Debit): Promise<TransactionRow> {
+    return this.db.transaction().execute(async (tx) => {
+      const now = this.clock.now();
+      const today = dayOf(now);
+      const { cycle, charge } = await this.lockPendingCycle(tx, accountId, id, cycleNumber);
+      if (today < cycle.attemptDate) throw new InvalidStateError(messages.recurrenceDebitNotDue(cycle.attemptDate));
+      if (debit.outcome === 'paid') {
+        const { payment } = debit;
+        const paid = await applyTransition(tx, charge, CHARGE.pay, now, {
+          paidAt: now,
+          endToEndId: payment.endToEndId,
+          payer: payment.payer ? JSON.stringify(payment.payer) : null,
+        });
+        await postChargePaid(tx, paid, now);
+        return paid;
+      }
+      const recurrence = await this.lockOrThrow(tx, id, accountId);
+      const retryOn = dayAfter(today);
+      const retries = recurrence.retryPolicy === 'three_in_seven_days' && cycle.failedAttempts < MAX_RETRIES;
+      if (retries && retryOn <= dayAfter(cycle.dueDate, RETRY_WINDOW_DAYS)) {
+        const rescheduled = await repository.recordFailedAttempt(tx, charge.id, retryOn);
+        await this.recordEvents(
+          tx,
+          recurrence,
+          ['recurrence.retry_scheduled'],
+          now,
+          presentCycle({ ...rescheduled, status: charge.status, amountCents: charge.amountCents }),
+        );
+        return charge;
+      }
+      await repository.recordFailedAttempt(tx, charge.id, cycle.attemptDate);
+      return applyTransition(tx, charge, CHARGE.fail, now);
+    });
+  }
+
+  /**
+   * Worker step: each authorized recurrence whose next cycle is at most 10 days ahead gets that
+   * cycle's charge (or, when fewer than 2 days are left, skips it: too late for BCB). Returns
+   * how many recurrences moved on.
+   */
+  async createDueCycles(batch = 50): Promise<number> {
+    const today = dayOf(this.clock.now());
+    let moved = 0;
+    for (const due of await repository.recurrencesWithCycleDue(this.db, dayAfter(today, CREATE_AHEAD_MAX_DAYS), batch)) {
+      if (await this.createCycle(due.id, due.accountId, today)) moved++;
+    }
+    return moved;
+  }
+
+  private async createCycle(id: string, accountId: string, today: string): Promise<boolean> {
+    const row = await repository.findRecurrence(this.db, accountId, id);
+    if (row?.status !== RECURRENCE.authorize.to || row.nextCycleDate === null || row.providerRecurrenceId === null) return false;
+    const { nextCycle: cycle, nextCycleDate: dueDate, providerRecurrenceId } = row;
+    if (dueDate < dayAfter(today, CREATE_AHEAD_MIN_DAYS)) {
+      await this.db.transaction().execute(async (tx) => {
+        const locked = await this.lockOrThrow(tx, id, accountId);
+        if (locked.nextCycle === cycle) await repository.advanceCycle(tx, id, cycle + 1, this.dateOfCycle(locked, cycle + 1), this.clock.now());
+      });
+      return true;
+    }
+    const account = await this.accounts.getAccount(accountId);
+    const amountCents = row.amountCents ?? 0;
+    const transactionId = newId();
+    try {
+      await this.recurrencesAt(row.providerId).createCycleCharge({ accountId, transactionId, providerRecurrenceId, dueDate, amountCents, debtor: row.debtor });
+    } catch (error) {
+      // Tried again on the next tick, while the cycle is still at least 2 days ahead.
+      if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError || error instanceof InvalidStateError) return false;
+      throw error;
+    }
+    // Unpaid, it expires after its last possible attempt: the due day, or 7 days later with retries.
+    const lastDay = row.retryPolicy === 'three_in_seven_days' ? dayAfter(dueDate, RETRY_WINDOW_DAYS) : dueDate;
+    const expiresAt = dayStart(dayAfter(lastDay));
+    if (!expiresAt) throw new Error(`no day after ${lastDay}`);
+    return this.db.transaction().execute(async (tx) => {
+      const now = this.clock.now();
+      const locked = await this.lockOrThrow(tx, id, accountId);
+      // Another worker charged it meanwhile, or the recurrence was cancelled.
+      if (locked.status !== RECURRENCE.authorize.to || locked.nextCycle !== cycle) return false;
+      const feeCents = computeFee(account.fees.pixIn, amountCents, { capAtAmount: true });
+      await insertTransaction(tx, CHARGE.create, {
+        id: transactionId,
+        accountId,
+        amountCents,
+        feeCents,
+        netCents: amountCents - feeCents,
+        description: locked.object ?? locked.contract,
+        customer: JSON.stringify({ name: locked.debtor.name, document: { number: locked.debtor.document, type: locked.debtor.documentType } }),
+        expiresAt,
+        providerId: locked.providerId,
+        recurrenceId: id,
+        recurrenceCycle: cycle,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await repository.insertCycle(tx, { transactionId, recurrenceId: id, accountId, cycle, dueDate, attemptDate: dueDate, createdAt: now });
+      await repository.advanceCycle(tx, id, cycle + 1, this.dateOfCycle(locked, cycle + 1), now);
+      return true;
+    });
+  }
+
+  /** Worker step: requests the payer did not answer in time expire (recurrence.expired). */
+  async expireAuthorizations(batch = 50): Promise<number> {
+    let expired = 0;
+    for (const { id } of await repository.lapsedAuthorizations(this.db, this.clock.now(), batch)) {
+      await this.db.transaction().execute(async (tx) => {
+        const now = this.clock.now();
+        const row = await this.lockOrThrow(tx, id);
+        if (allowsRecurrence(RECURRENCE.expire, row.status) && row.authorizationExpiresAt <= now) {
+          await this.move(tx, row, RECURRENCE.expire, now, { nextCycleDate: null });
+          expired++;
+        }
+      });
+    }
+    return expired;
+  }
+
+  /** The day of a cycle, or null when it falls after the recurrence's end. */
+  private dateOfCycle(row: RecurrenceRow, cycle: number): string | null {
+    const day = cycleDate(row.startDate, row.frequency, cycle);
+    return row.endDate !== null && day > row.endDate ? null : day;
+  }
+
+  private async lockPendingCycle(tx: Tx, accountId: string, id: string, cycleNumber: number) {
+    const found = await repository.lockCycle(tx, accountId, id, cycleNumber);
+    if (!found) throw new NotFoundError(messages.recurrenceCycleNotFound);
+    const status = chargeStatusAt(found.charge, this.clock.now());
+    if (status !== 'pending') throw new InvalidStateError(messages.recurrenceCycleNotPending(status));
+    return found;
+  }
+
+  private async lockOrThrow(tx: Tx, id: string, accountId?: string): Promise<RecurrenceRow> {
+    const row = await repository.lockRecurrence(tx, id, accountId);
+    if (!row) throw new NotFoundError(messages.recurrenceNotFound);
+    return row;
+  }
+
+  /** Moves a locked recurrence along a transition and records its events. */
+  private async move(
+    tx: Tx,
+    row: RecurrenceRow,
+    transition: RecurrenceTransition,
+    at: Date,
+    changes: Parameters<typeof repository.updateRecurrenceStatus>[4] = {},
+  ): Promise<RecurrenceRow> {
+    const updated = await repository.updateRecurrenceStatus(tx, row.id, transition, at, changes);
+    if (!updated) throw new Error(`recurrence ${row.id} left ${row.status} while locked`);
+    await this.recordEvents(tx, updated, transition.events, at);
+    return updated;
+  }
+
+  /** The recurrence's events, with their deliveries, in the caller's transaction (outbox). */
+  private async recordEvents(
+    tx: Tx,
+    row: RecurrenceRow,
+    names: readonly RecurrenceEventName[],
+    at: Date,
+    cycle?: ReturnType<typeof presentCycle>,
+  ): Promise<void> {
+    const view = presentRecurrence(row);
+    const events = names.map((name) => {
+      const eventId = newId();
+      const payload = JSON.stringify({ eventId, event: name, ...view, ...(cycle ? { cycle } : {}), occurredAt: at.getTime() });
+      return { id: eventId, accountId: row.accountId, transactionId: cycle?.transactionId ?? null, name, payload };
+    });
+    await insertEventsWithDeliveries(tx, events, at);
+  }
+
+  /** The recurrence calls of a provider; one without them (docs/recurrences.md) is a 422. */
+  private recurrencesAt(providerId: string): RecurrenceProvider {
+    const recurrences = this.providers.get(providerId).recurrences;
+    if (!recurrences) throw new InvalidStateError(messages.recurrencesUnavailable);
+    return recurrences;
+  }
+
+  private async callProvider(providerId: string, call: (recurrences: RecurrenceProvider) => Promise<void>): Promise<void> {
+    try {
+      await call(this.recurrencesAt(providerId));
+    } catch (error) {
+      if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError) {
+        throw new ProviderFailedError(messages.recurrenceProviderFailed, { cause: error });
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,315 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messages } from '../../src/messages.js';
+import { dayAfter, dayOf } from '../../src/platform/saoPauloDay.js';
+import { balanceOf, eventNames, eventually, readTransaction, registerEndpoint } from '../helpers/api.js';
+import { backend, startGateway, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
+/** Pix Automático (DESIGN.md §17, docs/recurrences.md): recurrences, their authorization, and a charge per cycle. */
+
+const DAY_MS = 86_400_000;
+/** 1% of each cycle, so the fee shows. */
+const FEES = { fees: { pixIn: { fixedCents: 0, bps: 100, minCents: 0, maxCents: 1_000_000 } }, limits: { chargeMaxCents: 1_000_000 } };
+
+describe(`Pix Automático recurrences (${backend})`, () => {
+  let gateway: Gateway;
+  let merchant: Merchant;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    gateway = await startGateway({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    merchant = await gateway.createMerchant(FEES);
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await receiver.close();
+  });
+
+  const today = () => dayOf(gateway.clock.now());
+  const advanceDays = (days: number) => gateway.clock.advance(days * DAY_MS);
+  const body = (overrides: Record<string, unknown> = {}) => ({
+    contract: 'CONTRATO-2027-001',
+    debtor: { name: 'Maria Pagadora', document: { number: '529.982.247-25', type: 'cpf' } },
+    object: 'Assinatura academia',
+    frequency: 'weekly',
+    amountCents: 5_000,
+    startDate: dayAfter(today(), 12),
+    retryPolicy: 'three_in_seven_days',
+    ...overrides,
+  });
+  const create = (overrides: Record<string, unknown> = {}) => gateway.call('POST', '/v1/recurrences', { key: merchant.apiKey, body: body(overrides) });
+  const sandbox = (path: string, payload?: Record<string, unknown>) =>
+    gateway.call('POST', `/sandbox/v1/recurrences/${path}`, { key: merchant.apiKey, body: payload });
+  const read = async (id: string): Promise<JsonBody> => (await gateway.call('GET', `/v1/recurrences/${id}`, { key: merchant.apiKey })).body;
+  const cycles = async () => {
+    // The worker's step, run until it has nothing left to do.
+    let moved = 0;
+    while ((await gateway.services.recurrences.createDueCycles()) > 0) moved++;
+    return moved;
+  };
+  const recurrenceEvents = async (id: string) =>
+    (await gateway.database.db.selectFrom('events').select(['name', 'payload']).where('name', 'like', 'recurrence.%').orderBy('id').execute())
+      .map((row) => ({ name: row.name, payload: JSON.parse(row.payload) }))
+      .filter((event) => event.payload.id === id)
+      .map((event) => event.name);
+  const countRows = async () =>
+    Number(
+      (
+        await gateway.database.db
+          .selectFrom('recurrences')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('accountId', '=', merchant.accountId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  it('runs a weekly recurrence: authorized, three cycles paid (one after a retry), one cycle cancelled, then cancelled; events in order, ledger exact', async () => {
+    const byCategory = await registerEndpoint(gateway, merchant, { url: receiver.url('/recurrence'), events: ['recurrence'] });
+    const cashin = await registerEndpoint(gateway, merchant, { url: receiver.url('/cashin'), events: ['cashin'] });
+    const before = await balanceOf(gateway, merchant);
+    const created = await create({ externalRef: 'academia-maria' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const start: string = created.body.startDate;
+    expect(created.body).toMatchObject({
+      status: 'awaiting_authorization',
+      frequency: 'weekly',
+      amountCents: 5_000,
+      maxAmountCents: null,
+      retryPolicy: 'three_in_seven_days',
+      debtor: { name: 'Maria Pagadora', document: '52998224725', documentType: 'cpf' },
+      nextCycleDate: start,
+    });
+    // BCB's idRec: R, R (retries allowed), the ISPB, the day, 11 characters.
+    expect(created.body.providerRecurrenceId).toMatch(/^RR99999999\d{8}[a-zA-Z0-9]{11}$/);
+    const id: string = created.body.id;
+    const replayed = await create({ externalRef: 'academia-maria' });
+    expect(replayed.status).toBe(200);
+    expect(replayed.body.id).toBe(id);
+
+    expect(await cycles()).toBe(0);
+    const authorized = await sandbox(`${id}/authorize`);
+    expect(authorized.status, JSON.stringify(authorized.body)).toBe(200);
+    expect(authorized.body.status).toBe('authorized');
+    expect((await sandbox(`${id}/authorize`)).body).toEqual({ error: messages.recurrenceNotAwaitingAuthorization('authorized') });
+    // 12 days ahead: not yet (BCB: from 10 days before).
+    expect(await cycles()).toBe(0);
+
+    advanceDays(2);
+    expect(await cycles()).toBe(1);
+    let recurrence = await read(id);
+    expect(recurrence.cycles).toHaveLength(1);
+    expect(recurrence.cycles[0]).toMatchObject({ cycle: 1, dueDate: start, attemptDate: start, failedAttempts: 0, status: 'pending', amountCents: 5_000 });
+    expect(recurrence.nextCycleDate).toBe(dayAfter(start, 7));
+    const first: string = recurrence.cycles[0].transactionId;
+    expect(await readTransaction(gateway, merchant, first)).toMatchObject({
+      type: 'pix_in',
+      status: 'pending',
+      recurrenceId: id,
+      cycle: 1,
+      amountCents: 5_000,
+      feeCents: 50,
+    });
+    // The payer's bank debits on the date, not before.
+    expect((await sandbox(`${id}/cycles/1/debit`, { outcome: 'paid' })).body).toEqual({ error: messages.recurrenceDebitNotDue(start) });
+    // A cycle is not cancelled as a plain charge.
+    expect((await gateway.call('POST', `/v1/pix/${first}/cancel`, { key: merchant.apiKey })).body).toEqual({
+      error: messages.recurrenceCycleThroughRecurrence,
+    });
+
+    advanceDays(10);
+    const paid = await sandbox(`${id}/cycles/1/debit`, { outcome: 'paid' });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body).toMatchObject({ status: 'paid', recurrenceId: id, cycle: 1, netCents: 4_950 });
+    expect(paid.body.endToEndId).toMatch(/^E/);
+    expect(await cycles()).toBe(1); // cycle 2, 7 days ahead
+
+    // Cycle 2: the debit fails, is retried the next day, and paid.
+    advanceDays(7);
+    expect(await cycles()).toBe(1); // cycle 3
+    const failed = await sandbox(`${id}/cycles/2/debit`, { outcome: 'failed' });
+    expect(failed.status, JSON.stringify(failed.body)).toBe(200);
+    expect(failed.body.status).toBe('pending');
+    recurrence = await read(id);
+    expect(recurrence.cycles[1]).toMatchObject({ cycle: 2, failedAttempts: 1, attemptDate: dayAfter(today()), status: 'pending' });
+    expect((await sandbox(`${id}/cycles/2/debit`, { outcome: 'paid' })).status).toBe(422);
+    advanceDays(1);
+    expect((await sandbox(`${id}/cycles/2/debit`, { outcome: 'paid' })).body.status).toBe('paid');
+
+    // Cycle 3: cancelled by the merchant before its date; on or after it, too late.
+    const cancelledCycle = await gateway.call('POST', `/v1/recurrences/${id}/cycles/3/cancel`, { key: merchant.apiKey });
+    expect(cancelledCycle.status, JSON.stringify(cancelledCycle.body)).toBe(200);
+    expect(cancelledCycle.body).toMatchObject({ status: 'cancelled', cycle: 3 });
+    expect((await gateway.call('POST', `/v1/recurrences/${id}/cycles/3/cancel`, { key: merchant.apiKey })).body).toEqual({
+      error: messages.recurrenceCycleNotPending('cancelled'),
+    });
+
+    advanceDays(6);
+    expect(await cycles()).toBe(1); // cycle 4
+    expect((await gateway.call('POST', `/v1/recurrences/${id}/cycles/4/cancel`, { key: merchant.apiKey })).status).toBe(200);
+    // Cycle 4 is cancelled too; cycle 5 is the third one paid.
+    advanceDays(7);
+    expect(await cycles()).toBe(1); // cycle 5
+    expect((await gateway.call('POST', `/v1/recurrences/${id}/cycles/4/cancel`, { key: merchant.apiKey })).status).toBe(422);
+    advanceDays(7);
+    expect(await cycles()).toBe(1); // cycle 6
+    expect((await sandbox(`${id}/cycles/5/debit`, { outcome: 'paid' })).body.status).toBe('paid');
+    const tooLate = await sandbox(`${id}/cycles/5/cancel`);
+    expect(tooLate.body).toEqual({ error: messages.recurrenceCycleNotPending('paid') });
+
+    // The merchant cancels the recurrence: cycle 6, pending, is cancelled with it.
+    const cancelled = await gateway.call('POST', `/v1/recurrences/${id}/cancel`, { key: merchant.apiKey });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', cancelledBy: 'merchant', nextCycleDate: null });
+    expect(cancelled.body.cycles.map((cycle: JsonBody) => cycle.status)).toEqual(['paid', 'paid', 'cancelled', 'cancelled', 'paid', 'cancelled']);
+    expect((await gateway.call('POST', `/v1/recurrences/${id}/cancel`, { key: merchant.apiKey })).body).toEqual({
+      error: messages.recurrenceNotCancellable('cancelled'),
+    });
+    advanceDays(7);
+    expect(await cycles()).toBe(0);
+
+    expect(await balanceOf(gateway, merchant)).toBe(before + 3 * 4_950);
+    expect(await gateway.ledgerProblems()).toEqual([]);
+    expect(await recurrenceEvents(id)).toEqual(['recurrence.authorized', 'recurrence.retry_scheduled', 'recurrence.cancelled']);
+    const charges: string[] = cancelled.body.cycles.map((cycle: JsonBody) => cycle.transactionId);
+    expect(await eventNames(gateway, charges[0]!)).toEqual(['transaction.paid']);
+    expect(await eventNames(gateway, charges[1]!)).toEqual(['recurrence.retry_scheduled', 'transaction.paid']);
+    expect(await eventNames(gateway, charges[2]!)).toEqual(['transaction.cancelled']);
+    expect(await eventNames(gateway, charges[5]!)).toEqual(['transaction.cancelled']);
+
+    // Delivered: the recurrence category to one endpoint, cashin to the other, each in the order written.
+    gateway.services.webhookDispatcher.start({ error: () => undefined, warn: () => undefined });
+    const expected = { '/recurrence': 3, '/cashin': 6 };
+    await eventually(() => {
+      for (const [path, count] of Object.entries(expected)) expect(receiver.received.filter((request) => request.path === path)).toHaveLength(count);
+    }, 20_000);
+    const delivered = (path: string) =>
+      receiver.received
+        .filter((request) => request.path === path)
+        .map((request) => JSON.parse(request.body))
+        .sort((a, b) => String(a.eventId).localeCompare(String(b.eventId)));
+    expect(delivered('/recurrence').map((event) => event.event)).toEqual(['recurrence.authorized', 'recurrence.retry_scheduled', 'recurrence.cancelled']);
+    expect(delivered('/recurrence')[1]).toMatchObject({ id, status: 'authorized', cycle: { cycle: 2, failedAttempts: 1, transactionId: charges[1] } });
+    expect(delivered('/cashin').map((event) => `${event.event}:${event.cycle}`)).toEqual([
+      'transaction.paid:1',
+      'transaction.paid:2',
+      'transaction.cancelled:3',
+      'transaction.cancelled:4',
+      'transaction.paid:5',
+      'transaction.cancelled:6',
+    ]);
+    expect(byCategory.events).toEqual(['recurrence']);
+    expect(cashin.events).toEqual(['cashin']);
+  });
+
+  it('fails a cycle after 3 retries, and at once without a retry policy', async () => {
+    const withRetries = (await create({ startDate: dayAfter(today(), 5) })).body;
+    await sandbox(`${withRetries.id}/authorize`);
+    const without = (await create({ startDate: dayAfter(today(), 5), retryPolicy: 'none' })).body;
+    expect(without.providerRecurrenceId).toMatch(/^RN/);
+    await sandbox(`${without.id}/authorize`);
+    await cycles();
+    advanceDays(5);
+    const once = await sandbox(`${without.id}/cycles/1/debit`, { outcome: 'failed' });
+    expect(once.body).toMatchObject({ status: 'failed', cycle: 1 });
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      expect((await sandbox(`${withRetries.id}/cycles/1/debit`, { outcome: 'failed' })).body.status).toBe('pending');
+      advanceDays(1);
+    }
+    const last = await sandbox(`${withRetries.id}/cycles/1/debit`, { outcome: 'failed' });
+    expect(last.body.status).toBe('failed');
+    expect((await read(withRetries.id)).cycles[0]).toMatchObject({ failedAttempts: 4, status: 'failed' });
+    expect(await eventNames(gateway, last.body.transactionId)).toEqual([
+      'recurrence.retry_scheduled',
+      'recurrence.retry_scheduled',
+      'recurrence.retry_scheduled',
+      'transaction.failed',
+    ]);
+    expect(await gateway.ledgerProblems()).toEqual([]);
+  });
+
+  it('the payer refuses: refused, recurrence.refused, no cycle', async () => {
+    const { id } = (await create()).body;
+    const refused = await sandbox(`${id}/refuse`);
+    expect(refused.body).toMatchObject({ status: 'refused' });
+    expect((await sandbox(`${id}/authorize`)).body).toEqual({ error: messages.recurrenceNotAwaitingAuthorization('refused') });
+    expect((await sandbox(`${id}/cancel`)).body).toEqual({ error: messages.recurrenceNotCancellable('refused') });
+    advanceDays(3);
+    await cycles();
+    expect((await read(id)).cycles).toEqual([]);
+    expect(await recurrenceEvents(id)).toEqual(['recurrence.refused']);
+  });
+
+  it('the payer cancels: the recurrence and its pending cycle, cancelledBy payer', async () => {
+    const { id } = (await create({ startDate: dayAfter(today(), 5) })).body;
+    await sandbox(`${id}/authorize`);
+    expect(await cycles()).toBe(1);
+    const cancelled = await sandbox(`${id}/cancel`);
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', cancelledBy: 'payer' });
+    const [cycle] = (await read(id)).cycles;
+    expect(cycle.status).toBe('cancelled');
+    expect(await eventNames(gateway, cycle.transactionId)).toEqual(['transaction.cancelled']);
+    expect(await recurrenceEvents(id)).toEqual(['recurrence.authorized', 'recurrence.cancelled']);
+  });
+
+  it('the payer cancels one cycle before its date; the request left unanswered expires', async () => {
+    const { id } = (await create({ startDate: dayAfter(today(), 4) })).body;
+    await sandbox(`${id}/authorize`);
+    await cycles();
+    const cancelled = await sandbox(`${id}/cycles/1/cancel`);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', cycle: 1 });
+    expect((await read(id)).status).toBe('authorized');
+
+    const lapsing = (await create({ startDate: today() })).body;
+    expect(await gateway.services.recurrences.expireAuthorizations()).toBe(0);
+    advanceDays(1);
+    expect((await sandbox(`${lapsing.id}/authorize`)).body).toEqual({ error: messages.recurrenceNotAwaitingAuthorization('expired') });
+    expect(await gateway.services.recurrences.expireAuthorizations()).toBe(1);
+    expect((await read(lapsing.id)).status).toBe('expired');
+    expect(await recurrenceEvents(lapsing.id)).toEqual(['recurrence.expired']);
+  });
+
+  it('lists recurrences newest first with a cursor; 404 for unknown ids and cycles', async () => {
+    const page = await gateway.call('GET', '/v1/recurrences?limit=2', { key: merchant.apiKey });
+    expect(page.status).toBe(200);
+    expect(page.body.recurrences).toHaveLength(2);
+    expect(page.body.hasMore).toBe(true);
+    const next = await gateway.call('GET', `/v1/recurrences?limit=2&startingAfter=${page.body.recurrences[1].id}`, { key: merchant.apiKey });
+    expect(next.body.recurrences[0].createdAt).toBeLessThanOrEqual(page.body.recurrences[1].createdAt);
+    expect(next.body.recurrences.map((row: JsonBody) => row.id)).not.toContain(page.body.recurrences[0].id);
+    const bad = await gateway.call('GET', '/v1/recurrences?startingAfter=nope', { key: merchant.apiKey });
+    expect(bad.body).toEqual({ error: messages.recurrenceStartingAfterInvalid });
+    expect((await gateway.call('GET', '/v1/recurrences/nope', { key: merchant.apiKey })).body).toEqual({ error: messages.recurrenceNotFound });
+    const other = await gateway.createMerchant();
+    const mine = page.body.recurrences[0].id;
+    expect((await gateway.call('GET', `/v1/recurrences/${mine}`, { key: other.apiKey })).status).toBe(404);
+    expect((await sandbox(`${mine}/cycles/0/debit`, { outcome: 'paid' })).body).toEqual({ error: messages.recurrenceCycleNotFound });
+    expect((await sandbox(`${mine}/cycles/99/debit`, { outcome: 'sim' })).body).toEqual({ error: messages.sandboxDebitOutcomeInvalid });
+  });
+
+  it.each([
+    ['an end before the start', { endDate: '2020-01-01' }, messages.recurrenceEndBeforeStart],
+    ['a start in the past', { startDate: '2020-01-01' }, messages.recurrenceStartDatePast],
+    ['a start too far', { startDate: '2999-01-01' }, messages.recurrenceStartDateTooFar],
+    ['a start that is no day', { startDate: '2027-02-30' }, messages.recurrenceStartDateInvalid],
+    ['an end that is no day', { endDate: '31/12/2030' }, messages.recurrenceEndDateInvalid],
+    ['a value of 0', { amountCents: 0 }, messages.chargeAmountInvalid],
+    ['a value over the limit', { amountCents: 1_000_001 }, messages.amountAboveMaximum(1_000_000)],
+    ['a ceiling over the limit', { maxAmountCents: 1_000_001 }, messages.amountAboveMaximum(1_000_000)],
+    ['a ceiling below the fixed value', { maxAmountCents: 4_999 }, messages.recurrenceCeilingBelowAmount],
+    ['a ceiling of 0', { maxAmountCents: 0 }, messages.recurrenceMaxAmountInvalid],
+    ['an unknown frequency', { frequency: 'daily' }, messages.recurrenceFrequencyInvalid('daily')],
+    ['an unknown retry policy', { retryPolicy: 'always' }, messages.recurrenceRetryPolicyInvalid('always')],
+    ['no contract', { contract: '' }, messages.recurrenceContractInvalid],
+    ['an object too long', { object: 'x'.repeat(36) }, messages.recurrenceObjectInvalid],
+    ['no debtor name', { debtor: { name: ' ', document: { number: '52998224725', type: 'cpf' } } }, messages.recurrenceDebtorNameInvalid],
+    ['an invalid CPF', { debtor: { name: 'Maria', document: { number: '52998224724', type: 'cpf' } } }, messages.recurrenceDebtorDocumentInvalid],
+  ])('refuses %s with 400 and creates nothing', async (_case, overrides, message) => {
+    const before = await countRows();
+    const refused = await create(overrides);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ error: message });
+    expect(await countRows()).toBe(before);
+  });
+});

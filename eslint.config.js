@@ -78,7 +78,7 @@ const LAYER_ZONES = LAYERS.flatMap((layer, index) =>
 );
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'data/', 'bench/results/', 'bench/profiles/'] },
+  { ignores: ['dist/', 'packages/*/dist/', 'node_modules/', 'coverage/', 'data/', 'bench/results/', 'bench/profiles/'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {

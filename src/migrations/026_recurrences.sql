@@ -36,6 +36,8 @@ CREATE INDEX recurrences_awaiting ON recurrences (authorization_expires_at) WHER
 
 ALTER TABLE transactions ADD COLUMN recurrence_id uuid REFERENCES recurrences (id);
 ALTER TABLE transactions ADD COLUMN recurrence_cycle integer;
+-- A recurrence's cycle charges, read under its lock when it is cancelled. Partial: every other transaction stays out of it.
+CREATE INDEX transactions_recurrence ON transactions (recurrence_id) WHERE recurrence_id IS NOT NULL;
 
 -- One charge per cycle (BCB: one cobr per cycle of a rec): its due day, the day of its next debit
 -- attempt (the due day, then each retry's) and how many attempts failed.

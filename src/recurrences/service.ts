@@ -237,6 +237,8 @@ export class RecurrenceService {
     return this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();
       const today = dayOf(now);
+      // The recurrence before its cycle's charge, as cancel() locks them: never the other way round (a deadlock).
+      const recurrence = await this.lockOrThrow(tx, id, accountId);
       const { cycle, charge } = await this.lockPendingCycle(tx, accountId, id, cycleNumber);
       if (today < cycle.attemptDate) throw new InvalidStateError(messages.recurrenceDebitNotDue(cycle.attemptDate));
       if (debit.outcome === 'paid') {
@@ -249,7 +251,6 @@ export class RecurrenceService {
         await postChargePaid(tx, paid, now);
         return paid;
       }
-      const recurrence = await this.lockOrThrow(tx, id, accountId);
       const retryOn = dayAfter(today);
       const retries = recurrence.retryPolicy === 'three_in_seven_days' && cycle.failedAttempts < MAX_RETRIES;
       if (retries && retryOn <= dayAfter(cycle.dueDate, RETRY_WINDOW_DAYS)) {

@@ -45,9 +45,16 @@ export class SandboxService {
     return network;
   }
 
+  /** The account's charge; a Pix Automático cycle's is played through its recurrence's routes, where its dates and retries apply. */
+  private async notACycle(accountId: string, transactionId: string): Promise<TransactionRow> {
+    const charge = await this.charges.findCharge(accountId, transactionId);
+    if (charge.recurrenceId) throw new InvalidStateError(messages.recurrenceCycleSandbox);
+    return charge;
+  }
+
   /** A payer (the default one when none is given) pays the charge, at the provider that issued it. */
   async pay(accountId: string, transactionId: string, payer: Party | undefined, amountCents: number | undefined): Promise<TransactionRow> {
-    const charge = await this.charges.findCharge(accountId, transactionId);
+    const charge = await this.notACycle(accountId, transactionId);
     const network = this.networkOf(charge.providerId);
     const payment = network.pay(payer, amountCents);
     const paid = await this.charges.applyPayment(accountId, transactionId, payment);
@@ -100,12 +107,14 @@ export class SandboxService {
     await network.setOutage(mode);
   }
 
-  expire(accountId: string, transactionId: string): Promise<TransactionRow> {
+  async expire(accountId: string, transactionId: string): Promise<TransactionRow> {
+    await this.notACycle(accountId, transactionId);
     return this.charges.expireCharge(accountId, transactionId);
   }
 
   /** The provider removes the pending charge. */
-  fail(accountId: string, transactionId: string): Promise<TransactionRow> {
+  async fail(accountId: string, transactionId: string): Promise<TransactionRow> {
+    await this.notACycle(accountId, transactionId);
     return this.charges.failCharge(transactionId, accountId);
   }
 

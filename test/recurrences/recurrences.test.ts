@@ -116,6 +116,12 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect((await gateway.call('POST', `/v1/pix/${first}/cancel`, { key: merchant.apiKey })).body).toEqual({
       error: messages.recurrenceCycleThroughRecurrence,
     });
+    // Nor paid, expired or failed through the sandbox's plain-charge routes: its dates and retries would not apply.
+    for (const action of ['pay', 'expire', 'fail']) {
+      const refused = await gateway.call('POST', `/sandbox/v1/pix/${first}/${action}`, { key: merchant.apiKey });
+      expect(refused, action).toMatchObject({ status: 422, body: { error: messages.recurrenceCycleSandbox } });
+    }
+    expect(await readTransaction(gateway, merchant, first)).toMatchObject({ status: 'pending' });
 
     advanceDays(10);
     const paid = await sandbox(`${id}/cycles/1/debit`, { outcome: 'paid' });
@@ -268,6 +274,27 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(await gateway.services.recurrences.expireAuthorizations()).toBe(1);
     expect((await read(lapsing.id)).status).toBe('expired');
     expect(await recurrenceEvents(lapsing.id)).toEqual(['recurrence.expired']);
+  });
+
+  it("a failed debit racing the recurrence's cancel: each answers 200 or 422, never a 500 (one lock order; proved on the PostgreSQL server)", async () => {
+    const ids: string[] = [];
+    for (let index = 0; index < 6; index++) {
+      const created = await create({ startDate: dayAfter(today(), 10) });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      ids.push(created.body.id);
+      expect((await sandbox(`${created.body.id}/authorize`)).status).toBe(200);
+    }
+    await cycles();
+    advanceDays(10);
+    const answers = await Promise.all(
+      ids.flatMap((id) => [
+        sandbox(`${id}/cycles/1/debit`, { outcome: 'failed' }),
+        gateway.call('POST', `/v1/recurrences/${id}/cancel`, { key: merchant.apiKey }),
+      ]),
+    );
+    expect(answers.map((answer) => answer.status).filter((status) => status !== 200 && status !== 422)).toEqual([]);
+    for (const id of ids) expect((await read(id)).status).toBe('cancelled');
+    expect(await gateway.ledgerProblems()).toEqual([]);
   });
 
   it('lists recurrences newest first with a cursor; 404 for unknown ids and cycles', async () => {

@@ -135,6 +135,27 @@ export function DueChargePage(props: { context: PageContext; form: DueChargeForm
 }
 export type RefundForm = { amount: string; reason: string };
 
+/** A BR Code to pay: its QR image and the copy-and-paste text with its copy button (a charge's page, a static QR code's). */
+export function PixCodeBlock(props: { image: string; alt: string; payload: string; rows: number }) {
+  return (
+    <>
+      <h2>QR Code</h2>
+      <img src={props.image} width="256" height="256" alt={props.alt} />
+      <label>
+        PIX copia e cola
+        <textarea id="pix-copia-e-cola" readonly rows={String(props.rows)} safe>
+          {props.payload}
+        </textarea>
+      </label>
+      <p>
+        <button type="button" data-copy="pix-copia-e-cola">
+          Copiar código
+        </button>
+      </p>
+    </>
+  );
+}
+
 /** The filters of a list page (GET, so a filtered list is a link to share). */
 export function FilterForm(props: { action: string; filter: ListFilterForm; statuses: readonly string[]; of?: 'withdrawal' }) {
   return (
@@ -373,21 +394,7 @@ export function ChargePage(props: {
         )}
       </dl>
       {charge.pixPayload && charge.status === 'pending' ? (
-        <>
-          <h2>QR Code</h2>
-          <img src={`/dashboard/cobrancas/${charge.transactionId}/qrcode.png`} width="256" height="256" alt="QR Code PIX da cobrança" />
-          <label>
-            PIX copia e cola
-            <textarea id="pix-copia-e-cola" readonly rows="4" safe>
-              {charge.pixPayload}
-            </textarea>
-          </label>
-          <p>
-            <button type="button" data-copy="pix-copia-e-cola">
-              Copiar código
-            </button>
-          </p>
-        </>
+        <PixCodeBlock image={`/dashboard/cobrancas/${charge.transactionId}/qrcode.png`} alt="QR Code PIX da cobrança" payload={charge.pixPayload} rows={4} />
       ) : (
         ''
       )}

@@ -1,6 +1,7 @@
 import { formatBrl } from '../messages.js';
 import type { StaticQrView } from '../staticqr/presenter.js';
 import type { TransactionView } from '../transactions/presenter.js';
+import { PixCodeBlock } from './chargeViews.js';
 import { Alert, CsrfField, DataTable, formatDate, Layout, Money, Notice, NotOffered, Status, type PageContext } from '../pages/components.js';
 
 /** The new code's fields as typed: an empty amount is an open one (the payer types it). */
@@ -183,21 +184,7 @@ export function StaticQrCodePage(props: {
         </dd>
       </dl>
       {code.active ? (
-        <>
-          <h2>QR Code</h2>
-          <img src={`${base}/qrcode.png`} width="256" height="256" alt="QR Code PIX estático" />
-          <label>
-            PIX copia e cola
-            <textarea id="pix-copia-e-cola" readonly rows="5" safe>
-              {code.pixPayload}
-            </textarea>
-          </label>
-          <p>
-            <button type="button" data-copy="pix-copia-e-cola">
-              Copiar código
-            </button>
-          </p>
-        </>
+        <PixCodeBlock image={`${base}/qrcode.png`} alt="QR Code PIX estático" payload={code.pixPayload} rows={5} />
       ) : (
         <p class="muted">Desativado, este QR Code não recebe mais pagamentos. Se ele ainda estiver impresso em algum lugar, retire-o.</p>
       )}

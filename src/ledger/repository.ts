@@ -5,6 +5,7 @@ import { LimitExceededError } from '../errors.js';
 import { messages } from '../messages.js';
 import { newId } from '../platform/ids.js';
 import { refusalInStatement } from '../platform/errors.js';
+import { windowBounds } from '../platform/rateLimitRepository.js';
 import type { LedgerBook } from '../platform/schema.js';
 
 export type Movement = {
@@ -104,7 +105,7 @@ export type WithdrawnPeriod = { day: string; month: string };
  */
 function rateWindowParts(name: RateWindowName, at: Date) {
   const windowMs = RATE_WINDOW_MS[name];
-  const start = Math.floor(at.getTime() / windowMs) * windowMs;
+  const start = windowBounds({ windowMs }, at).windowStart.getTime();
   const [own, before] = [start, start - windowMs].map((time) => sql`${new Date(time)}::timestamptz`);
   const latest = sql.ref(`withdraw_${name}_start`);
   const count = sql.ref(`withdraw_${name}_count`);

@@ -4,7 +4,7 @@ import type { Executor, Tx } from './database.js';
 export type RateWindow = { bucket: string; windowMs: number; limit: number };
 
 /** The fixed window `at` falls in, aligned to the epoch (hourly windows are UTC hours); its row expires when it ends. */
-export function windowBounds(window: RateWindow, at: Date): { windowStart: Date; expiresAt: Date } {
+export function windowBounds(window: Pick<RateWindow, 'windowMs'>, at: Date): { windowStart: Date; expiresAt: Date } {
   const windowStart = Math.floor(at.getTime() / window.windowMs) * window.windowMs;
   return { windowStart: new Date(windowStart), expiresAt: new Date(windowStart + window.windowMs) };
 }

@@ -142,7 +142,8 @@ export function withdrawalReservation(reservation: WithdrawalReservation, given:
     : sql``;
   const windows = RATE_WINDOWS.map((name) => rateWindowParts(name, reservation.at));
   const { second, minute, hour } = reservation.rateLimits;
-  const refuse = (reason: string) => sql`gateway_refusal(${reason}::text)`;
+  // The reasons are the statement's own constants: literals, not parameters to bind on every call.
+  const refuse = (reason: string) => sql`gateway_refusal(${sql.lit(reason)}::text)`;
   // A sum of a later day or month than the withdrawal's is NULL here: 'late', unless the period's sums are given.
   return sql`locked AS (
       SELECT available_cents - blocked_cents AS spendable_cents,

@@ -56,7 +56,12 @@ export class RefundService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly providers: ProviderRegistry,
-  ) {}
+  ) {
+    this.acknowledge = sends.acknowledgementWriter(db);
+  }
+
+  /** The PSP's acceptances, recorded with those of concurrent requests. */
+  private readonly acknowledge: (acknowledgement: sends.Acknowledgement) => Promise<boolean>;
 
   /** What the worker steps of this kind share (src/sends/checks.ts): a claim lasts as long as the slowest provider's send. */
   private get worker() {
@@ -218,7 +223,7 @@ export class RefundService {
     }
     // Taken by the PSP: the outcome comes later (a notification, or the checks).
     const at = this.clock.now();
-    await sends.changeSend(this.db, refund.id, acknowledged(send, note('accepted'), at, timing), at);
+    await this.acknowledge(acknowledged(send, note('accepted'), at, timing));
     return { refund, refused: false };
   }
 

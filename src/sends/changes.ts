@@ -1,7 +1,7 @@
 import type { ProviderSendNote, ProviderSendRow } from '../platform/schema.js';
 import type { SendTiming } from '../provider/provider.js';
 import { nextCheckAt, OWED_RETRY_MS, WATCH_AFTER_FAILURE_MS } from './policy.js';
-import type { SendChange } from './repository.js';
+import type { Acknowledgement, SendChange } from './repository.js';
 
 /**
  * What becomes of a send at each step of docs/providers.md "Unknown outcomes", the same for a
@@ -19,16 +19,9 @@ export const attemptNote = (started: Date, answer: string, detail?: string): Pro
 /** The history's note of what the gateway decided. */
 export const decisionNote = (at: Date, answer: string): ProviderSendNote => ({ at: at.toISOString(), step: 'decision', answer });
 
-/** The PSP took the send: its outcome comes later, asked about on the schedule. */
-export function acknowledged(send: ProviderSendRow, note: ProviderSendNote, at: Date, timing: SendTiming): SendChange {
-  return {
-    state: 'sent',
-    note,
-    attemptEnded: { reached: true },
-    acknowledged: true,
-    nextCheckAt: nextCheckAt({ ...send, acknowledged: true }, at, timing),
-    onlyFrom: ['unsent'],
-  };
+/** The PSP took the send: its outcome comes later, asked about on the schedule (recorded with others': `acknowledgeSends`). */
+export function acknowledged(send: ProviderSendRow, note: ProviderSendNote, at: Date, timing: SendTiming): Acknowledgement {
+  return { id: send.id, note, at, nextCheckAt: nextCheckAt({ ...send, acknowledged: true }, at, timing) };
 }
 
 /** No answer, and this attempt (`reached`) or an earlier one may have reached the PSP: asked about from now on. */

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
+import { groupWrite } from '../platform/groupWrite.js';
 import type { ProviderSendKind, ProviderSendNote, ProviderSendRow, ProviderSendState } from '../platform/schema.js';
 
 /** The history grows by one note (an attempt, a check, a decision), in the statement that changes the send. */
@@ -124,6 +125,35 @@ export async function changeSend(db: Executor, id: string, change: SendChange, a
   if (change.onlyFrom) query = query.where('state', 'in', change.onlyFrom);
   const result = await query.executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** A PSP's acceptance of a send's attempt: its note and when it is first asked about (sends/changes.ts, acknowledged). */
+export type Acknowledgement = { id: string; note: ProviderSendNote; at: Date; nextCheckAt: Date | null };
+
+/**
+ * Records the PSP's acceptance of several unsent sends in one statement (the change `acknowledged`
+ * describes, for each): their attempts end as ones that reached the PSP, and they are asked about
+ * from their `nextCheckAt`. Answers, per acknowledgement and in order, whether it was recorded
+ * (false when the send was no longer unsent).
+ */
+export async function acknowledgeSends(db: Executor, acknowledgements: Acknowledgement[]): Promise<boolean[]> {
+  const { rows } = await sql<{ id: string }>`
+    UPDATE provider_sends AS s SET
+      state = 'sent', acknowledged = true, history = s.history || jsonb_build_array(a.note),
+      reached_maybe_at = greatest(s.reached_maybe_at, s.attempt_started_at), attempt_started_at = NULL, lease_until = NULL,
+      next_check_at = a.next_check_at, updated_at = a.at
+    FROM unnest(${acknowledgements.map((ack) => ack.id)}::uuid[], ${acknowledgements.map((ack) => JSON.stringify(ack.note))}::jsonb[],
+                ${acknowledgements.map((ack) => ack.at)}::timestamptz[], ${acknowledgements.map((ack) => ack.nextCheckAt)}::timestamptz[])
+         AS a(id, note, at, next_check_at)
+    WHERE s.id = a.id AND s.state = 'unsent'
+    RETURNING s.id`.execute(db);
+  const recorded = new Set(rows.map((row) => row.id));
+  return acknowledgements.map((ack) => recorded.has(ack.id));
+}
+
+/** Acknowledgements written together with those of concurrent requests (platform/groupWrite.ts): one statement and one commit for many. */
+export function acknowledgementWriter(db: Executor): (acknowledgement: Acknowledgement) => Promise<boolean> {
+  return groupWrite((acknowledgements: Acknowledgement[]) => acknowledgeSends(db, acknowledgements));
 }
 
 export function findSend(db: Executor, id: string): Promise<ProviderSendRow | undefined> {

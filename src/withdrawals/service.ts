@@ -86,7 +86,12 @@ export class WithdrawalService {
     private readonly routing: RoutingService,
     private readonly treasury: Pick<TreasuryService, 'covers'>,
     private readonly config: Pick<Config, 'serviceName'>,
-  ) {}
+  ) {
+    this.acknowledge = sends.acknowledgementWriter(db);
+  }
+
+  /** The PSP's acceptances, recorded with those of concurrent requests. */
+  private readonly acknowledge: (acknowledgement: sends.Acknowledgement) => Promise<boolean>;
 
   /** The routing's order for a withdrawal of `amountCents`: providers whose treasury covers it first. */
   private route(accountId: string, amountCents: number): Promise<PixProvider[]> {
@@ -303,7 +308,7 @@ export class WithdrawalService {
       return { outcome: answered, withdrawal: failed };
     }
     const at = this.clock.now();
-    await sends.changeSend(this.db, row.id, acknowledged(send, note('accepted'), at, timing), at);
+    await this.acknowledge(acknowledged(send, note('accepted'), at, timing));
     if (submission.confirmationInterrupted) throw new ProviderFailedError(messages.withdrawalConfirmationInterrupted(row.id));
     return { outcome: answered, withdrawal: row };
   }

@@ -63,8 +63,15 @@ describe(`concurrency (${backend})`, () => {
     expect(countBy(events.map((event) => event.name))).toEqual({ 'transfer.created': 50, 'transfer.processing': 50 });
     const keys = await gateway.database.db.selectFrom('idempotencyKeys').select('transactionId').where('accountId', '=', merchant.accountId).execute();
     expect(new Set(keys.map((key) => key.transactionId))).toEqual(new Set(stored.map((row) => row.id)));
-    const owed = await gateway.database.db.selectFrom('providerSends').select('id').where('accountId', '=', merchant.accountId).execute();
+    const owed = await gateway.database.db.selectFrom('providerSends').selectAll().where('accountId', '=', merchant.accountId).execute();
     expect(new Set(owed.map((send) => send.id))).toEqual(new Set(stored.map((row) => row.id)));
+    // Each PSP acceptance was recorded on its own send, however many were written in one statement.
+    for (const send of owed) {
+      expect(send).toMatchObject({ state: 'sent', acknowledged: true, attempts: 1, attemptStartedAt: null, leaseUntil: null });
+      expect(send.reachedMaybeAt).toEqual(send.createdAt);
+      expect(send.nextCheckAt?.getTime()).toBeGreaterThan(send.createdAt.getTime());
+      expect(send.history.map((note) => note.answer)).toEqual(['accepted']);
+    }
     expect(await balanceOf(gateway, merchant)).toBe(0);
     expect(await gateway.ledgerProblems()).toEqual([]);
   });

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { groupWrite } from '../../src/platform/groupWrite.js';
+
+/** A write whose calls are recorded and finished by the test, one at a time. */
+function controlledWrite() {
+  const calls: { items: string[]; finish: (error?: Error) => void }[] = [];
+  const write = (items: string[]) =>
+    new Promise<string[]>((resolve, reject) => {
+      calls.push({ items, finish: (error) => (error ? reject(error) : resolve(items.map((item) => `${item}:written`))) });
+    });
+  return { calls, write };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('groupWrite', () => {
+  it('writes a lone item at once, and the items that arrive meanwhile together in one later write', async () => {
+    const { calls, write } = controlledWrite();
+    const submit = groupWrite(write);
+    const first = submit('a');
+    await settle();
+    expect(calls.map((call) => call.items)).toEqual([['a']]);
+    const waiting = [submit('b'), submit('c'), submit('d')];
+    await settle();
+    expect(calls).toHaveLength(1); // nothing more until the write in flight ends
+    calls[0]?.finish();
+    expect(await first).toBe('a:written');
+    await settle();
+    expect(calls.map((call) => call.items)).toEqual([['a'], ['b', 'c', 'd']]);
+    calls[1]?.finish();
+    expect(await Promise.all(waiting)).toEqual(['b:written', 'c:written', 'd:written']);
+    // Quiet again: the next item is written alone, at once.
+    const later = submit('e');
+    await settle();
+    expect(calls.map((call) => call.items)).toEqual([['a'], ['b', 'c', 'd'], ['e']]);
+    calls[2]?.finish();
+    expect(await later).toBe('e:written');
+  });
+
+  it('fails every item of a failed write with its error, and writes the items queued after it', async () => {
+    const { calls, write } = controlledWrite();
+    const submit = groupWrite(write);
+    const first = submit('a');
+    await settle();
+    const second = submit('b');
+    await settle();
+    calls[0]?.finish(new Error('connection lost'));
+    await expect(first).rejects.toThrow('connection lost');
+    await settle();
+    expect(calls.map((call) => call.items)).toEqual([['a'], ['b']]);
+    calls[1]?.finish();
+    expect(await second).toBe('b:written');
+  });
+
+  it('writes at most maxBatch items at a time', async () => {
+    const { calls, write } = controlledWrite();
+    const submit = groupWrite(write, 2);
+    const all = ['a', 'b', 'c', 'd', 'e'].map(submit);
+    await settle();
+    calls[0]?.finish();
+    await settle();
+    calls[1]?.finish();
+    await settle();
+    calls[2]?.finish();
+    expect(await Promise.all(all)).toEqual(['a:written', 'b:written', 'c:written', 'd:written', 'e:written']);
+    expect(calls.map((call) => call.items)).toEqual([['a'], ['b', 'c'], ['d', 'e']]);
+  });
+
+  it('refuses an answer without one result per item', async () => {
+    const submit = groupWrite(async (items: string[]) => items.slice(1));
+    await expect(submit('a')).rejects.toThrow('group write answered 0 results for 1 items');
+  });
+});

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { messages } from '../messages.js';
 import { EXPORT_MAX_DAYS, type HistoryService } from './service.js';
-import { exportQuery, statementParams } from './schemas.js';
+import { errorResponses } from '../platform/schemas.js';
+import { exportQuery, statementParams, statementSchema, type StatementBody } from './schemas.js';
 
 /** Exports and daily statements (DESIGN.md §15). */
 export const historyRoutes =
@@ -55,15 +56,19 @@ export const historyRoutes =
           security: [{ apiKey: [] }],
           params: statementParams,
           produces: ['application/json'],
+          response: { 200: statementSchema, ...errorResponses(400, 401, 403, 404) },
         },
       },
       async (request, reply) => {
         const statement = await history.statement(request.merchant.account.id, request.params.date);
-        return reply
-          .header('content-type', 'application/json; charset=utf-8')
-          .header('etag', `"${statement.digest}"`)
-          .header('cache-control', 'private, max-age=86400, immutable')
-          .send(statement.body);
+        return (
+          reply
+            .header('content-type', 'application/json; charset=utf-8')
+            .header('etag', `"${statement.digest}"`)
+            .header('cache-control', 'private, max-age=86400, immutable')
+            // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the stored text is sent byte for byte (Fastify serializes objects only, never a string); the 200 schema documents what it holds, and buildStatement writes that type
+            .send(statement.body as unknown as StatementBody)
+        );
       },
     );
   };

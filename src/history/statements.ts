@@ -3,6 +3,7 @@ import { blockedAt, blockEvents, merchantBalanceAt, merchantMovements, type Move
 import type { Executor } from '../platform/database.js';
 import { dayAfter, dayStart } from '../platform/saoPauloDay.js';
 import type { StatementsTable } from '../platform/schema.js';
+import type { StatementBody } from './schemas.js';
 
 /** Movements read per query while a day is closed. */
 const MOVEMENTS_PER_READ = 5_000;
@@ -56,7 +57,7 @@ export async function buildStatement(db: Executor, accountId: string, day: strin
     return { blockId: event.blockId, at: event.at.getTime(), event: event.event, amountCents: event.amountCents, reason: event.reason };
   });
 
-  const body = JSON.stringify({
+  const statement: StatementBody = {
     accountId,
     date: day,
     timezone: 'America/Sao_Paulo',
@@ -74,7 +75,8 @@ export async function buildStatement(db: Executor, accountId: string, day: strin
     blocks,
     previousDigest: previous?.digest ?? null,
     generatedAt: now.getTime(),
-  });
+  };
+  const body = JSON.stringify(statement);
   return {
     accountId,
     day,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statementSchema } from '../../src/history/schemas.js';
 import { dayAfter, dayOf, dayStart } from '../../src/platform/saoPauloDay.js';
 import { fund, paidCharge, withdraw } from '../helpers/api.js';
 import { backend, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
@@ -180,6 +181,8 @@ describe('closing days', () => {
     for (const day of days) {
       const served = await statementOf(merchant, day);
       const statement = JSON.parse(served.text) as Statement;
+      // The text holds exactly what the OpenAPI document says (its 200 schema, no other field).
+      expect(statementSchema.strict().safeParse(statement).error).toBeUndefined();
       expect(statement.previousDigest).toBe(previous);
       expect(served.etag).toBe(`"${sha256(served.text)}"`);
       previous = sha256(served.text);

@@ -1640,6 +1640,62 @@ export interface components {
       /** @description available − blocked: what withdrawals and refunds may use. */
       withdrawable: number;
     };
+    Statement: {
+      accountId: string;
+      /** @description The America/Sao_Paulo day, AAAA-MM-DD. */
+      date: string;
+      /** @constant */
+      timezone: 'America/Sao_Paulo';
+      /** @constant */
+      currency: 'BRL';
+      /** @description The day's start (Unix ms) */
+      periodStart: number;
+      /** @description The next day's start, excluded (Unix ms) */
+      periodEnd: number;
+      /** @description The previous day's closing balance (0 on the account's first day). */
+      openingBalanceCents: number;
+      /** @description The day's credits, positive. */
+      creditsCents: number;
+      /** @description The day's debits, positive. */
+      debitsCents: number;
+      /** @description Opening + credits − debits: the ledger's balance at the day's end. */
+      closingBalanceCents: number;
+      /** @description Blocked at the day’s start. */
+      openingBlockedCents: number;
+      /** @description Blocked at the day’s end. */
+      closingBlockedCents: number;
+      movementCount: number;
+      movements: {
+        movementId: string;
+        /** @description When it was posted (Unix ms) */
+        at: number;
+        /** @description What moved the balance: a charge paid, a withdrawal, a refund, an adjustment… */
+        kind: string;
+        transactionId: string | null;
+        /** @description Signed: credits positive, debits negative. */
+        amountCents: number;
+        /** @description The fee taken by this movement. */
+        feeCents: number;
+        /** @description The balance after it. */
+        balanceAfterCents: number;
+        /** @description A refund's id, an adjustment's reason. */
+        memo: string | null;
+      }[];
+      blocks: {
+        blockId: string;
+        /** @description When it was placed or released (Unix ms) */
+        at: number;
+        /** @enum {string} */
+        event: 'placed' | 'released';
+        /** @description The amount held. */
+        amountCents: number;
+        reason: string;
+      }[];
+      /** @description SHA-256 (hex) of the previous day's text; null on the account's first day. */
+      previousDigest: string | null;
+      /** @description When the day was closed (Unix ms) */
+      generatedAt: number;
+    };
     TransactionPaidEvent: {
       /** @description Same as the X-Svc-Event-Id and webhook-id headers. */
       eventId: string;
@@ -4714,7 +4770,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, unknown>;
+          'application/json': components['schemas']['Statement'];
         };
       };
       /** @description Invalid request: the message names the field or the rule (docs/errors.md). */

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
-import { groupWrite } from '../platform/groupWrite.js';
+import { grouped } from '../platform/grouped.js';
 import type { ProviderSendKind, ProviderSendNote, ProviderSendRow, ProviderSendState } from '../platform/schema.js';
 
 /** The history grows by one note (an attempt, a check, a decision), in the statement that changes the send. */
@@ -151,9 +151,9 @@ export async function acknowledgeSends(db: Executor, acknowledgements: Acknowled
   return acknowledgements.map((ack) => recorded.has(ack.id));
 }
 
-/** Acknowledgements written together with those of concurrent requests (platform/groupWrite.ts): one statement and one commit for many. */
+/** Acknowledgements written together with those of concurrent requests (platform/grouped.ts): one statement and one commit for many. */
 export function acknowledgementWriter(db: Executor): (acknowledgement: Acknowledgement) => Promise<boolean> {
-  return groupWrite((acknowledgements: Acknowledgement[]) => acknowledgeSends(db, acknowledgements));
+  return grouped((acknowledgements: Acknowledgement[]) => acknowledgeSends(db, acknowledgements));
 }
 
 export function findSend(db: Executor, id: string): Promise<ProviderSendRow | undefined> {

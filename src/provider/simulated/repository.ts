@@ -29,6 +29,16 @@ const oldestDirective = precompiled((db, accountId: string, operation: Directive
     .returning('outcome'),
 );
 
+/**
+ * Which of `accountIds` have an outcome armed for `operation`, in one statement for the calls of
+ * many requests (platform/grouped.ts): almost none has, and only those need `takeDirective`.
+ */
+export async function armedAmong(db: Executor, operation: DirectiveOperation, accountIds: string[]): Promise<Set<string>> {
+  const { rows } = await sql<{ accountId: string }>`
+    SELECT DISTINCT account_id FROM sandbox_directives WHERE operation = ${operation} AND account_id = ANY (${accountIds}::uuid[])`.execute(db);
+  return new Set(rows.map((row) => row.accountId));
+}
+
 /** Consumes the oldest armed outcome, if any: exactly one call sees it, even across processes. */
 export async function takeDirective(db: Executor, accountId: string, operation: DirectiveOperation): Promise<string | undefined> {
   const [row] = await oldestDirective(db, accountId, operation);
@@ -66,6 +76,45 @@ export async function insertSubmittedWithdrawal(
     // Two attempts of one send racing: the network keeps the first.
     .onConflict((conflict) => conflict.columns(['providerId', 'transactionId']).doNothing())
     .execute();
+}
+
+/** A withdrawal as the network records it on arrival. */
+export type ArrivingWithdrawal = {
+  providerId: string;
+  transactionId: string;
+  accountId: string;
+  amountCents: number;
+  beneficiary: Party;
+  settleAt: Date | null;
+  createdAt: Date;
+};
+
+/**
+ * The usual arrival of many sends in one statement (platform/grouped.ts): each is recorded, or
+ * found already received (an earlier attempt of the same transaction id), unless its account has a
+ * withdrawal outcome armed: for those (false) the caller runs `receiveWithdrawal`, which decides
+ * the directive as for a lone send.
+ */
+export async function receiveUsualWithdrawals(db: Executor, withdrawals: ArrivingWithdrawal[]): Promise<boolean[]> {
+  const column = <K extends keyof ArrivingWithdrawal>(key: K) => withdrawals.map((withdrawal) => withdrawal[key]);
+  const { rows } = await sql<{ armed: boolean }>`
+    WITH item AS (
+      SELECT * FROM unnest(${column('providerId')}::text[], ${column('transactionId')}::uuid[], ${column('accountId')}::uuid[],
+                           ${column('amountCents')}::int8[], ${withdrawals.map((withdrawal) => JSON.stringify(withdrawal.beneficiary))}::jsonb[],
+                           ${column('settleAt')}::timestamptz[], ${column('createdAt')}::timestamptz[])
+             WITH ORDINALITY AS i(provider_id, transaction_id, account_id, amount_cents, beneficiary, settle_at, created_at, position)
+    ), armed AS (
+      SELECT DISTINCT account_id FROM sandbox_directives WHERE operation = 'withdrawal' AND account_id IN (SELECT account_id FROM item)
+    ), recorded AS (
+      INSERT INTO sandbox_withdrawals (provider_id, transaction_id, account_id, amount_cents, beneficiary, settle_at, created_at, outcome, end_to_end_id)
+      SELECT provider_id, transaction_id, account_id, amount_cents, beneficiary, settle_at, created_at, NULL, NULL
+      FROM item WHERE account_id NOT IN (SELECT account_id FROM armed)
+      ORDER BY position
+      -- Received already (an earlier attempt, or two attempts of one send racing): the network keeps the first.
+      ON CONFLICT (provider_id, transaction_id) DO NOTHING
+    )
+    SELECT item.account_id IN (SELECT account_id FROM armed) AS armed FROM item ORDER BY position`.execute(db);
+  return rows.map((row) => !row.armed);
 }
 
 /** What a send found at the network: a receipt from an earlier attempt, the directive it consumed, or its own new record. */

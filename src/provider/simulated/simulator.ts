@@ -4,6 +4,7 @@ import { buildDynamicBrCode } from '../../pix/brcode.js';
 import { generateEndToEndId } from '../../pix/endToEndId.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/database.js';
+import { grouped } from '../../platform/grouped.js';
 import type { Party, SimulatedOutage } from '../../platform/schema.js';
 import {
   ProviderError,
@@ -79,6 +80,19 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
 
   private outageRead: { mode: SimulatedOutage | undefined; at: number } | null = null;
 
+  /**
+   * Whether the account has an outcome armed for its next charge, asked for the charges of many
+   * requests at once: the usual charge then takes no round trip of its own here. One armed after
+   * the answer applies to the next charge, as one armed just after the call would.
+   */
+  /** The usual withdrawal sends of many requests in one statement (repository.receiveUsualWithdrawals). */
+  private readonly receiveUsual = grouped((withdrawals: repository.ArrivingWithdrawal[]) => repository.receiveUsualWithdrawals(this.db, withdrawals));
+
+  private readonly chargeArmed = grouped(async (accountIds: string[]) => {
+    const armed = await repository.armedAmong(this.db, 'charge', accountIds);
+    return accountIds.map((accountId) => armed.has(accountId));
+  });
+
   constructor(
     readonly id: string,
     private readonly db: Db,
@@ -96,7 +110,7 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
 
   async createCharge(request: ChargeRequest): Promise<CreatedCharge> {
     const outage = await this.refuseIfDown();
-    const outcome = await repository.takeDirective(this.db, request.accountId, 'charge');
+    const outcome = (await this.chargeArmed(request.accountId)) ? await repository.takeDirective(this.db, request.accountId, 'charge') : undefined;
     if (outcome === 'provider_error') throw new ProviderError('simulated provider error on charge creation');
     if (outage === 'timeout') {
       // Registered, but the answer never comes back: the orphan the gateway removes later.
@@ -137,7 +151,9 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
       accountId: request.accountId,
       createdAt: now,
     };
-    // One round trip for the usual send; a directive or a DICT key is decided below.
+    // The usual send, with those of other requests: recorded in one statement unless a directive is armed.
+    if (!inDict && (await this.receiveUsual({ ...withdrawal, beneficiary, settleAt }))) return { status: 'accepted' };
+    // One round trip for a lone send; a directive or a DICT key is decided below.
     const receipt = await repository.receiveWithdrawal(this.db, withdrawal, inDict ? null : { beneficiary, settleAt });
     // A send received already (the same transaction id, as a PSP's idEnvio) is acknowledged again, never made twice.
     if (receipt.existing || receipt.recorded) return { status: 'accepted' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupWrite } from '../../src/platform/groupWrite.js';
+import { grouped } from '../../src/platform/grouped.js';
 
 /** A write whose calls are recorded and finished by the test, one at a time. */
 function controlledWrite() {
@@ -13,10 +13,10 @@ function controlledWrite() {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('groupWrite', () => {
+describe('grouped', () => {
   it('writes a lone item at once, and the items that arrive meanwhile together in one later write', async () => {
     const { calls, write } = controlledWrite();
-    const submit = groupWrite(write);
+    const submit = grouped(write);
     const first = submit('a');
     await settle();
     expect(calls.map((call) => call.items)).toEqual([['a']]);
@@ -39,7 +39,7 @@ describe('groupWrite', () => {
 
   it('fails every item of a failed write with its error, and writes the items queued after it', async () => {
     const { calls, write } = controlledWrite();
-    const submit = groupWrite(write);
+    const submit = grouped(write);
     const first = submit('a');
     await settle();
     const second = submit('b');
@@ -54,7 +54,7 @@ describe('groupWrite', () => {
 
   it('writes at most maxBatch items at a time', async () => {
     const { calls, write } = controlledWrite();
-    const submit = groupWrite(write, 2);
+    const submit = grouped(write, 2);
     const all = ['a', 'b', 'c', 'd', 'e'].map(submit);
     await settle();
     calls[0]?.finish();
@@ -67,7 +67,7 @@ describe('groupWrite', () => {
   });
 
   it('refuses an answer without one result per item', async () => {
-    const submit = groupWrite(async (items: string[]) => items.slice(1));
-    await expect(submit('a')).rejects.toThrow('group write answered 0 results for 1 items');
+    const submit = grouped(async (items: string[]) => items.slice(1));
+    await expect(submit('a')).rejects.toThrow('grouped call answered 0 results for 1 items');
   });
 });

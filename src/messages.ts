@@ -88,6 +88,7 @@ export const messages = {
   recurrenceStartDateTooFar: 'startDate deve estar nos próximos 5 anos.',
   recurrencesUnavailable: 'Pix Automático não está disponível nos provedores configurados.',
   recurrenceNotFound: 'Recorrência não encontrada.',
+  recurrenceIdInvalid: 'recurrenceId inválido.',
   recurrenceStartingAfterInvalid: 'startingAfter deve ser o id de uma recorrência desta conta.',
   recurrenceNotCancellable: (status: string) => `Recorrência não pode ser cancelada (status atual: ${status}).`,
   recurrenceNotAwaitingAuthorization: (status: string) => `Recorrência não aguarda autorização do pagador (status atual: ${status}).`,

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
-import type { RecurrenceCycleRow, RecurrenceCyclesTable, RecurrenceRow, RecurrencesTable, TransactionRow } from '../platform/schema.js';
+import type { RecurrenceCycleRow, RecurrenceCyclesTable, RecurrenceRow, RecurrencesTable, RecurrenceStatus, TransactionRow } from '../platform/schema.js';
 import type { CycleWithCharge } from './presenter.js';
 import type { RecurrenceTransition } from './states.js';
 
@@ -74,15 +74,9 @@ export function recurrencesWithCycleDue(db: Executor, upTo: string, limit: numbe
     .execute();
 }
 
-/** Requests awaiting the payer whose expiry has come. */
-export function lapsedAuthorizations(db: Executor, now: Date, limit: number): Promise<{ id: string }[]> {
-  return db
-    .selectFrom('recurrences')
-    .select('id')
-    .where('status', '=', 'awaiting_authorization')
-    .where('authorizationExpiresAt', '<=', now)
-    .limit(limit)
-    .execute();
+/** Requests (sent or not) whose expiry has come, in one of `statuses`. */
+export function lapsedAuthorizations(db: Executor, statuses: readonly RecurrenceStatus[], now: Date, limit: number): Promise<{ id: string }[]> {
+  return db.selectFrom('recurrences').select('id').where('status', 'in', statuses).where('authorizationExpiresAt', '<=', now).limit(limit).execute();
 }
 
 /** The recurrence's next cycle to charge moves on (charged or skipped). */

@@ -5,6 +5,7 @@ import { transactionSchema } from '../transactions/schemas.js';
 import { presentCycle, presentRecurrence } from './presenter.js';
 import {
   createRecurrenceBody,
+  idempotentRecurrenceSchema,
   cycleOf,
   cycleParams,
   listRecurrencesQuery,
@@ -32,14 +33,15 @@ export const recurrenceRoutes =
           ...common,
           summary: 'Create a Pix Automático recurrence',
           description:
-            "BCB's rec with its authorization request (solicrec) to the payer: answers 201 with status awaiting_authorization. Once authorized, each cycle's charge (a pix_in transaction) is created from 10 to 2 days before its date. With an externalRef already used, answers 200 with that recurrence.",
+            "BCB's rec with its authorization request (solicrec) to the payer: answers 201 with status awaiting_authorization. Once authorized, each cycle's charge (a pix_in transaction) is created from 10 to 2 days before its date. With an externalRef already used, answers 200 with that recurrence and idempotent: true.",
           body: createRecurrenceBody,
-          response: { 201: recurrenceSchema, 200: recurrenceSchema, ...errorResponses(400, 401, 403, 422, 502) },
+          response: { 201: recurrenceSchema, 200: idempotentRecurrenceSchema, ...errorResponses(400, 401, 403, 422, 502) },
         },
       },
       async (request, reply) => {
         const { outcome, recurrence } = await recurrences.create(request.merchant.account, request.body);
-        return reply.code(outcome === 'created' ? 201 : 200).send(presentRecurrence(recurrence));
+        if (outcome === 'replayed') return reply.code(200).send({ ...presentRecurrence(recurrence), idempotent: true as const });
+        return reply.code(201).send(presentRecurrence(recurrence));
       },
     );
 
@@ -66,7 +68,7 @@ export const recurrenceRoutes =
           ...common,
           summary: 'One recurrence with its cycles',
           params: recurrenceIdParams,
-          response: { 200: recurrenceWithCyclesSchema, ...errorResponses(401, 403, 404) },
+          response: { 200: recurrenceWithCyclesSchema, ...errorResponses(400, 401, 403, 404) },
         },
       },
       async (request) => withCycles(request.merchant.account.id, recurrenceIdOf(request.params.id)),
@@ -81,7 +83,7 @@ export const recurrenceRoutes =
           description:
             'Nothing more is debited: the recurrence is cancelled (recurrence.cancelled) and so are its pending cycles (transaction.cancelled each).',
           params: recurrenceIdParams,
-          response: { 200: recurrenceWithCyclesSchema, ...errorResponses(401, 403, 404, 422, 502) },
+          response: { 200: recurrenceWithCyclesSchema, ...errorResponses(400, 401, 403, 404, 422, 502) },
         },
       },
       async (request) => {
@@ -100,7 +102,7 @@ export const recurrenceRoutes =
           summary: "Cancel one cycle's charge",
           description: "Before the cycle's due date only (BCB); the recurrence goes on. Answers the cycle's transaction, cancelled.",
           params: cycleParams,
-          response: { 200: transactionSchema, ...errorResponses(401, 403, 404, 422, 502) },
+          response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422, 502) },
         },
       },
       async (request) =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError } from '../errors.js';
+import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { messages, receivedText } from '../messages.js';
 import { isValidCnpj, isValidCpf } from '../pix/documents.js';
 import { dayStart } from '../platform/saoPauloDay.js';
@@ -128,6 +128,8 @@ const recurrenceFields = {
 };
 
 export const recurrenceSchema = z.object(recurrenceFields).meta({ id: 'Recurrence' });
+/** A replay (an externalRef already used): the recurrence as it is now, marked as charges' and withdrawals' replays are. */
+export const idempotentRecurrenceSchema = recurrenceSchema.extend({ idempotent: z.literal(true) }).meta({ id: 'IdempotentRecurrence' });
 export const recurrenceWithCyclesSchema = z.object({ ...recurrenceFields, cycles: z.array(cycleSchema) }).meta({ id: 'RecurrenceWithCycles' });
 
 export const recurrenceListResponse = z.object({
@@ -158,9 +160,9 @@ export function recurrenceEventBodySchema(name: RecurrenceEventName) {
   });
 }
 
-/** A recurrence id as the service takes it: a malformed one is simply not found. */
+/** A recurrence id as the service takes it: a malformed one is a 400, as every other malformed id. */
 export const recurrenceIdOf = (id: string): string => {
-  if (!isId(id)) throw new NotFoundError(messages.recurrenceNotFound);
+  if (!isId(id)) throw new InvalidRequestError(messages.recurrenceIdInvalid);
   return id;
 };
 

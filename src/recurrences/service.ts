@@ -173,17 +173,20 @@ export class RecurrenceService {
       if (lapsed || !allowsRecurrence(transition, row.status)) {
         throw new InvalidStateError(messages.recurrenceNotAwaitingAuthorization(lapsed ? RECURRENCE.expire.to : row.status));
       }
-      return this.move(tx, row, transition, now);
+      // A refused recurrence has no next cycle.
+      return this.move(tx, row, transition, now, transition === RECURRENCE.refuse ? { nextCycleDate: null } : {});
     });
   }
 
   /**
    * The merchant or the payer cancels the recurrence: its provider first (nothing more is debited),
-   * then the recurrence and its cycles' pending charges, with their events.
+   * then the recurrence and its cycles' pending charges, with their events (a charge already past
+   * its expiry expires instead).
    */
   async cancel(accountId: string, id: string, by: 'merchant' | 'payer'): Promise<RecurrenceRow> {
+    const transition = by === 'merchant' ? RECURRENCE.cancel : RECURRENCE.payerCancel;
     const row = await this.get(accountId, id);
-    if (!allowsRecurrence(RECURRENCE.cancel, row.status)) throw new InvalidStateError(messages.recurrenceNotCancellable(row.status));
+    this.assertCancellable(row, transition);
     if (row.providerRecurrenceId) {
       const providerRecurrenceId = row.providerRecurrenceId;
       await this.callProvider(row.providerId, (recurrences) => recurrences.cancelRecurrence(providerRecurrenceId));
@@ -191,11 +194,21 @@ export class RecurrenceService {
     return this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();
       const locked = await this.lockOrThrow(tx, id, accountId);
-      if (!allowsRecurrence(RECURRENCE.cancel, locked.status)) throw new InvalidStateError(messages.recurrenceNotCancellable(locked.status));
-      const cancelled = await this.move(tx, locked, RECURRENCE.cancel, now, { cancelledBy: by, nextCycleDate: null });
-      for (const charge of await repository.lockPendingCycleCharges(tx, id)) await applyTransition(tx, charge, CHARGE.cancel, now);
+      this.assertCancellable(locked, transition);
+      const cancelled = await this.move(tx, locked, transition, now, { cancelledBy: by, nextCycleDate: null });
+      for (const charge of await repository.lockPendingCycleCharges(tx, id)) {
+        await applyTransition(tx, charge, chargeStatusAt(charge, now) === CHARGE.expire.to ? CHARGE.expire : CHARGE.cancel, now);
+      }
       return cancelled;
     });
+  }
+
+  /** A request that lapsed is expired, whether or not the worker has moved it yet. */
+  private assertCancellable(row: RecurrenceRow, transition: RecurrenceTransition): void {
+    const lapsed = allowsRecurrence(RECURRENCE.expire, row.status) && row.authorizationExpiresAt <= this.clock.now();
+    if (lapsed || !allowsRecurrence(transition, row.status)) {
+      throw new InvalidStateError(messages.recurrenceNotCancellable(lapsed ? RECURRENCE.expire.to : row.status));
+    }
   }
 
   /**
@@ -335,10 +348,10 @@ export class RecurrenceService {
     });
   }
 
-  /** Worker step: requests the payer did not answer in time expire (recurrence.expired). */
+  /** Worker step: requests the payer did not answer in time, or never sent (`created`), expire (recurrence.expired). */
   async expireAuthorizations(batch = 50): Promise<number> {
     let expired = 0;
-    for (const { id } of await repository.lapsedAuthorizations(this.db, this.clock.now(), batch)) {
+    for (const { id } of await repository.lapsedAuthorizations(this.db, RECURRENCE.expire.from, this.clock.now(), batch)) {
       await this.db.transaction().execute(async (tx) => {
         const now = this.clock.now();
         const row = await this.lockOrThrow(tx, id);

@@ -29,10 +29,12 @@ export const RECURRENCE = frozen({
   request: { from: ['created'], to: 'awaiting_authorization', events: [] },
   authorize: { from: ['awaiting_authorization'], to: 'authorized', events: ['recurrence.authorized'] },
   refuse: { from: ['awaiting_authorization'], to: 'refused', events: ['recurrence.refused'] },
-  /** The request lapsed without an answer. */
-  expire: { from: ['awaiting_authorization'], to: 'expired', events: ['recurrence.expired'] },
-  /** By the merchant (any open status) or the payer (once asked). */
+  /** The request lapsed without an answer, or was never sent (a provider that failed, no externalRef to retry with). */
+  expire: { from: ['created', 'awaiting_authorization'], to: 'expired', events: ['recurrence.expired'] },
+  /** By the merchant, in any open status. */
   cancel: { from: ['created', 'awaiting_authorization', 'authorized'], to: 'cancelled', events: ['recurrence.cancelled'] },
+  /** By the payer, once asked: a recurrence still `created` was never shown to them. */
+  payerCancel: { from: ['awaiting_authorization', 'authorized'], to: 'cancelled', events: ['recurrence.cancelled'] },
 } as const satisfies Record<string, RecurrenceTransition>);
 
 export const allowsRecurrence = (transition: RecurrenceTransition, status: RecurrenceStatus): boolean => transition.from.includes(status);

@@ -85,7 +85,8 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     const id: string = created.body.id;
     const replayed = await create({ externalRef: 'academia-maria' });
     expect(replayed.status).toBe(200);
-    expect(replayed.body.id).toBe(id);
+    // Marked as the spec marks charges' and withdrawals' replays.
+    expect(replayed.body).toEqual({ ...created.body, idempotent: true });
 
     expect(await cycles()).toBe(0);
     const authorized = await sandbox(`${id}/authorize`);
@@ -237,7 +238,7 @@ describe(`Pix Automático recurrences (${backend})`, () => {
   it('the payer refuses: refused, recurrence.refused, no cycle', async () => {
     const { id } = (await create()).body;
     const refused = await sandbox(`${id}/refuse`);
-    expect(refused.body).toMatchObject({ status: 'refused' });
+    expect(refused.body).toMatchObject({ status: 'refused', nextCycleDate: null });
     expect((await sandbox(`${id}/authorize`)).body).toEqual({ error: messages.recurrenceNotAwaitingAuthorization('refused') });
     expect((await sandbox(`${id}/cancel`)).body).toEqual({ error: messages.recurrenceNotCancellable('refused') });
     advanceDays(3);
@@ -271,9 +272,51 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(await gateway.services.recurrences.expireAuthorizations()).toBe(0);
     advanceDays(1);
     expect((await sandbox(`${lapsing.id}/authorize`)).body).toEqual({ error: messages.recurrenceNotAwaitingAuthorization('expired') });
+    // Lapsed, not yet expired by the worker: cancelled by neither side.
+    expect((await sandbox(`${lapsing.id}/cancel`)).body).toEqual({ error: messages.recurrenceNotCancellable('expired') });
+    const lateCancel = await gateway.call('POST', `/v1/recurrences/${lapsing.id}/cancel`, { key: merchant.apiKey });
+    expect(lateCancel).toMatchObject({ status: 422, body: { error: messages.recurrenceNotCancellable('expired') } });
     expect(await gateway.services.recurrences.expireAuthorizations()).toBe(1);
-    expect((await read(lapsing.id)).status).toBe('expired');
+    expect(await read(lapsing.id)).toMatchObject({ status: 'expired', nextCycleDate: null });
     expect(await recurrenceEvents(lapsing.id)).toEqual(['recurrence.expired']);
+  });
+
+  it('a cancellation expires (not cancels) a pending cycle already past its expiry', async () => {
+    const { id } = (await create({ startDate: dayAfter(today(), 5), retryPolicy: 'none' })).body;
+    await sandbox(`${id}/authorize`);
+    expect(await cycles()).toBe(1);
+    // Never debited: past its due day, the charge has expired though the expiry worker has not moved it yet.
+    advanceDays(6);
+    const cancelled = await gateway.call('POST', `/v1/recurrences/${id}/cancel`, { key: merchant.apiKey });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body.cycles.map((cycle: JsonBody) => cycle.status)).toEqual(['expired']);
+    expect(await eventNames(gateway, cancelled.body.cycles[0].transactionId)).toEqual(['transaction.expired']);
+    expect(await recurrenceEvents(id)).toEqual(['recurrence.authorized', 'recurrence.cancelled']);
+  });
+
+  it('a recurrence left created by a failing provider: the payer cannot cancel it, and it expires with its request time', async () => {
+    const outage = (mode: string) => gateway.admin('POST', '/sandbox/v1/providers/default/outage', { mode });
+    expect((await outage('down')).status).toBe(200);
+    const failed = await create({ startDate: dayAfter(today(), 4) });
+    expect((await outage('up')).status).toBe(200);
+    expect(failed).toMatchObject({ status: 502, body: { error: messages.recurrenceProviderFailed } });
+    const [row] = await gateway.database.db
+      .selectFrom('recurrences')
+      .selectAll()
+      .where('accountId', '=', merchant.accountId)
+      .orderBy('createdAt', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .execute();
+    expect(row).toMatchObject({ status: 'created', providerRecurrenceId: null });
+    const id = row!.id;
+    // Never asked, the payer has nothing to cancel.
+    expect((await sandbox(`${id}/cancel`)).body).toEqual({ error: messages.recurrenceNotCancellable('created') });
+    expect(await gateway.services.recurrences.expireAuthorizations()).toBe(0);
+    advanceDays(5);
+    expect(await gateway.services.recurrences.expireAuthorizations()).toBe(1);
+    expect(await read(id)).toMatchObject({ status: 'expired', nextCycleDate: null, cancelledBy: null });
+    expect(await recurrenceEvents(id)).toEqual(['recurrence.expired']);
   });
 
   it("a failed debit racing the recurrence's cancel: each answers 200 or 422, never a 500 (one lock order; proved on the PostgreSQL server)", async () => {
@@ -307,7 +350,18 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(next.body.recurrences.map((row: JsonBody) => row.id)).not.toContain(page.body.recurrences[0].id);
     const bad = await gateway.call('GET', '/v1/recurrences?startingAfter=nope', { key: merchant.apiKey });
     expect(bad.body).toEqual({ error: messages.recurrenceStartingAfterInvalid });
-    expect((await gateway.call('GET', '/v1/recurrences/nope', { key: merchant.apiKey })).body).toEqual({ error: messages.recurrenceNotFound });
+    // A malformed id is a 400, as every other malformed id; a well-formed unknown one a 404.
+    for (const [method, path] of [
+      ['GET', '/v1/recurrences/nope'],
+      ['POST', '/v1/recurrences/nope/cancel'],
+      ['POST', '/v1/recurrences/nope/cycles/1/cancel'],
+      ['POST', '/sandbox/v1/recurrences/nope/authorize'],
+      ['POST', '/sandbox/v1/recurrences/nope/cancel'],
+    ] as const) {
+      expect(await gateway.call(method, path, { key: merchant.apiKey }), path).toMatchObject({ status: 400, body: { error: messages.recurrenceIdInvalid } });
+    }
+    const unknown = await gateway.call('GET', '/v1/recurrences/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', { key: merchant.apiKey });
+    expect(unknown).toMatchObject({ status: 404, body: { error: messages.recurrenceNotFound } });
     const other = await gateway.createMerchant();
     const mine = page.body.recurrences[0].id;
     expect((await gateway.call('GET', `/v1/recurrences/${mine}`, { key: other.apiKey })).status).toBe(404);

@@ -43,7 +43,7 @@ describe('recurrences', () => {
       amountCents: 9990,
       externalRef: 'academia-maria',
     });
-    expect(await pix.recurrences.create(recurrence('C-1', { externalRef: 'academia-maria' }))).toMatchObject({ id: created.id });
+    expect(await pix.recurrences.create(recurrence('C-1', { externalRef: 'academia-maria' }))).toMatchObject({ id: created.id, idempotent: true });
     for (const contract of ['C-2', 'C-3', 'C-4', 'C-5']) await pix.recurrences.create(recurrence(contract));
 
     const from = sent.length;

@@ -82,8 +82,8 @@ export type DefenseRequest = RequestBody<'defendInfraction'>;
 export type Recurrence = Schemas['Recurrence'];
 export type RecurrenceWithCycles = Schemas['RecurrenceWithCycles'];
 export type CreateRecurrenceRequest = RequestBody<'createRecurrence'>;
-/** 201: a new recurrence; 200 (the same body): the one its `externalRef` already created. */
-export type CreatedRecurrence = ResponseBody<'createRecurrence', 201>;
+/** 201: a new recurrence; 200 (`idempotent: true`): the one its `externalRef` already created. */
+export type CreatedRecurrence = ResponseBody<'createRecurrence', 201> | ResponseBody<'createRecurrence', 200>;
 export type RecurrencePage = ResponseBody<'listRecurrences', 200>;
 /** `limit` is the page size (1 to 100); `startingAfter` a recurrence's id. */
 export type ListRecurrencesParams = Omit<QueryOf<'listRecurrences'>, 'limit'> & { limit?: number };

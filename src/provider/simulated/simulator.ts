@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { buildDynamicBrCode } from '../../pix/brcode.js';
 import { generateEndToEndId } from '../../pix/endToEndId.js';
 import type { Clock } from '../../platform/clock.js';
+import { dayOf } from '../../platform/saoPauloDay.js';
 import type { Db } from '../../platform/database.js';
 import { grouped } from '../../platform/grouped.js';
 import type { Party, SimulatedOutage } from '../../platform/schema.js';
@@ -66,8 +67,8 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   readonly recurrences: RecurrenceProvider = {
     createRecurrence: async (request) => {
       await this.failIfOut();
-      // BCB's idRec: R, R (retries allowed) or N, the ISPB, the creation day, 11 characters of our own.
-      const day = this.clock.now().toISOString().slice(0, 10).replaceAll('-', '');
+      // BCB's idRec: R, R (retries allowed) or N, the ISPB, the creation day (Brasília's), 11 characters of our own.
+      const day = dayOf(this.clock.now()).replaceAll('-', '');
       const sequence = request.recurrenceId.replaceAll('-', '').slice(-11);
       return { providerRecurrenceId: `R${request.retriesAllowed ? 'R' : 'N'}${SIMULATED_ISPB}${day}${sequence}` };
     },

@@ -213,7 +213,7 @@ export interface paths {
     put?: never;
     /**
      * Create a Pix Automático recurrence
-     * @description BCB's rec with its authorization request (solicrec) to the payer: answers 201 with status awaiting_authorization. Once authorized, each cycle's charge (a pix_in transaction) is created from 10 to 2 days before its date. With an externalRef already used, answers 200 with that recurrence.
+     * @description BCB's rec with its authorization request (solicrec) to the payer: answers 201 with status awaiting_authorization. Once authorized, each cycle's charge (a pix_in transaction) is created from 10 to 2 days before its date. With an externalRef already used, answers 200 with that recurrence and idempotent: true.
      */
     post: operations['createRecurrence'];
     delete?: never;
@@ -1545,6 +1545,39 @@ export interface components {
       nextCycleDate: string | null;
       createdAt: number;
       updatedAt: number;
+    };
+    IdempotentRecurrence: {
+      id: string;
+      /** @description BCB's idRec, once the provider registered it. */
+      providerRecurrenceId: string | null;
+      /** @enum {string} */
+      status: 'created' | 'awaiting_authorization' | 'authorized' | 'refused' | 'cancelled' | 'expired';
+      contract: string;
+      debtor: {
+        name: string;
+        document: string;
+        /** @enum {string} */
+        documentType: 'cpf' | 'cnpj';
+      };
+      object: string | null;
+      /** @enum {string} */
+      frequency: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'annual';
+      amountCents: number | null;
+      maxAmountCents: number | null;
+      startDate: string;
+      endDate: string | null;
+      /** @enum {string} */
+      retryPolicy: 'none' | 'three_in_seven_days';
+      externalRef: string | null;
+      /** @description Unix milliseconds: the payer's authorization request lapses then. */
+      authorizationExpiresAt: number;
+      cancelledBy: ('merchant' | 'payer') | null;
+      /** @description The day of the next cycle not charged yet; null once there is none. */
+      nextCycleDate: string | null;
+      createdAt: number;
+      updatedAt: number;
+      /** @constant */
+      idempotent: true;
     };
     RecurrenceWithCycles: {
       id: string;
@@ -4213,7 +4246,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Recurrence'];
+          'application/json': components['schemas']['IdempotentRecurrence'];
         };
       };
       /** @description Created */

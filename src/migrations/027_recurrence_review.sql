@@ -2,3 +2,11 @@
 -- A recurrence left `created` (its provider failed, no externalRef to retry with) expires as a request does: the sweep reads both.
 DROP INDEX recurrences_awaiting;
 CREATE INDEX recurrences_awaiting ON recurrences (authorization_expires_at) WHERE status IN ('created', 'awaiting_authorization');
+
+-- A cycle the worker reached too late for BCB's cobr (less than 2 days before its date) is recorded
+-- as skipped, without a charge: the cycles are keyed by recurrence and number, a charge optional.
+ALTER TABLE recurrence_cycles DROP CONSTRAINT recurrence_cycles_pkey;
+ALTER TABLE recurrence_cycles ALTER COLUMN transaction_id DROP NOT NULL;
+ALTER TABLE recurrence_cycles ADD CONSTRAINT recurrence_cycles_transaction UNIQUE (transaction_id);
+ALTER TABLE recurrence_cycles ADD COLUMN status text NOT NULL DEFAULT 'charged' CHECK (status IN ('charged', 'skipped'));
+ALTER TABLE recurrence_cycles ADD CHECK ((status = 'skipped') = (transaction_id IS NULL));

@@ -487,9 +487,16 @@ export interface RecurrencesTable {
 }
 export type RecurrenceRow = Selectable<RecurrencesTable>;
 
-/** One cycle's charge of a recurrence (BCB's cobr): its pix_in transaction, due day and debit attempts. */
+/** A cycle is charged (a cobr, its pix_in transaction) or skipped: reached too late for BCB's cobr (less than 2 days before its date), no charge. */
+export const CYCLE_STATUSES = ['charged', 'skipped'] as const;
+export type CycleStatus = (typeof CYCLE_STATUSES)[number];
+
+/** One cycle of a recurrence: its charge (BCB's cobr, a pix_in transaction), due day and debit attempts; or its skip. */
 export interface RecurrenceCyclesTable {
-  transactionId: string;
+  /** The cycle's charge; null when skipped. */
+  transactionId: string | null;
+  /** Inserted once, never changed (migration 027's CHECK holds the list). */
+  status: CycleStatus;
   recurrenceId: string;
   accountId: string;
   cycle: number;

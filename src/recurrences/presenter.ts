@@ -24,9 +24,10 @@ export function presentRecurrence(row: RecurrenceRow) {
   };
 }
 
-/** A cycle with its transaction's status and amount. */
-export type CycleWithCharge = RecurrenceCycleRow & { status: TransactionStatus; amountCents: number };
+/** A cycle with its transaction's status and amount (null when skipped: no transaction). */
+export type CycleWithCharge = RecurrenceCycleRow & { chargeStatus: TransactionStatus | null; amountCents: number | null };
 
+/** A charged cycle shows its transaction's status; a skipped one `skipped`. */
 export function presentCycle(cycle: CycleWithCharge) {
   return {
     cycle: cycle.cycle,
@@ -34,7 +35,7 @@ export function presentCycle(cycle: CycleWithCharge) {
     dueDate: cycle.dueDate,
     attemptDate: cycle.attemptDate,
     failedAttempts: cycle.failedAttempts,
-    status: cycle.status,
+    status: cycle.chargeStatus ?? cycle.status,
     amountCents: cycle.amountCents,
   };
 }

@@ -80,34 +80,34 @@ export function lapsedAuthorizations(db: Executor, statuses: readonly Recurrence
 }
 
 /** The recurrence's next cycle to charge moves on (charged or skipped). */
-export async function advanceCycle(tx: Tx, id: string, nextCycle: number, nextCycleDate: string | null, at: Date): Promise<void> {
-  await tx.updateTable('recurrences').set({ nextCycle, nextCycleDate, updatedAt: at }).where('id', '=', id).execute();
+export function advanceCycle(tx: Tx, id: string, nextCycle: number, nextCycleDate: string | null, at: Date): Promise<RecurrenceRow> {
+  return tx.updateTable('recurrences').set({ nextCycle, nextCycleDate, updatedAt: at }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function insertCycle(tx: Tx, cycle: Insertable<RecurrenceCyclesTable>): Promise<void> {
-  await tx.insertInto('recurrenceCycles').values(cycle).execute();
+export function insertCycle(tx: Tx, cycle: Insertable<RecurrenceCyclesTable>): Promise<RecurrenceCycleRow> {
+  return tx.insertInto('recurrenceCycles').values(cycle).returningAll().executeTakeFirstOrThrow();
 }
 
-/** A recurrence's cycles, in order, with their transactions' status and amount. */
+/** A recurrence's cycles, in order, with their transactions' status and amount (none for a skipped cycle). */
 export function listCycles(db: Executor, accountId: string, recurrenceId: string): Promise<CycleWithCharge[]> {
   return db
     .selectFrom('recurrenceCycles as c')
-    .innerJoin('transactions as t', 't.id', 'c.transactionId')
+    .leftJoin('transactions as t', 't.id', 'c.transactionId')
     .selectAll('c')
-    .select(['t.status', 't.amountCents'])
+    .select(['t.status as chargeStatus', 't.amountCents'])
     .where('c.accountId', '=', accountId)
     .where('c.recurrenceId', '=', recurrenceId)
     .orderBy('c.cycle')
     .execute();
 }
 
-/** One cycle of the account's recurrence, locked with its transaction for a change. */
+/** One cycle of the account's recurrence, locked with its transaction (none when skipped) for a change. */
 export async function lockCycle(
   tx: Tx,
   accountId: string,
   recurrenceId: string,
   cycle: number,
-): Promise<{ cycle: RecurrenceCycleRow; charge: TransactionRow } | undefined> {
+): Promise<{ cycle: RecurrenceCycleRow; charge: TransactionRow | null } | undefined> {
   const row = await tx
     .selectFrom('recurrenceCycles')
     .selectAll()
@@ -117,6 +117,7 @@ export async function lockCycle(
     .forUpdate()
     .executeTakeFirst();
   if (!row) return undefined;
+  if (row.transactionId === null) return { cycle: row, charge: null };
   const charge = await tx.selectFrom('transactions').selectAll().where('id', '=', row.transactionId).forUpdate().executeTakeFirstOrThrow();
   return { cycle: row, charge };
 }

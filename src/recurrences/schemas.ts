@@ -71,7 +71,9 @@ export const createRecurrenceBody = z
       maxAmountCents: amountField(messages.recurrenceMaxAmountInvalid)
         .optional()
         .meta({ description: 'Present: a variable recurrence whose cycles the payer authorizes up to this ceiling. Absent: a fixed value.' }),
-      startDate: dayField(messages.recurrenceStartDateInvalid).meta({ description: 'The first cycle’s day: today or later (AAAA-MM-DD).' }),
+      startDate: dayField(messages.recurrenceStartDateInvalid).meta({
+        description: 'The first cycle’s day, at least 3 days ahead (AAAA-MM-DD): the payer may authorize until the end of the 3rd day before it.',
+      }),
       endDate: dayField(messages.recurrenceEndDateInvalid).optional().meta({ description: 'The last day a cycle may fall on; absent: no end.' }),
       retryPolicy: z
         .string({ error: (issue) => messages.recurrenceRetryPolicyInvalid(receivedText(issue.input)) })
@@ -97,12 +99,14 @@ export type CreateRecurrenceBody = z.output<typeof createRecurrenceBody>;
 const cycleSchema = z
   .object({
     cycle: z.int().meta({ description: '1 = the start date.' }),
-    transactionId: z.string().meta({ description: "The cycle's pix_in transaction." }),
+    transactionId: z.string().nullable().meta({ description: "The cycle's pix_in transaction; null for a skipped cycle." }),
     dueDate: z.string().meta({ description: 'AAAA-MM-DD.' }),
     attemptDate: z.string().meta({ description: 'The day of the next (or last) debit attempt: the due date, then each retry’s.' }),
     failedAttempts: z.int(),
-    status: z.string().meta({ description: "The transaction's status." }),
-    amountCents: z.int(),
+    status: z.string().meta({
+      description: "The transaction's status; `skipped` for a cycle reached less than 2 days before its date (no charge, recurrence.cycle_skipped).",
+    }),
+    amountCents: z.int().nullable().meta({ description: "The transaction's amount; null for a skipped cycle." }),
   })
   .meta({ id: 'RecurrenceCycle' });
 
@@ -149,13 +153,13 @@ export const listRecurrencesQuery = z.object({
 export const recurrenceIdParams = z.object({ id: z.string().meta({ description: 'The recurrence id (UUID v7).' }) });
 export const cycleParams = recurrenceIdParams.extend({ cycle: z.string().meta({ description: 'The cycle’s number (1 = the start date).' }) });
 
-/** The body of a Pix Automático event (docs/webhooks.md): the recurrence, and the cycle for a retry. */
+/** The body of a Pix Automático event (docs/webhooks.md): the recurrence, and the cycle for a retry or a skip. */
 export function recurrenceEventBodySchema(name: RecurrenceEventName) {
   return z.object({
     eventId: z.string().meta({ description: 'Same as the X-Svc-Event-Id and webhook-id headers.' }),
     event: z.literal(name),
     ...recurrenceFields,
-    ...(name === 'recurrence.retry_scheduled' ? { cycle: cycleSchema } : {}),
+    ...(name === 'recurrence.retry_scheduled' || name === 'recurrence.cycle_skipped' ? { cycle: cycleSchema } : {}),
     occurredAt: z.int().meta({ description: 'When it happened (Unix milliseconds).' }),
   });
 }

@@ -31,6 +31,11 @@ const MAX_RETRIES = 3;
 const RETRY_WINDOW_DAYS = 7;
 /** How far ahead a recurrence may start (as a due date may be due). */
 const MAX_START_DAYS = 5 * 366;
+/**
+ * The payer may authorize until the end of the 3rd day before the start, so cycle 1's cobr is sent
+ * by the 2nd (BCB's least) with a day to spare: a recurrence starts at least 3 days ahead.
+ */
+const MIN_START_DAYS = CREATE_AHEAD_MIN_DAYS + 1;
 
 type Debit = { outcome: 'paid'; payment: ReceivedPayment } | { outcome: 'failed' };
 
@@ -62,14 +67,14 @@ export class RecurrenceService {
     }
     const now = this.clock.now();
     const today = dayOf(now);
-    if (input.startDate < today) throw new InvalidRequestError(messages.recurrenceStartDatePast);
+    if (input.startDate < dayAfter(today, MIN_START_DAYS)) throw new InvalidRequestError(messages.recurrenceStartDateTooSoon);
     if (input.startDate > dayAfter(today, MAX_START_DAYS)) throw new InvalidRequestError(messages.recurrenceStartDateTooFar);
     // The account's routing for charges, without a probe: nothing is sent before the row is written.
     const provider = (await this.routing.candidates('charges', account.id, { probe: false })).find((candidate) => candidate.recurrences);
     if (!provider) throw new InvalidStateError(messages.recurrencesUnavailable);
-    // The payer may authorize until the end of the start day (BCB's dataExpiracaoSolicitacao).
-    const authorizationExpiresAt = dayStart(dayAfter(input.startDate));
-    if (!authorizationExpiresAt) throw new Error(`no day after ${input.startDate}`);
+    // BCB's dataExpiracaoSolicitacao: the end of the 3rd day before the start (MIN_START_DAYS).
+    const authorizationExpiresAt = dayStart(dayAfter(input.startDate, -CREATE_AHEAD_MIN_DAYS));
+    if (!authorizationExpiresAt) throw new Error(`no day before ${input.startDate}`);
     const inserted = await repository.insertRecurrence(this.db, {
       id: newId(),
       accountId: account.id,
@@ -233,11 +238,16 @@ export class RecurrenceService {
 
   /** The cycle's charge, for the sandbox to find its provider. */
   async findCycle(accountId: string, id: string, cycleNumber: number): Promise<{ cycle: RecurrenceCycleRow; charge: TransactionRow }> {
-    return this.db.transaction().execute(async (tx) => {
-      const found = await repository.lockCycle(tx, accountId, id, cycleNumber);
-      if (!found) throw new NotFoundError(messages.recurrenceCycleNotFound);
-      return found;
-    });
+    return this.db.transaction().execute((tx) => this.lockChargedCycle(tx, accountId, id, cycleNumber));
+  }
+
+  /** A cycle with its charge, locked; a skipped one has none to act on. */
+  private async lockChargedCycle(tx: Tx, accountId: string, id: string, cycleNumber: number) {
+    const found = await repository.lockCycle(tx, accountId, id, cycleNumber);
+    if (!found) throw new NotFoundError(messages.recurrenceCycleNotFound);
+    const { cycle, charge } = found;
+    if (!charge) throw new InvalidStateError(messages.recurrenceCycleNotPending(cycle.status));
+    return { cycle, charge };
   }
 
   /**
@@ -273,7 +283,7 @@ export class RecurrenceService {
           recurrence,
           ['recurrence.retry_scheduled'],
           now,
-          presentCycle({ ...rescheduled, status: charge.status, amountCents: charge.amountCents }),
+          presentCycle({ ...rescheduled, chargeStatus: charge.status, amountCents: charge.amountCents }),
         );
         return charge;
       }
@@ -284,8 +294,8 @@ export class RecurrenceService {
 
   /**
    * Worker step: each authorized recurrence whose next cycle is at most 10 days ahead gets that
-   * cycle's charge (or, when fewer than 2 days are left, skips it: too late for BCB). Returns
-   * how many recurrences moved on.
+   * cycle's charge (or, when fewer than 2 days are left, skips it, recorded with
+   * recurrence.cycle_skipped: too late for BCB). Returns how many recurrences moved on.
    */
   async createDueCycles(batch = 50): Promise<number> {
     const today = dayOf(this.clock.now());
@@ -300,13 +310,7 @@ export class RecurrenceService {
     const row = await repository.findRecurrence(this.db, accountId, id);
     if (row?.status !== RECURRENCE.authorize.to || row.nextCycleDate === null || row.providerRecurrenceId === null) return false;
     const { nextCycle: cycle, nextCycleDate: dueDate, providerRecurrenceId } = row;
-    if (dueDate < dayAfter(today, CREATE_AHEAD_MIN_DAYS)) {
-      await this.db.transaction().execute(async (tx) => {
-        const locked = await this.lockOrThrow(tx, id, accountId);
-        if (locked.nextCycle === cycle) await repository.advanceCycle(tx, id, cycle + 1, this.dateOfCycle(locked, cycle + 1), this.clock.now());
-      });
-      return true;
-    }
+    if (dueDate < dayAfter(today, CREATE_AHEAD_MIN_DAYS)) return this.skipCycle(id, accountId, cycle, dueDate);
     const account = await this.accounts.getAccount(accountId);
     const amountCents = row.amountCents ?? 0;
     const transactionId = newId();
@@ -342,8 +346,30 @@ export class RecurrenceService {
         createdAt: now,
         updatedAt: now,
       });
-      await repository.insertCycle(tx, { transactionId, recurrenceId: id, accountId, cycle, dueDate, attemptDate: dueDate, createdAt: now });
+      await repository.insertCycle(tx, { transactionId, status: 'charged', recurrenceId: id, accountId, cycle, dueDate, attemptDate: dueDate, createdAt: now });
       await repository.advanceCycle(tx, id, cycle + 1, this.dateOfCycle(locked, cycle + 1), now);
+      return true;
+    });
+  }
+
+  /** A cycle reached too late (a worker or provider down for days): recorded as skipped, without a charge, and the next one is due. */
+  private skipCycle(id: string, accountId: string, cycle: number, dueDate: string): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const now = this.clock.now();
+      const locked = await this.lockOrThrow(tx, id, accountId);
+      if (locked.status !== RECURRENCE.authorize.to || locked.nextCycle !== cycle) return false;
+      const skipped = await repository.insertCycle(tx, {
+        transactionId: null,
+        status: 'skipped',
+        recurrenceId: id,
+        accountId,
+        cycle,
+        dueDate,
+        attemptDate: dueDate,
+        createdAt: now,
+      });
+      const advanced = await repository.advanceCycle(tx, id, cycle + 1, this.dateOfCycle(locked, cycle + 1), now);
+      await this.recordEvents(tx, advanced, ['recurrence.cycle_skipped'], now, presentCycle({ ...skipped, chargeStatus: null, amountCents: null }));
       return true;
     });
   }
@@ -371,8 +397,7 @@ export class RecurrenceService {
   }
 
   private async lockPendingCycle(tx: Tx, accountId: string, id: string, cycleNumber: number) {
-    const found = await repository.lockCycle(tx, accountId, id, cycleNumber);
-    if (!found) throw new NotFoundError(messages.recurrenceCycleNotFound);
+    const found = await this.lockChargedCycle(tx, accountId, id, cycleNumber);
     const status = chargeStatusAt(found.charge, this.clock.now());
     if (status !== 'pending') throw new InvalidStateError(messages.recurrenceCycleNotPending(status));
     return found;

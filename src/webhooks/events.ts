@@ -29,8 +29,9 @@ export type EventName = (typeof CANONICAL_EVENTS)[number];
 /**
  * Pix Automático (DESIGN.md §17): the steps of a recurrence that no canonical event describes. A
  * cycle's charge is a pix_in transaction and uses the canonical ones (transaction.paid,
- * .failed, .expired, .cancelled); these say what happened to the recurrence itself, and that a
- * cycle's debit failed with a retry ahead. Their body is the recurrence (docs/webhooks.md).
+ * .failed, .expired, .cancelled); these say what happened to the recurrence itself, that a
+ * cycle's debit failed with a retry ahead, and that a cycle was skipped (no charge). Their body is
+ * the recurrence (docs/webhooks.md).
  */
 export const RECURRENCE_EVENTS = [
   'recurrence.authorized',
@@ -38,6 +39,7 @@ export const RECURRENCE_EVENTS = [
   'recurrence.expired',
   'recurrence.cancelled',
   'recurrence.retry_scheduled',
+  'recurrence.cycle_skipped',
 ] as const;
 export type RecurrenceEventName = (typeof RECURRENCE_EVENTS)[number];
 /** Every event the gateway sends: the 21 canonical ones, then the recurrences'. */

@@ -118,6 +118,7 @@ describe('webhooks section (OpenAPI 3.1)', () => {
     const names = Object.keys(document.webhooks ?? {});
     expect(names).toEqual([...GATEWAY_EVENTS]);
     expect(names).toContain('recurrence.retry_scheduled');
+    expect(names).toContain('recurrence.cycle_skipped');
     expect(names).toContain('transaction.paid');
     expect(names).toContain('transfer.partially_refunded');
     const headers = document.webhooks['transfer.paid'].post.parameters.map((parameter: JsonObject) => parameter.name);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
-import { dayAfter, dayOf } from '../../src/platform/saoPauloDay.js';
+import { dayAfter, dayOf, dayStart } from '../../src/platform/saoPauloDay.js';
 import { balanceOf, eventNames, eventually, readTransaction, registerEndpoint } from '../helpers/api.js';
 import { backend, startGateway, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -268,7 +268,7 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(cancelled.body).toMatchObject({ status: 'cancelled', cycle: 1 });
     expect((await read(id)).status).toBe('authorized');
 
-    const lapsing = (await create({ startDate: today() })).body;
+    const lapsing = (await create({ startDate: dayAfter(today(), 3) })).body;
     expect(await gateway.services.recurrences.expireAuthorizations()).toBe(0);
     advanceDays(1);
     expect((await sandbox(`${lapsing.id}/authorize`)).body).toEqual({ error: messages.recurrenceNotAwaitingAuthorization('expired') });
@@ -279,6 +279,52 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(await gateway.services.recurrences.expireAuthorizations()).toBe(1);
     expect(await read(lapsing.id)).toMatchObject({ status: 'expired', nextCycleDate: null });
     expect(await recurrenceEvents(lapsing.id)).toEqual(['recurrence.expired']);
+  });
+
+  it('a start less than 3 days ahead is refused; the payer may authorize until the end of the 3rd day before it, in time for cycle 1', async () => {
+    const before = await countRows();
+    for (const days of [0, 1, 2]) {
+      const refused = await create({ startDate: dayAfter(today(), days) });
+      expect(refused, `${days} days ahead`).toMatchObject({ status: 400, body: { error: messages.recurrenceStartDateTooSoon } });
+    }
+    expect(await countRows()).toBe(before);
+    const start = dayAfter(today(), 3);
+    const created = await create({ startDate: start });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // The end of today, the 3rd day before the start.
+    expect(created.body.authorizationExpiresAt).toBe(dayStart(dayAfter(today()))!.getTime());
+    // Authorized at its last moment: the worker, even a day late, still sends cycle 1's charge.
+    gateway.clock.advance(created.body.authorizationExpiresAt - 1_000 - gateway.clock.now().getTime());
+    expect((await sandbox(`${created.body.id}/authorize`)).status).toBe(200);
+    advanceDays(1);
+    await cycles();
+    expect((await read(created.body.id)).cycles[0]).toMatchObject({ cycle: 1, dueDate: start, status: 'pending' });
+  });
+
+  it('a cycle reached less than 2 days before its date is recorded as skipped, with recurrence.cycle_skipped; the next one is charged', async () => {
+    const start = dayAfter(today(), 4);
+    const { id } = (await create({ startDate: start })).body;
+    await sandbox(`${id}/authorize`);
+    // The worker (or the provider) is down until 1 day before cycle 1.
+    advanceDays(3);
+    await cycles(); // cycle 1 skipped, cycle 2 (7 days ahead) charged
+    const recurrence = await read(id);
+    expect(recurrence.nextCycleDate).toBe(dayAfter(start, 14));
+    expect(recurrence.cycles).toHaveLength(2);
+    const skipped = { cycle: 1, transactionId: null, dueDate: start, attemptDate: start, failedAttempts: 0, status: 'skipped', amountCents: null };
+    expect(recurrence.cycles[0]).toEqual(skipped);
+    expect(recurrence.cycles[1]).toMatchObject({ cycle: 2, dueDate: dayAfter(start, 7), status: 'pending', amountCents: 5_000 });
+    expect(await recurrenceEvents(id)).toEqual(['recurrence.authorized', 'recurrence.cycle_skipped']);
+    const [event] = (
+      await gateway.database.db.selectFrom('events').select(['transactionId', 'payload']).where('name', '=', 'recurrence.cycle_skipped').execute()
+    ).filter((row) => JSON.parse(row.payload).id === id);
+    expect(event!.transactionId).toBeNull();
+    expect(JSON.parse(event!.payload)).toMatchObject({ event: 'recurrence.cycle_skipped', id, status: 'authorized', cycle: skipped });
+    // Nothing to debit or cancel in a skipped cycle.
+    expect((await sandbox(`${id}/cycles/1/debit`, { outcome: 'paid' })).body).toEqual({ error: messages.recurrenceCycleNotPending('skipped') });
+    const cancelSkipped = await gateway.call('POST', `/v1/recurrences/${id}/cycles/1/cancel`, { key: merchant.apiKey });
+    expect(cancelSkipped).toMatchObject({ status: 422, body: { error: messages.recurrenceCycleNotPending('skipped') } });
+    expect(await gateway.ledgerProblems()).toEqual([]);
   });
 
   it('a cancellation expires (not cancels) a pending cycle already past its expiry', async () => {
@@ -371,7 +417,7 @@ describe(`Pix Automático recurrences (${backend})`, () => {
 
   it.each([
     ['an end before the start', { endDate: '2020-01-01' }, messages.recurrenceEndBeforeStart],
-    ['a start in the past', { startDate: '2020-01-01' }, messages.recurrenceStartDatePast],
+    ['a start in the past', { startDate: '2020-01-01' }, messages.recurrenceStartDateTooSoon],
     ['a start too far', { startDate: '2999-01-01' }, messages.recurrenceStartDateTooFar],
     ['a start that is no day', { startDate: '2027-02-30' }, messages.recurrenceStartDateInvalid],
     ['an end that is no day', { endDate: '31/12/2030' }, messages.recurrenceEndDateInvalid],

@@ -1373,6 +1373,26 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'recurrence.cycle_skipped': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Event recurrence.cycle_skipped
+     * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
+     */
+    post: operations['onRecurrenceCycleSkipped'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -1504,16 +1524,17 @@ export interface components {
     RecurrenceCycle: {
       /** @description 1 = the start date. */
       cycle: number;
-      /** @description The cycle's pix_in transaction. */
-      transactionId: string;
+      /** @description The cycle's pix_in transaction; null for a skipped cycle. */
+      transactionId: string | null;
       /** @description AAAA-MM-DD. */
       dueDate: string;
       /** @description The day of the next (or last) debit attempt: the due date, then each retry’s. */
       attemptDate: string;
       failedAttempts: number;
-      /** @description The transaction's status. */
+      /** @description The transaction's status; `skipped` for a cycle reached less than 2 days before its date (no charge, recurrence.cycle_skipped). */
       status: string;
-      amountCents: number;
+      /** @description The transaction's amount; null for a skipped cycle. */
+      amountCents: number | null;
     };
     Recurrence: {
       id: string;
@@ -2707,6 +2728,47 @@ export interface components {
       /** @description When it happened (Unix milliseconds). */
       occurredAt: number;
     };
+    RecurrenceCycleSkippedEvent: {
+      /** @description Same as the X-Svc-Event-Id and webhook-id headers. */
+      eventId: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      event: 'recurrence.cycle_skipped';
+      id: string;
+      /** @description BCB's idRec, once the provider registered it. */
+      providerRecurrenceId: string | null;
+      /** @enum {string} */
+      status: 'created' | 'awaiting_authorization' | 'authorized' | 'refused' | 'cancelled' | 'expired';
+      contract: string;
+      debtor: {
+        name: string;
+        document: string;
+        /** @enum {string} */
+        documentType: 'cpf' | 'cnpj';
+      };
+      object: string | null;
+      /** @enum {string} */
+      frequency: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'annual';
+      amountCents: number | null;
+      maxAmountCents: number | null;
+      startDate: string;
+      endDate: string | null;
+      /** @enum {string} */
+      retryPolicy: 'none' | 'three_in_seven_days';
+      externalRef: string | null;
+      /** @description Unix milliseconds: the payer's authorization request lapses then. */
+      authorizationExpiresAt: number;
+      cancelledBy: ('merchant' | 'payer') | null;
+      /** @description The day of the next cycle not charged yet; null once there is none. */
+      nextCycleDate: string | null;
+      createdAt: number;
+      updatedAt: number;
+      cycle: components['schemas']['RecurrenceCycle'];
+      /** @description When it happened (Unix milliseconds). */
+      occurredAt: number;
+    };
     /** @description The body of any webhook delivery: the event named by `event` (and by the X-Svc-Event header). */
     WebhookEvent:
       | components['schemas']['TransactionPaidEvent']
@@ -2734,7 +2796,8 @@ export interface components {
       | components['schemas']['RecurrenceRefusedEvent']
       | components['schemas']['RecurrenceExpiredEvent']
       | components['schemas']['RecurrenceCancelledEvent']
-      | components['schemas']['RecurrenceRetryScheduledEvent'];
+      | components['schemas']['RecurrenceRetryScheduledEvent']
+      | components['schemas']['RecurrenceCycleSkippedEvent'];
   };
   responses: never;
   parameters: never;
@@ -4228,7 +4291,7 @@ export interface operations {
           amountCents: number;
           /** @description Present: a variable recurrence whose cycles the payer authorizes up to this ceiling. Absent: a fixed value. */
           maxAmountCents?: number;
-          /** @description The first cycle’s day: today or later (AAAA-MM-DD). */
+          /** @description The first cycle’s day, at least 3 days ahead (AAAA-MM-DD): the payer may authorize until the end of the 3rd day before it. */
           startDate: string;
           /** @description The last day a cycle may fall on; absent: no end. */
           endDate?: string;
@@ -9537,6 +9600,48 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['RecurrenceRetryScheduledEvent'];
+      };
+    };
+    responses: {
+      /** @description Delivered. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Timeout, network error, 5xx, 408 and 429 are retried after 1 min, 5 min, 30 min, 2 h and 6 h; other answers are final. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onRecurrenceCycleSkipped: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description Canonical event name. */
+        'X-Svc-Event': string;
+        /** @description Event id: the same across URLs, attempts and resends. Deduplicate on it. */
+        'X-Svc-Event-Id': string;
+        /** @description `t=<timestamp>,v1=<base64>`: the same HMAC-SHA256 as webhook-signature (two v1= during a secret rotation). */
+        'X-Svc-Signature': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix seconds of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated when two secrets sign. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RecurrenceCycleSkippedEvent'];
       };
     };
     responses: {

@@ -10,3 +10,7 @@ ALTER TABLE recurrence_cycles ALTER COLUMN transaction_id DROP NOT NULL;
 ALTER TABLE recurrence_cycles ADD CONSTRAINT recurrence_cycles_transaction UNIQUE (transaction_id);
 ALTER TABLE recurrence_cycles ADD COLUMN status text NOT NULL DEFAULT 'charged' CHECK (status IN ('charged', 'skipped'));
 ALTER TABLE recurrence_cycles ADD CHECK ((status = 'skipped') = (transaction_id IS NULL));
+
+-- A cycle whose charge keeps failing at its provider waits (backing off) rather than stay at the head of the worker's sweep.
+ALTER TABLE recurrences ADD COLUMN cycle_failures integer NOT NULL DEFAULT 0;
+ALTER TABLE recurrences ADD COLUMN cycle_retry_at timestamptz;

@@ -482,6 +482,9 @@ export interface RecurrencesTable {
   cancelledBy: 'merchant' | 'payer' | null;
   nextCycle: Generated<number>;
   nextCycleDate: string | null;
+  /** The next cycle's charge failed at the provider this many times in a row; the worker tries it again from cycleRetryAt. */
+  cycleFailures: Generated<number>;
+  cycleRetryAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -61,16 +61,27 @@ export async function listRecurrences(db: Executor, accountId: string, limit: nu
     .execute();
 }
 
-/** Authorized recurrences whose next cycle falls on or before `upTo` (the worker creates its charge). */
-export function recurrencesWithCycleDue(db: Executor, upTo: string, limit: number): Promise<{ id: string; accountId: string }[]> {
+/** Authorized recurrences whose next cycle falls on or before `upTo` (the worker creates its charge), but those backing off until after `now`. */
+export function recurrencesWithCycleDue(db: Executor, upTo: string, now: Date, limit: number): Promise<{ id: string; accountId: string }[]> {
   return db
     .selectFrom('recurrences')
     .select(['id', 'accountId'])
     .where('status', '=', 'authorized')
     .where('nextCycleDate', 'is not', null)
     .where('nextCycleDate', '<=', upTo)
+    .where((eb) => eb.or([eb('cycleRetryAt', 'is', null), eb('cycleRetryAt', '<=', now)]))
     .orderBy('nextCycleDate')
     .limit(limit)
+    .execute();
+}
+
+/** The next cycle's charge failed at the provider: one more failure, and the sweep skips the recurrence until `retryAt`. */
+export async function deferCycle(db: Executor, id: string, cycle: number, retryAt: Date): Promise<void> {
+  await db
+    .updateTable('recurrences')
+    .set((eb) => ({ cycleFailures: eb('cycleFailures', '+', 1), cycleRetryAt: retryAt }))
+    .where('id', '=', id)
+    .where('nextCycle', '=', cycle)
     .execute();
 }
 
@@ -79,9 +90,14 @@ export function lapsedAuthorizations(db: Executor, statuses: readonly Recurrence
   return db.selectFrom('recurrences').select('id').where('status', 'in', statuses).where('authorizationExpiresAt', '<=', now).limit(limit).execute();
 }
 
-/** The recurrence's next cycle to charge moves on (charged or skipped). */
+/** The recurrence's next cycle to charge moves on (charged or skipped); its backoff ends. */
 export function advanceCycle(tx: Tx, id: string, nextCycle: number, nextCycleDate: string | null, at: Date): Promise<RecurrenceRow> {
-  return tx.updateTable('recurrences').set({ nextCycle, nextCycleDate, updatedAt: at }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  return tx
+    .updateTable('recurrences')
+    .set({ nextCycle, nextCycleDate, cycleFailures: 0, cycleRetryAt: null, updatedAt: at })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export function insertCycle(tx: Tx, cycle: Insertable<RecurrenceCyclesTable>): Promise<RecurrenceCycleRow> {

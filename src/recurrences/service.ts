@@ -29,6 +29,9 @@ const CREATE_AHEAD_MIN_DAYS = 2;
 /** BCB's PERMITE_3R_7D: up to 3 retries, within 7 days after the date. */
 const MAX_RETRIES = 3;
 const RETRY_WINDOW_DAYS = 7;
+/** A cycle's charge that failed at its provider is tried again after 30 s, doubling up to an hour (days remain: it is sent 10 to 2 days ahead). */
+const CYCLE_RETRY_MS = 30_000;
+const CYCLE_RETRY_MAX_MS = 3_600_000;
 /** How far ahead a recurrence may start (as a due date may be due). */
 const MAX_START_DAYS = 5 * 366;
 /**
@@ -298,9 +301,10 @@ export class RecurrenceService {
    * recurrence.cycle_skipped: too late for BCB). Returns how many recurrences moved on.
    */
   async createDueCycles(batch = 50): Promise<number> {
-    const today = dayOf(this.clock.now());
+    const now = this.clock.now();
+    const today = dayOf(now);
     let moved = 0;
-    for (const due of await repository.recurrencesWithCycleDue(this.db, dayAfter(today, CREATE_AHEAD_MAX_DAYS), batch)) {
+    for (const due of await repository.recurrencesWithCycleDue(this.db, dayAfter(today, CREATE_AHEAD_MAX_DAYS), now, batch)) {
       if (await this.createCycle(due.id, due.accountId, today)) moved++;
     }
     return moved;
@@ -317,9 +321,11 @@ export class RecurrenceService {
     try {
       await this.recurrencesAt(row.providerId).createCycleCharge({ accountId, transactionId, providerRecurrenceId, dueDate, amountCents, debtor: row.debtor });
     } catch (error) {
-      // Tried again on the next tick, while the cycle is still at least 2 days ahead.
-      if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError || error instanceof InvalidStateError) return false;
-      throw error;
+      if (!(error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError || error instanceof InvalidStateError)) throw error;
+      // Tried again after a backoff, while the cycle is still at least 2 days ahead: meanwhile the sweep serves the others.
+      const retryMs = Math.min(CYCLE_RETRY_MS * 2 ** row.cycleFailures, CYCLE_RETRY_MAX_MS);
+      await repository.deferCycle(this.db, id, cycle, new Date(this.clock.now().getTime() + retryMs));
+      return false;
     }
     // Unpaid, it expires after its last possible attempt: the due day, or 7 days later with retries.
     const lastDay = row.retryPolicy === 'three_in_seven_days' ? dayAfter(dueDate, RETRY_WINDOW_DAYS) : dueDate;

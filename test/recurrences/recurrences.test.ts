@@ -1,8 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { dayAfter, dayOf, dayStart } from '../../src/platform/saoPauloDay.js';
+import { ProviderError } from '../../src/provider/provider.js';
+import { ProviderRegistry } from '../../src/provider/registry.js';
+import { SimulatedPixProvider } from '../../src/provider/simulated/simulator.js';
+import { RecurrenceService } from '../../src/recurrences/service.js';
+import { RoutingService } from '../../src/routing/service.js';
 import { balanceOf, eventNames, eventually, readTransaction, registerEndpoint } from '../helpers/api.js';
-import { backend, startGateway, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
+import { backend, PUBLIC_HOST, startGateway, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 /** Pix Automático (DESIGN.md §17, docs/recurrences.md): recurrences, their authorization, and a charge per cycle. */
@@ -53,6 +58,17 @@ describe(`Pix Automático recurrences (${backend})`, () => {
       .map((row) => ({ name: row.name, payload: JSON.parse(row.payload) }))
       .filter((event) => event.payload.id === id)
       .map((event) => event.name);
+  /** The recurrence service over a simulator of the test's own (the gateway's provider id), whose calls a test can hold or fail. */
+  const isolated = () => {
+    const { db } = gateway.database;
+    const simulator = new SimulatedPixProvider('default', db, gateway.clock, PUBLIC_HOST, 'manual', 1_000, 0);
+    const registry = new ProviderRegistry([simulator]);
+    return {
+      simulator,
+      service: new RecurrenceService(db, gateway.clock, registry, new RoutingService(db, gateway.clock, registry), gateway.services.accounts),
+    };
+  };
+  const recurrenceRow = (id: string) => gateway.database.db.selectFrom('recurrences').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const countRows = async () =>
     Number(
       (
@@ -325,6 +341,45 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     const cancelSkipped = await gateway.call('POST', `/v1/recurrences/${id}/cycles/1/cancel`, { key: merchant.apiKey });
     expect(cancelSkipped).toMatchObject({ status: 422, body: { error: messages.recurrenceCycleNotPending('skipped') } });
     expect(await gateway.ledgerProblems()).toEqual([]);
+  });
+
+  it("a recurrence whose cycle's charge keeps failing at the provider backs off: the others behind it get their cycles", async () => {
+    await cycles(); // the earlier tests' cycles, out of the way
+    const failing = (await create({ startDate: dayAfter(today(), 5) })).body;
+    const other = (await create({ startDate: dayAfter(today(), 6) })).body;
+    for (const id of [failing.id, other.id]) expect((await sandbox(`${id}/authorize`)).status).toBe(200);
+    const { simulator, service } = isolated();
+    const { recurrences } = simulator;
+    const createCycleCharge = recurrences.createCycleCharge.bind(recurrences);
+    const spy = vi.spyOn(recurrences, 'createCycleCharge').mockImplementation(async (request) => {
+      if (request.providerRecurrenceId === failing.providerRecurrenceId) throw new ProviderError('refused');
+      return createCycleCharge(request);
+    });
+    // The clock runs (a ManualClock moves with real time too): a retry time is checked within the call's span.
+    const retriesAt = async (delayMs: number, failures: number) => {
+      const before = gateway.clock.now().getTime();
+      expect(await service.createDueCycles(1)).toBe(0);
+      const after = gateway.clock.now().getTime();
+      const row = await recurrenceRow(failing.id);
+      expect(row).toMatchObject({ nextCycle: 1, cycleFailures: failures });
+      expect(row.cycleRetryAt!.getTime()).toBeGreaterThanOrEqual(before + delayMs);
+      expect(row.cycleRetryAt!.getTime()).toBeLessThanOrEqual(after + delayMs);
+    };
+    // One at a time: the failing one is at the head (its cycle is the earliest).
+    await retriesAt(30_000, 1);
+    expect(await service.createDueCycles(1)).toBe(1);
+    expect((await read(other.id)).cycles).toMatchObject([{ cycle: 1, status: 'pending' }]);
+    expect((await read(failing.id)).cycles).toEqual([]);
+    // Its time come, it is tried again, fails again, and waits twice as long.
+    gateway.clock.advance(30_000);
+    await retriesAt(60_000, 2);
+    spy.mockRestore();
+    gateway.clock.advance(55_000);
+    expect(await service.createDueCycles(1)).toBe(0);
+    gateway.clock.advance(5_000);
+    expect(await service.createDueCycles(1)).toBe(1);
+    expect((await read(failing.id)).cycles).toMatchObject([{ cycle: 1, status: 'pending' }]);
+    expect(await recurrenceRow(failing.id)).toMatchObject({ nextCycle: 2, cycleFailures: 0, cycleRetryAt: null });
   });
 
   it('a cancellation expires (not cancels) a pending cycle already past its expiry', async () => {

@@ -14,3 +14,17 @@ ALTER TABLE recurrence_cycles ADD CHECK ((status = 'skipped') = (transaction_id 
 -- A cycle whose charge keeps failing at its provider waits (backing off) rather than stay at the head of the worker's sweep.
 ALTER TABLE recurrences ADD COLUMN cycle_failures integer NOT NULL DEFAULT 0;
 ALTER TABLE recurrences ADD COLUMN cycle_retry_at timestamptz;
+
+-- The simulator keeps the cycles' charges (cobr) it registered, by txid: sent again after an answer
+-- that was lost, the same txid is the same cobr (as a PSP's PUT /cobr/{txid}); BCB takes one cobr per cycle.
+CREATE TABLE sandbox_cycle_charges (
+  provider_id text NOT NULL,
+  txid text NOT NULL,
+  provider_recurrence_id text NOT NULL,
+  due_date text NOT NULL,
+  amount_cents bigint NOT NULL,
+  created_at timestamptz NOT NULL,
+  cancelled_at timestamptz,
+  PRIMARY KEY (provider_id, txid),
+  UNIQUE (provider_id, provider_recurrence_id, due_date)
+);

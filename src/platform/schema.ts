@@ -387,6 +387,17 @@ export interface SandboxWithdrawalsTable {
   createdAt: Date;
 }
 
+/** The cycles' charges (cobr) a simulated provider registered, by txid: a repeat of one is the same cobr, another of its cycle is refused (BCB: one per cycle). */
+export interface SandboxCycleChargesTable {
+  providerId: string;
+  txid: string;
+  providerRecurrenceId: string;
+  dueDate: string;
+  amountCents: number;
+  createdAt: Date;
+  cancelledAt: Date | null;
+}
+
 export interface SandboxRefundsTable {
   providerId: string;
   refundId: string;
@@ -694,6 +705,7 @@ export interface DB {
   alerts: AlertsTable;
   sandboxDictKeys: SandboxDictKeysTable;
   sandboxWithdrawals: SandboxWithdrawalsTable;
+  sandboxCycleCharges: SandboxCycleChargesTable;
   recipients: RecipientsTable;
   infractions: InfractionsTable;
   refunds: RefundsTable;

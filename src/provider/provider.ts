@@ -58,7 +58,7 @@ export type RecurrenceRequest = {
 /** One cycle's charge of an authorized recurrence (BCB's cobr), debited from the payer on its date. */
 export type CycleChargeRequest = {
   accountId: string;
-  /** Our transaction id: the charge's txid. */
+  /** Our transaction id, the cobr's txid: derived from the recurrence and the cycle, the same on every attempt (a repeat is the same cobr). */
   transactionId: string;
   providerRecurrenceId: string;
   dueDate: string;

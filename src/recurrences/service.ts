@@ -7,7 +7,7 @@ import { messages } from '../messages.js';
 import { cycleDate } from '../pix/recurrenceCalendar.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
-import { newId } from '../platform/ids.js';
+import { derivedId, newId } from '../platform/ids.js';
 import { dayAfter, dayOf, dayStart } from '../platform/saoPauloDay.js';
 import type { RecurrenceCycleRow, RecurrenceRow, TransactionRow } from '../platform/schema.js';
 import { ProviderError, ProviderOutcomeUnknownError, type ReceivedPayment, type RecurrenceProvider } from '../provider/provider.js';
@@ -317,7 +317,9 @@ export class RecurrenceService {
     if (dueDate < dayAfter(today, CREATE_AHEAD_MIN_DAYS)) return this.skipCycle(id, accountId, cycle, dueDate);
     const account = await this.accounts.getAccount(accountId);
     const amountCents = row.amountCents ?? 0;
-    const transactionId = newId();
+    // Derived from the recurrence and the cycle: an attempt after an unknown outcome re-sends the same
+    // cobr (its txid), which the PSP takes as the same, rather than a second one BCB would refuse.
+    const transactionId = derivedId(id, `cycle-${cycle}`);
     try {
       await this.recurrencesAt(row.providerId).createCycleCharge({ accountId, transactionId, providerRecurrenceId, dueDate, amountCents, debtor: row.debtor });
     } catch (error) {

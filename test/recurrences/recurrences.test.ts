@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { messages } from '../../src/messages.js';
+import { derivedId } from '../../src/platform/ids.js';
 import { dayAfter, dayOf, dayStart } from '../../src/platform/saoPauloDay.js';
 import { ProviderError } from '../../src/provider/provider.js';
 import { ProviderRegistry } from '../../src/provider/registry.js';
@@ -380,6 +381,33 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(await service.createDueCycles(1)).toBe(1);
     expect((await read(failing.id)).cycles).toMatchObject([{ cycle: 1, status: 'pending' }]);
     expect(await recurrenceRow(failing.id)).toMatchObject({ nextCycle: 2, cycleFailures: 0, cycleRetryAt: null });
+  });
+
+  it("a cycle's charge whose answer was lost is sent again with the same txid (derived from the recurrence and cycle): the PSP's same cobr, not a second", async () => {
+    await cycles(); // the earlier tests' cycles, out of the way
+    const { id, providerRecurrenceId } = (await create({ startDate: dayAfter(today(), 5) })).body;
+    await sandbox(`${id}/authorize`);
+    const outage = (mode: string) => gateway.admin('POST', '/sandbox/v1/providers/default/outage', { mode });
+    expect((await outage('timeout')).status).toBe(200);
+    // Registered at the PSP, the answer lost (the simulator's timeout): nothing written, the recurrence backs off.
+    expect(await gateway.services.recurrences.createDueCycles()).toBe(0);
+    expect((await outage('up')).status).toBe(200);
+    expect((await read(id)).cycles).toEqual([]);
+    const cobrs = () => gateway.database.db.selectFrom('sandboxCycleCharges').selectAll().where('providerRecurrenceId', '=', providerRecurrenceId).execute();
+    const [lost] = await cobrs();
+    expect(lost).toMatchObject({ providerId: 'default', dueDate: dayAfter(today(), 5), amountCents: 5_000, cancelledAt: null });
+    gateway.clock.advance(30_000);
+    expect(await cycles()).toBe(1);
+    const [cycle] = (await read(id)).cycles;
+    expect(cycle).toMatchObject({ cycle: 1, status: 'pending' });
+    // One cobr at the PSP, named by the cycle's transaction.
+    expect(await cobrs()).toEqual([lost]);
+    expect(lost!.txid).toBe(cycle.transactionId.replaceAll('-', ''));
+    expect(lost!.txid).toMatch(/^[a-zA-Z0-9]{26,35}$/);
+    expect(cycle.transactionId).toBe(derivedId(id, 'cycle-1'));
+    // Cancelled at the PSP with the cycle.
+    expect((await gateway.call('POST', `/v1/recurrences/${id}/cycles/1/cancel`, { key: merchant.apiKey })).status).toBe(200);
+    expect((await cobrs())[0]!.cancelledAt).not.toBeNull();
   });
 
   it('a cancellation expires (not cancels) a pending cycle already past its expiry', async () => {

@@ -328,3 +328,31 @@ export async function movedCents(db: Executor, providerId: string): Promise<numb
          - (SELECT coalesce(sum(amount_cents), 0) FROM sandbox_refunds WHERE provider_id = ${providerId} AND outcome = 'refunded') AS cents`.execute(db);
   return Number(rows[0]?.cents ?? 0);
 }
+
+/**
+ * A cycle's charge (cobr) arrives at the simulated network: recorded, or the same one again (its
+ * txid, recurrence and date); false when another cobr holds its cycle or its txid names another.
+ */
+export async function receiveCycleCharge(
+  db: Executor,
+  charge: { providerId: string; txid: string; providerRecurrenceId: string; dueDate: string; amountCents: number; createdAt: Date },
+): Promise<boolean> {
+  const inserted = await db
+    .insertInto('sandboxCycleCharges')
+    .values(charge)
+    .onConflict((conflict) => conflict.doNothing())
+    .returning('txid')
+    .executeTakeFirst();
+  if (inserted) return true;
+  const existing = await db
+    .selectFrom('sandboxCycleCharges')
+    .select(['providerRecurrenceId', 'dueDate'])
+    .where('providerId', '=', charge.providerId)
+    .where('txid', '=', charge.txid)
+    .executeTakeFirst();
+  return existing?.providerRecurrenceId === charge.providerRecurrenceId && existing.dueDate === charge.dueDate;
+}
+
+export async function cancelCycleCharge(db: Executor, providerId: string, txid: string, at: Date): Promise<void> {
+  await db.updateTable('sandboxCycleCharges').set({ cancelledAt: at }).where('providerId', '=', providerId).where('txid', '=', txid).execute();
+}

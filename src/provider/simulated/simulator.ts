@@ -33,6 +33,9 @@ import * as repository from './repository.js';
 /** ISPB the simulated network uses in the end-to-end ids it mints and for the bank accounts it makes up. */
 const SIMULATED_ISPB = '99999999';
 
+/** A transaction's txid at the PSP: its id's 32 hex digits (BCB: 26 to 35 alphanumeric characters). */
+const txidOf = (transactionId: string): string => transactionId.replaceAll('-', '');
+
 /** The payer of a sandbox payment that names none. */
 const DEFAULT_SANDBOX_PAYER: Party = {
   name: 'Pagador Sandbox',
@@ -61,8 +64,9 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   /** A random key (EVP) of its own, the same on every start: static QR codes printed once keep working. */
   readonly receivingKey: string;
   /**
-   * Pix Automático (DESIGN.md §17): the simulated network registers recurrences and their cycles'
-   * charges and keeps nothing of them; the payer's answers and the debits are the sandbox's calls.
+   * Pix Automático (DESIGN.md §17): the simulated network registers recurrences and keeps their
+   * cycles' charges by txid (a repeat is idempotent, as a PSP's PUT /cobr/{txid}); the payer's
+   * answers and the debits are the sandbox's calls.
    */
   readonly recurrences: RecurrenceProvider = {
     createRecurrence: async (request) => {
@@ -73,8 +77,24 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
       return { providerRecurrenceId: `R${request.retriesAllowed ? 'R' : 'N'}${SIMULATED_ISPB}${day}${sequence}` };
     },
     cancelRecurrence: () => this.failIfOut(),
-    createCycleCharge: () => this.failIfOut(),
-    cancelCycleCharge: () => this.failIfOut(),
+    createCycleCharge: async (request) => {
+      const outage = await this.refuseIfDown();
+      const charge = {
+        providerId: this.id,
+        txid: txidOf(request.transactionId),
+        providerRecurrenceId: request.providerRecurrenceId,
+        createdAt: this.clock.now(),
+      };
+      if (!(await repository.receiveCycleCharge(this.db, { ...charge, dueDate: request.dueDate, amountCents: request.amountCents }))) {
+        throw new ProviderError('simulated provider refused the cobr: its cycle has another (BCB: one cobr per cycle)');
+      }
+      // Registered, but the answer never comes back: the same txid sent again is the same cobr.
+      if (outage === 'timeout') await this.timeOut();
+    },
+    cancelCycleCharge: async (transactionId) => {
+      await this.failIfOut();
+      await repository.cancelCycleCharge(this.db, this.id, txidOf(transactionId), this.clock.now());
+    },
   };
   /** A send is a database write or two; a process that dies mid-send has lost its connection within seconds. */
   readonly sendTiming = { sendBudgetMs: 5_000, settlingWindowMs: 10_000 };

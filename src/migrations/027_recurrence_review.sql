@@ -28,3 +28,18 @@ CREATE TABLE sandbox_cycle_charges (
   PRIMARY KEY (provider_id, txid),
   UNIQUE (provider_id, provider_recurrence_id, due_date)
 );
+
+-- Registering a recurrence at its provider is claimed: the request that wrote it (or a retry once the
+-- claim lapsed or was released by a failure) asks the provider; a concurrent one answers it as it is.
+ALTER TABLE recurrences ADD COLUMN registration_claimed_until timestamptz;
+
+-- The recurrences (rec) the simulator registered, one row per registration, and their cancellation there.
+CREATE TABLE sandbox_recurrences (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  provider_id text NOT NULL,
+  recurrence_id uuid NOT NULL,
+  provider_recurrence_id text NOT NULL,
+  created_at timestamptz NOT NULL,
+  cancelled_at timestamptz
+);
+CREATE INDEX sandbox_recurrences_rec ON sandbox_recurrences (provider_id, provider_recurrence_id);

@@ -387,6 +387,16 @@ export interface SandboxWithdrawalsTable {
   createdAt: Date;
 }
 
+/** Each recurrence (rec) a simulated provider registered, one row per registration, and when it was cancelled there. */
+export interface SandboxRecurrencesTable {
+  id: Generated<string>;
+  providerId: string;
+  recurrenceId: string;
+  providerRecurrenceId: string;
+  createdAt: Date;
+  cancelledAt: Date | null;
+}
+
 /** The cycles' charges (cobr) a simulated provider registered, by txid: a repeat of one is the same cobr, another of its cycle is refused (BCB: one per cycle). */
 export interface SandboxCycleChargesTable {
   providerId: string;
@@ -496,6 +506,8 @@ export interface RecurrencesTable {
   /** The next cycle's charge failed at the provider this many times in a row; the worker tries it again from cycleRetryAt. */
   cycleFailures: Generated<number>;
   cycleRetryAt: Date | null;
+  /** While `created`: the request registering it at the provider holds it until then; no other asks meanwhile. */
+  registrationClaimedUntil: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -706,6 +718,7 @@ export interface DB {
   sandboxDictKeys: SandboxDictKeysTable;
   sandboxWithdrawals: SandboxWithdrawalsTable;
   sandboxCycleCharges: SandboxCycleChargesTable;
+  sandboxRecurrences: SandboxRecurrencesTable;
   recipients: RecipientsTable;
   infractions: InfractionsTable;
   refunds: RefundsTable;

@@ -22,6 +22,33 @@ export function findRecurrenceByExternalRef(db: Executor, accountId: string, ext
   return db.selectFrom('recurrences').selectAll().where('accountId', '=', accountId).where('externalRef', '=', externalRef).executeTakeFirst();
 }
 
+/** Claims a `created` recurrence's registration at its provider until `until`; undefined while another request holds it (or once it left `created`). */
+export function claimRegistration(db: Executor, id: string, now: Date, until: Date): Promise<RecurrenceRow | undefined> {
+  return db
+    .updateTable('recurrences')
+    .set({ registrationClaimedUntil: until })
+    .where('id', '=', id)
+    .where('status', '=', 'created')
+    .where((eb) => eb.or([eb('registrationClaimedUntil', 'is', null), eb('registrationClaimedUntil', '<=', now)]))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** A registration that failed lets go of its claim: a retry asks the provider again at once. */
+export async function releaseRegistration(db: Executor, id: string): Promise<void> {
+  await db.updateTable('recurrences').set({ registrationClaimedUntil: null }).where('id', '=', id).where('status', '=', 'created').execute();
+}
+
+/** The provider's id of a recurrence that left `created` while it was being registered (it is cancelled there next). */
+export function setProviderRecurrenceId(tx: Tx, id: string, providerRecurrenceId: string, at: Date): Promise<RecurrenceRow> {
+  return tx
+    .updateTable('recurrences')
+    .set({ providerRecurrenceId, registrationClaimedUntil: null, updatedAt: at })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 /** Locks one recurrence (of the account when given) for a change. */
 export function lockRecurrence(tx: Tx, id: string, accountId?: string): Promise<RecurrenceRow | undefined> {
   let query = tx.selectFrom('recurrences').selectAll().where('id', '=', id);
@@ -35,7 +62,7 @@ export function updateRecurrenceStatus(
   id: string,
   transition: RecurrenceTransition,
   at: Date,
-  changes: Partial<Pick<RecurrenceRow, 'providerRecurrenceId' | 'cancelledBy' | 'nextCycleDate'>> = {},
+  changes: Partial<Pick<RecurrenceRow, 'providerRecurrenceId' | 'cancelledBy' | 'nextCycleDate' | 'registrationClaimedUntil'>> = {},
 ): Promise<RecurrenceRow | undefined> {
   return tx
     .updateTable('recurrences')

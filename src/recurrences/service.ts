@@ -32,6 +32,8 @@ const RETRY_WINDOW_DAYS = 7;
 /** A cycle's charge that failed at its provider is tried again after 30 s, doubling up to an hour (days remain: it is sent 10 to 2 days ahead). */
 const CYCLE_RETRY_MS = 30_000;
 const CYCLE_RETRY_MAX_MS = 3_600_000;
+/** How long a request registering a recurrence holds it: longer than a provider call with its retries; a crashed one's claim lapses. */
+const REGISTRATION_LEASE_MS = 5 * 60_000;
 /** How far ahead a recurrence may start (as a due date may be due). */
 const MAX_START_DAYS = 5 * 366;
 /**
@@ -66,7 +68,7 @@ export class RecurrenceService {
     const externalRef = input.externalRef ?? null;
     if (externalRef) {
       const existing = await repository.findRecurrenceByExternalRef(this.db, account.id, externalRef);
-      if (existing) return { outcome: 'replayed', recurrence: await this.requestIfNew(account, existing) };
+      if (existing) return { outcome: 'replayed', recurrence: await this.registerIfUnclaimed(account, existing) };
     }
     const now = this.clock.now();
     const today = dayOf(now);
@@ -97,26 +99,39 @@ export class RecurrenceService {
       authorizationExpiresAt,
       cancelledBy: null,
       nextCycleDate: input.startDate,
+      // Written claimed: this request registers it; a concurrent one with its externalRef answers it as it is.
+      registrationClaimedUntil: new Date(now.getTime() + REGISTRATION_LEASE_MS),
       createdAt: now,
       updatedAt: now,
     });
-    if (inserted) return { outcome: 'created', recurrence: await this.requestIfNew(account, inserted) };
-    // A concurrent request with the same externalRef won: answer its recurrence.
+    if (inserted) return { outcome: 'created', recurrence: await this.register(account, inserted) };
+    // A concurrent request with the same externalRef won (and registers it): answer its recurrence.
     const winner = externalRef ? await repository.findRecurrenceByExternalRef(this.db, account.id, externalRef) : undefined;
     if (!winner) throw new Error('recurrence insert refused without a winner');
     return { outcome: 'replayed', recurrence: winner };
   }
 
   /**
-   * A recurrence written but not yet registered (`created`) is registered at its provider, which
-   * sends the payer the authorization request: `awaiting_authorization`. The provider failing
-   * leaves it `created` (502): a retry with the same externalRef asks again.
+   * A replay: a recurrence still `created` whose registration nobody holds (a failed or lapsed one)
+   * is registered by this request; one being registered by another is answered as it is.
    */
-  private async requestIfNew(account: Account, row: RecurrenceRow): Promise<RecurrenceRow> {
+  private async registerIfUnclaimed(account: Account, row: RecurrenceRow): Promise<RecurrenceRow> {
     if (row.status !== RECURRENCE.create.to) return row;
-    const recurrences = this.recurrencesAt(row.providerId);
+    const now = this.clock.now();
+    const claimed = await repository.claimRegistration(this.db, row.id, now, new Date(now.getTime() + REGISTRATION_LEASE_MS));
+    return claimed ? this.register(account, claimed) : ((await repository.findRecurrence(this.db, account.id, row.id)) ?? row);
+  }
+
+  /**
+   * A recurrence written (`created`) and claimed by this request is registered at its provider,
+   * which sends the payer the authorization request: `awaiting_authorization`. The provider failing
+   * leaves it `created` and unclaimed (502): a retry with the same externalRef asks again. One
+   * cancelled (or expired) meanwhile is cancelled at the provider too.
+   */
+  private async register(account: Account, row: RecurrenceRow): Promise<RecurrenceRow> {
     let registered: { providerRecurrenceId: string };
     try {
+      const recurrences = this.recurrencesAt(row.providerId);
       registered = await recurrences.createRecurrence({
         accountId: account.id,
         recurrenceId: row.id,
@@ -133,15 +148,27 @@ export class RecurrenceService {
         merchantName: account.name,
       });
     } catch (error) {
+      await repository.releaseRegistration(this.db, row.id);
       if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError) {
         throw new ProviderFailedError(messages.recurrenceProviderFailed, { cause: error });
       }
       throw error;
     }
-    return this.db.transaction().execute(async (tx) => {
-      const updated = await repository.updateRecurrenceStatus(tx, row.id, RECURRENCE.request, this.clock.now(), registered);
-      return updated ?? (await this.lockOrThrow(tx, row.id, account.id));
+    const { providerRecurrenceId } = registered;
+    const outcome = await this.db.transaction().execute(async (tx) => {
+      const now = this.clock.now();
+      const changes = { providerRecurrenceId, registrationClaimedUntil: null };
+      const updated = await repository.updateRecurrenceStatus(tx, row.id, RECURRENCE.request, now, changes);
+      if (updated) return { row: updated, cancelThere: false };
+      // It left `created` while the provider registered it: cancelled or expired (kept with this idRec),
+      // or registered by a request whose claim outlived this one's. This rec is cancelled there.
+      const locked = await this.lockOrThrow(tx, row.id, account.id);
+      if (locked.providerRecurrenceId === null)
+        return { row: await repository.setProviderRecurrenceId(tx, row.id, providerRecurrenceId, now), cancelThere: true };
+      return { row: locked, cancelThere: locked.providerRecurrenceId !== providerRecurrenceId };
     });
+    if (outcome.cancelThere) await this.callProvider(row.providerId, (recurrences) => recurrences.cancelRecurrence(providerRecurrenceId));
+    return outcome.row;
   }
 
   async get(accountId: string, id: string): Promise<RecurrenceRow> {
@@ -193,16 +220,32 @@ export class RecurrenceService {
    */
   async cancel(accountId: string, id: string, by: 'merchant' | 'payer'): Promise<RecurrenceRow> {
     const transition = by === 'merchant' ? RECURRENCE.cancel : RECURRENCE.payerCancel;
-    const row = await this.get(accountId, id);
-    this.assertCancellable(row, transition);
-    if (row.providerRecurrenceId) {
-      const providerRecurrenceId = row.providerRecurrenceId;
-      await this.callProvider(row.providerId, (recurrences) => recurrences.cancelRecurrence(providerRecurrenceId));
+    for (;;) {
+      const row = await this.get(accountId, id);
+      this.assertCancellable(row, transition);
+      if (row.providerRecurrenceId) {
+        const providerRecurrenceId = row.providerRecurrenceId;
+        await this.callProvider(row.providerId, (recurrences) => recurrences.cancelRecurrence(providerRecurrenceId));
+      }
+      const cancelled = await this.cancelLocked(accountId, id, by, transition, row.providerRecurrenceId);
+      if (cancelled) return cancelled;
+      // Registered at the provider since it was read: cancelled there first, then here.
     }
+  }
+
+  /** The recurrence cancelled with its pending cycles; undefined when its provider's id is no longer the one cancelled there. */
+  private cancelLocked(
+    accountId: string,
+    id: string,
+    by: 'merchant' | 'payer',
+    transition: RecurrenceTransition,
+    cancelledAtProvider: string | null,
+  ): Promise<RecurrenceRow | undefined> {
     return this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();
       const locked = await this.lockOrThrow(tx, id, accountId);
       this.assertCancellable(locked, transition);
+      if (locked.providerRecurrenceId !== cancelledAtProvider) return undefined;
       const cancelled = await this.move(tx, locked, transition, now, { cancelledBy: by, nextCycleDate: null });
       for (const charge of await repository.lockPendingCycleCharges(tx, id)) {
         await applyTransition(tx, charge, chargeStatusAt(charge, now) === CHARGE.expire.to ? CHARGE.expire : CHARGE.cancel, now);

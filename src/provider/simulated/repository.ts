@@ -356,3 +356,21 @@ export async function receiveCycleCharge(
 export async function cancelCycleCharge(db: Executor, providerId: string, txid: string, at: Date): Promise<void> {
   await db.updateTable('sandboxCycleCharges').set({ cancelledAt: at }).where('providerId', '=', providerId).where('txid', '=', txid).execute();
 }
+
+/** A recurrence (rec) the simulated network registered. */
+export async function insertRecurrence(
+  db: Executor,
+  recurrence: { providerId: string; recurrenceId: string; providerRecurrenceId: string; createdAt: Date },
+): Promise<void> {
+  await db.insertInto('sandboxRecurrences').values(recurrence).execute();
+}
+
+export async function cancelRecurrence(db: Executor, providerId: string, providerRecurrenceId: string, at: Date): Promise<void> {
+  await db
+    .updateTable('sandboxRecurrences')
+    .set({ cancelledAt: at })
+    .where('providerId', '=', providerId)
+    .where('providerRecurrenceId', '=', providerRecurrenceId)
+    .where('cancelledAt', 'is', null)
+    .execute();
+}

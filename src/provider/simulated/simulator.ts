@@ -64,8 +64,8 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   /** A random key (EVP) of its own, the same on every start: static QR codes printed once keep working. */
   readonly receivingKey: string;
   /**
-   * Pix Automático (DESIGN.md §17): the simulated network registers recurrences and keeps their
-   * cycles' charges by txid (a repeat is idempotent, as a PSP's PUT /cobr/{txid}); the payer's
+   * Pix Automático (DESIGN.md §17): the simulated network keeps the recurrences it registered and
+   * their cycles' charges by txid (a repeat is idempotent, as a PSP's PUT /cobr/{txid}); the payer's
    * answers and the debits are the sandbox's calls.
    */
   readonly recurrences: RecurrenceProvider = {
@@ -74,9 +74,19 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
       // BCB's idRec: R, R (retries allowed) or N, the ISPB, the creation day (Brasília's), 11 characters of our own.
       const day = dayOf(this.clock.now()).replaceAll('-', '');
       const sequence = request.recurrenceId.replaceAll('-', '').slice(-11);
-      return { providerRecurrenceId: `R${request.retriesAllowed ? 'R' : 'N'}${SIMULATED_ISPB}${day}${sequence}` };
+      const providerRecurrenceId = `R${request.retriesAllowed ? 'R' : 'N'}${SIMULATED_ISPB}${day}${sequence}`;
+      await repository.insertRecurrence(this.db, {
+        providerId: this.id,
+        recurrenceId: request.recurrenceId,
+        providerRecurrenceId,
+        createdAt: this.clock.now(),
+      });
+      return { providerRecurrenceId };
     },
-    cancelRecurrence: () => this.failIfOut(),
+    cancelRecurrence: async (providerRecurrenceId) => {
+      await this.failIfOut();
+      await repository.cancelRecurrence(this.db, this.id, providerRecurrenceId, this.clock.now());
+    },
     createCycleCharge: async (request) => {
       const outage = await this.refuseIfDown();
       const charge = {

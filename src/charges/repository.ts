@@ -21,34 +21,62 @@ export type NewCharge = {
   createdAt: Date;
 };
 
+/** A new charge and the rate window it counts in. */
+export type ChargeWrite = { charge: NewCharge; window: RateWindow };
+
 /**
- * Writes a new charge (CHARGE.create) and counts it in the account's rate window, in one statement (one
- * round trip instead of a transaction of four): the charge is written only if the count fits the
- * limit, and the counter row's lock makes concurrent requests of one account count exactly.
- * Returns false when the window is full. A full window's counter is left as it is, so refused
- * requests do not count (and a limit raised within the hour gives room at once).
+ * Writes new charges (CHARGE.create), each counted in its account's rate window, in one statement
+ * (one round trip and one commit for the charges of many requests: platform/grouped.ts). Each
+ * window's counter row is counted once for all of its charges, and its lock makes concurrent
+ * statements count exactly; the charges that fit its limit are written, in the order given, the
+ * others not. Answers, per charge, whether it was written (false: its window is full). A full
+ * window's counter is left as it is, so refused requests do not count (and a limit raised within
+ * the hour gives room at once).
  */
-export async function insertChargeWithinRateLimit(db: Executor, charge: NewCharge, window: RateWindow): Promise<boolean> {
-  const { windowStart, expiresAt: windowEnd } = windowBounds(window, charge.createdAt);
-  const inserted = await sql<{ id: string }>`
-    WITH counted AS (
-      INSERT INTO rate_counters (account_id, bucket, window_start, count, expires_at)
-      VALUES (${charge.accountId}, ${window.bucket}, ${windowStart}, 1, ${windowEnd})
-      ON CONFLICT (account_id, bucket, window_start) DO UPDATE SET count = rate_counters.count + 1
-        WHERE rate_counters.count < ${window.limit}
-      RETURNING count
+export async function insertChargesWithinRateLimit(db: Executor, writes: ChargeWrite[]): Promise<boolean[]> {
+  const column = <T>(value: (write: ChargeWrite) => T) => writes.map(value);
+  const bounds = writes.map(({ charge, window }) => windowBounds(window, charge.createdAt));
+  const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
+  // A window's uses asked for and its limit, for the counter's update (which sees the row's count before it).
+  const askedOf = (field: 'asked' | 'rate_limit') =>
+    sql`(SELECT ${sql.ref(`a.${field}`)} FROM asked a WHERE a.account_id = c.account_id AND a.bucket = c.bucket AND a.window_start = c.window_start)`;
+  const { rows } = await sql<{ id: string }>`
+    WITH item AS (
+      SELECT * FROM unnest(${column((write) => write.charge.id)}::uuid[], ${column((write) => write.charge.accountId)}::uuid[],
+                           ${column((write) => write.window.bucket)}::text[], ${bounds.map((bound) => bound.windowStart)}::timestamptz[],
+                           ${bounds.map((bound) => bound.expiresAt)}::timestamptz[], ${column((write) => write.window.limit)}::int8[],
+                           ${column((write) => write.charge.amountCents)}::int8[], ${column((write) => write.charge.feeCents)}::int8[],
+                           ${column((write) => write.charge.externalRef)}::text[], ${column((write) => JSON.stringify(write.charge.customer))}::jsonb[],
+                           ${column((write) => write.charge.pixPayload)}::text[], ${column((write) => write.charge.location)}::text[],
+                           ${column((write) => write.charge.expiresAt)}::timestamptz[], ${column((write) => write.charge.providerId)}::text[],
+                           ${column((write) => json(write.charge.due))}::jsonb[], ${column((write) => write.charge.createdAt)}::timestamptz[])
+             WITH ORDINALITY AS i(id, account_id, bucket, window_start, window_end, rate_limit, amount_cents, fee_cents, external_ref,
+                                  customer, pix_payload, location, expires_at, provider_id, due, created_at, position)
+    ), asked AS (
+      SELECT account_id, bucket, window_start, max(window_end) AS window_end, min(rate_limit) AS rate_limit, count(*) AS asked
+      FROM item GROUP BY account_id, bucket, window_start
+    ), counted AS (
+      INSERT INTO rate_counters AS c (account_id, bucket, window_start, count, granted, expires_at)
+      SELECT account_id, bucket, window_start, least(asked, rate_limit), least(asked, rate_limit), window_end FROM asked
+      ON CONFLICT (account_id, bucket, window_start) DO UPDATE
+        SET count = least(c.count + ${askedOf('asked')}, ${askedOf('rate_limit')}),
+            granted = least(c.count + ${askedOf('asked')}, ${askedOf('rate_limit')}) - c.count
+        WHERE c.count < ${askedOf('rate_limit')}
+      RETURNING account_id, bucket, window_start, granted
+    ), fitting AS (
+      SELECT item.*, row_number() OVER (PARTITION BY item.account_id, item.bucket, item.window_start ORDER BY item.position) AS rank
+      FROM item
     )
     INSERT INTO transactions (id, account_id, type, status, amount_cents, fee_cents, net_cents, external_ref,
                               customer, pix_payload, location, expires_at, provider_id, due, created_at, updated_at)
-    SELECT ${charge.id}::uuid, ${charge.accountId}::uuid, ${sql.lit(CHARGE.create.type)}, ${sql.lit(CHARGE.create.to)}, ${charge.amountCents}::int8, ${charge.feeCents}::int8,
-           ${charge.amountCents - charge.feeCents}::int8, ${charge.externalRef}::text, ${JSON.stringify(charge.customer)}::jsonb,
-           ${charge.pixPayload}::text, ${charge.location}::text, ${charge.expiresAt}::timestamptz, ${charge.providerId}::text,
-           ${charge.due ? JSON.stringify(charge.due) : null}::jsonb, ${charge.createdAt}::timestamptz,
-           ${charge.createdAt}::timestamptz
-    FROM counted
-    WHERE counted.count <= ${window.limit}
+    SELECT f.id, f.account_id, ${sql.lit(CHARGE.create.type)}, ${sql.lit(CHARGE.create.to)}, f.amount_cents, f.fee_cents, f.amount_cents - f.fee_cents,
+           f.external_ref, f.customer, f.pix_payload, f.location, f.expires_at, f.provider_id, f.due, f.created_at, f.created_at
+    FROM fitting f JOIN counted USING (account_id, bucket, window_start)
+    WHERE f.rank <= counted.granted
+    ORDER BY f.position
     RETURNING id`.execute(db);
-  return inserted.rows.length === 1;
+  const written = new Set(rows.map((row) => row.id));
+  return writes.map(({ charge }) => written.has(charge.id));
 }
 
 /** A charge registration whose answer was lost at `providerId`: removed there when it answers again. */

@@ -5,6 +5,7 @@ import { postMovement } from '../ledger/repository.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
+import { grouped } from '../platform/grouped.js';
 import { newId } from '../platform/ids.js';
 import { isDatabaseUnavailable } from '../platform/errors.js';
 import type { ChargeCustomer, DueRecord, TransactionRow, TransactionStatus } from '../platform/schema.js';
@@ -67,7 +68,12 @@ export class ChargeService {
     private readonly clock: Clock,
     private readonly providers: ProviderRegistry,
     private readonly routing: RoutingService,
-  ) {}
+  ) {
+    this.insertGrouped = grouped((writes: repository.ChargeWrite[]) => repository.insertChargesWithinRateLimit(db, writes));
+  }
+
+  /** New charges without an externalRef, written with those of concurrent requests (platform/grouped.ts). */
+  private readonly insertGrouped: (write: repository.ChargeWrite) => Promise<boolean>;
 
   /** A new immediate charge (POST /v1/pix). */
   createCharge(account: Account, input: CreateChargeBody): Promise<ChargeResult> {
@@ -149,8 +155,8 @@ export class ChargeService {
     };
 
     if (!externalRef) {
-      // Nothing else to write atomically with it: one statement, no transaction.
-      if (!(await repository.insertChargeWithinRateLimit(this.db, charge, hourly))) throw new RateLimitedError(messages.pixRateLimited);
+      // Nothing else to write atomically with it: one statement, no transaction, shared with the charges of concurrent requests.
+      if (!(await this.insertGrouped({ charge, window: hourly }))) throw new RateLimitedError(messages.pixRateLimited);
       return created;
     }
     return this.db.transaction().execute(async (tx) => {
@@ -161,7 +167,8 @@ export class ChargeService {
         if (!winner) throw new Error('idempotency key held without its transaction');
         return replayed(winner);
       }
-      if (!(await repository.insertChargeWithinRateLimit(tx, charge, hourly))) throw new RateLimitedError(messages.pixRateLimited);
+      const [written] = await repository.insertChargesWithinRateLimit(tx, [{ charge, window: hourly }]);
+      if (!written) throw new RateLimitedError(messages.pixRateLimited);
       return created;
     });
   }

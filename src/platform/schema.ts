@@ -151,6 +151,8 @@ export interface RateCountersTable {
   bucket: string;
   windowStart: Date;
   count: number;
+  /** How many uses its latest count let through (migration 029). */
+  granted: Generated<number>;
   expiresAt: Date;
 }
 

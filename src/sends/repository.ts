@@ -136,7 +136,7 @@ export type Acknowledgement = { id: string; note: ProviderSendNote; at: Date; ne
  * from their `nextCheckAt`. Answers, per acknowledgement and in order, whether it was recorded
  * (false when the send was no longer unsent).
  */
-export async function acknowledgeSends(db: Executor, acknowledgements: Acknowledgement[]): Promise<boolean[]> {
+async function acknowledgeSends(db: Executor, acknowledgements: Acknowledgement[]): Promise<boolean[]> {
   const { rows } = await sql<{ id: string }>`
     UPDATE provider_sends AS s SET
       state = 'sent', acknowledged = true, history = s.history || jsonb_build_array(a.note),

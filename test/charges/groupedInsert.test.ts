@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertChargesWithinRateLimit, type ChargeWrite } from '../../src/charges/repository.js';
 import { newId } from '../../src/platform/ids.js';
-import { backend, startGateway, validCustomer, type Gateway } from '../helpers/gateway.js';
+import type { ChargeCustomer } from '../../src/platform/schema.js';
+import { backend, startGateway, type Gateway } from '../helpers/gateway.js';
 
 /**
  * The new charges of many requests in one statement (ChargeService groups them): each account's
@@ -14,6 +15,7 @@ beforeAll(async () => {
 afterAll(() => gateway.close());
 
 const HOUR_MS = 3_600_000;
+const customer: ChargeCustomer = { name: 'Ana Pagadora', email: 'ana@example.com', document: { number: '52998224725', type: 'cpf' } };
 
 function writeOf(accountId: string, limit: number, at: Date): ChargeWrite {
   const id = newId();
@@ -24,7 +26,7 @@ function writeOf(accountId: string, limit: number, at: Date): ChargeWrite {
       amountCents: 1_000,
       feeCents: 10,
       externalRef: null,
-      customer: validCustomer(),
+      customer,
       pixPayload: `payload-${id}`,
       location: `pix.example/v2/${id}`,
       expiresAt: new Date(at.getTime() + HOUR_MS),

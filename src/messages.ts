@@ -351,6 +351,9 @@ export const messages = {
 
   // Static QR code pages (dashboard)
   staticQrDeactivatedNotice: 'QR Code desativado. Um novo PIX para ele é recusado; os pagamentos já recebidos continuam abaixo.',
+
+  // Recurrence pages (dashboard)
+  recurrenceCancelledNotice: 'Recorrência cancelada. Nada mais é cobrado nem debitado do pagador; os ciclos pendentes foram cancelados.',
 } as const;
 
 /** Brazilian currency text for messages: 123456 → `R$ 1.234,56` (plain space, not NBSP). */

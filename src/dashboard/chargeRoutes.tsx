@@ -141,7 +141,8 @@ export const chargePages =
           context={contextOf(reply, user)}
           charge={presentTransaction(charge)}
           refunds={chargeRefunds.map(presentRefund)}
-          mayCancel={mayDo(user.role, 'charges') && allows(CHARGE.cancel, charge.status)}
+          // A cycle's charge is not cancelled as a plain charge (the service refuses it): its recurrence's page cancels.
+          mayCancel={mayDo(user.role, 'charges') && allows(CHARGE.cancel, charge.status) && charge.recurrenceId === null}
           mayRefund={mayDo(user.role, 'refunds') && allows(CHARGE.refundInPart, charge.status)}
           totpEnrolled={user.totpEnrolled}
           amountDueToday={today?.payable ? today.amountDueCents : undefined}

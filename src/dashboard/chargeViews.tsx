@@ -7,6 +7,7 @@ import {
   CodeField,
   CsrfField,
   formatDate,
+  formatDay,
   Layout,
   Money,
   Notice,
@@ -45,9 +46,6 @@ export const EMPTY_DUE_CHARGE_FORM: DueChargeForm = {
   discountUntil: '',
 };
 
-/** A day as Brazil writes it: 2027-03-10 → 10/03/2027. */
-const brazilianDay = (day: string) => day.split('-').reverse().join('/');
-
 /** A part of a due-date charge's terms in words: "2%" or "R$ 5,00". */
 const partText = (value: { amountCents?: number | undefined; percent?: number | undefined }) =>
   value.percent === undefined ? formatBrl(value.amountCents ?? 0) : `${String(value.percent).replace('.', ',')}%`;
@@ -57,8 +55,8 @@ const INTEREST_PERIODS: Record<string, string> = { day: 'ao dia', month: 'ao mê
 /** The terms of a charge with a due date, as lines of the charge's page. */
 function dueTermLines(due: NonNullable<TransactionView['due']>): [string, string][] {
   const lines: [string, string][] = [
-    ['Vencimento', brazilianDay(due.dueDate)],
-    ['Pagável até', brazilianDay(due.lastPayableDate)],
+    ['Vencimento', formatDay(due.dueDate)],
+    ['Pagável até', formatDay(due.lastPayableDate)],
   ];
   if (due.fine) lines.push(['Multa', partText(due.fine)]);
   if (due.interest) {
@@ -67,7 +65,7 @@ function dueTermLines(due: NonNullable<TransactionView['due']>): [string, string
   }
   if (due.abatement) lines.push(['Abatimento', partText(due.abatement)]);
   const { discount } = due;
-  if (discount && 'until' in discount) lines.push(['Desconto', discount.until.map((tier) => `${partText(tier)} até ${brazilianDay(tier.date)}`).join('; ')]);
+  if (discount && 'until' in discount) lines.push(['Desconto', discount.until.map((tier) => `${partText(tier)} até ${formatDay(tier.date)}`).join('; ')]);
   if (discount && 'perDayEarly' in discount) {
     const { perDayEarly } = discount;
     lines.push(['Desconto', `${partText(perDayEarly)} por dia${perDayEarly.days === 'business' ? ' útil' : ''} de antecipação`]);
@@ -208,6 +206,9 @@ export function ChargesPage(props: {
         )}
         <li>
           <a href="/dashboard/qr-estaticos">QR Codes estáticos</a>: um código para imprimir, pago quantas vezes for lido
+        </li>
+        <li>
+          <a href="/dashboard/recorrencias">Recorrências (Pix Automático)</a>: o pagador autoriza uma vez e cada ciclo é debitado na data
         </li>
       </ul>
       {props.mayCreate ? (
@@ -373,6 +374,18 @@ export function ChargePage(props: {
             <dt>QR Code estático</dt>
             <dd>
               <a href={`/dashboard/qr-estaticos/${charge.staticQrId}`}>Ver o QR Code pago</a>
+            </dd>
+          </>
+        ) : (
+          ''
+        )}
+        {charge.recurrenceId ? (
+          <>
+            <dt>Pix Automático</dt>
+            <dd>
+              <a href={`/dashboard/recorrencias/${charge.recurrenceId}`} safe>
+                {`Ver a recorrência (ciclo ${charge.cycle ?? '—'})`}
+              </a>
             </dd>
           </>
         ) : (

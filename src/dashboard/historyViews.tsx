@@ -1,5 +1,5 @@
 import { formatBrl } from '../messages.js';
-import { Alert, DataTable, formatDate, Layout, Money, Status, type PageContext } from '../pages/components.js';
+import { Alert, DataTable, formatDate, formatDay, Layout, Money, Status, type PageContext } from '../pages/components.js';
 import { isFiltered, type HistoryForm } from '../pages/history.js';
 import { EmptyHistory, HistoryFilters, HistoryPager, Reference, TRANSACTION_TYPE_NAMES, type HistoryRow } from '../pages/historyViews.js';
 
@@ -106,9 +106,6 @@ export function TransactionsPage(props: { context: PageContext; form: HistoryFor
 /** A closed day, as the Extratos page lists it. */
 export type StatementRow = { date: string; openingBalanceCents: number; closingBalanceCents: number; movementCount: number; digest: string };
 
-/** 2026-01-31 → 31/01/2026. */
-const dayName = (date: string) => date.split('-').reverse().join('/');
-
 /** Extratos (DESIGN.md §15): the latest closed days, each a file to download, and how their digests chain. */
 export function StatementsPage(props: { context: PageContext; statements: StatementRow[] }) {
   return (
@@ -135,7 +132,7 @@ export function StatementsPage(props: { context: PageContext; statements: Statem
         <DataTable label="Extratos" columns={['Dia', 'Saldo inicial', 'Saldo final', 'Movimentos', 'SHA-256', 'Arquivo']}>
           {props.statements.map((statement) => (
             <tr>
-              <td safe>{dayName(statement.date)}</td>
+              <td safe>{formatDay(statement.date)}</td>
               <td>
                 <Money cents={statement.openingBalanceCents} />
               </td>
@@ -149,7 +146,7 @@ export function StatementsPage(props: { context: PageContext; statements: Statem
                 </code>
               </td>
               <td>
-                <a href={`/dashboard/extratos/${statement.date}`} aria-label={`Baixar o extrato de ${dayName(statement.date)} (JSON)`}>
+                <a href={`/dashboard/extratos/${statement.date}`} aria-label={`Baixar o extrato de ${formatDay(statement.date)} (JSON)`}>
                   Baixar
                 </a>
               </td>

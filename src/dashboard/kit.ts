@@ -6,6 +6,7 @@ import type { InfractionService } from '../infractions/service.js';
 import type { LedgerService } from '../ledger/service.js';
 import type { Clock } from '../platform/clock.js';
 import type { RecipientService } from '../recipients/service.js';
+import type { RecurrenceService } from '../recurrences/service.js';
 import type { RefundService } from '../refunds/service.js';
 import type { StaticQrService } from '../staticqr/service.js';
 import type { TransactionService } from '../transactions/service.js';
@@ -35,4 +36,5 @@ export type DashboardServices = {
   webhooks: WebhookService;
   history: HistoryService;
   staticQr: StaticQrService;
+  recurrences: RecurrenceService;
 };

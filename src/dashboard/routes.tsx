@@ -11,6 +11,7 @@ import { disputePages } from './disputeRoutes.js';
 import { historyPages } from './historyRoutes.js';
 import { moneyPages } from './moneyRoutes.js';
 import { pageStack } from '../pages/siteRoutes.js';
+import { recurrencePages } from './recurrenceRoutes.js';
 import { staticQrPages } from './staticQrRoutes.js';
 import { teamPages } from './teamRoutes.js';
 import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
@@ -43,6 +44,7 @@ export const dashboardRoutes =
     };
     await app.register(chargePages(kit, services));
     await app.register(staticQrPages(kit, services));
+    await app.register(recurrencePages(kit, services));
     await app.register(moneyPages(kit, services));
     await app.register(disputePages(kit, services));
     await app.register(teamPages(kit, services));

@@ -1,10 +1,13 @@
 import type { Children } from '@kitajs/html';
 import { formatBrl } from '../messages.js';
 import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
+import type { ChargeStatus, CycleStatus, RecurrenceStatus } from '../platform/schema.js';
 
 /** Dates as a person in Brazil reads them (DESIGN.md §10: America/Sao_Paulo). */
 const dateFormat = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', dateStyle: 'short', timeStyle: 'short' });
 export const formatDate = (at: Date | number): string => dateFormat.format(typeof at === 'number' ? new Date(at) : at);
+/** A calendar day of the API (`AAAA-MM-DD`, America/Sao_Paulo) as a person in Brazil writes it: `DD/MM/AAAA`. */
+export const formatDay = (day: string): string => day.split('-').reverse().join('/');
 
 /** One entry of a site's menu; `count` is a queue's length (the back-office). */
 export type MenuItem = { href: string; title: string; count?: number | undefined };
@@ -54,12 +57,35 @@ const INFRACTION_STATUS_NAMES: Record<string, string> = {
 /** A static QR code has no status in the API (`active`, a boolean): the pages name its two states. */
 const STATIC_QR_STATUS_NAMES: Record<string, string> = { active: 'Ativo', deactivated: 'Desativado' };
 
-const OWN_NAMES: Record<'charge' | 'withdrawal' | 'refund' | 'infraction' | 'staticQr', Record<string, string>> = {
+/** A Pix Automático recurrence (docs/recurrences.md, "States"): every status named. */
+const RECURRENCE_STATUS_NAMES: Record<RecurrenceStatus, string> = {
+  created: 'Criada',
+  awaiting_authorization: 'Aguardando autorização',
+  authorized: 'Autorizada',
+  refused: 'Recusada pelo pagador',
+  expired: 'Expirada',
+  cancelled: 'Cancelada',
+};
+/** A recurrence's cycle: its charge's status (the payer's bank debits it), or skipped (no charge). */
+const CYCLE_STATUS_NAMES: Record<ChargeStatus | Exclude<CycleStatus, 'charged'>, string> = {
+  pending: 'Aguardando débito',
+  paid: 'Pago',
+  expired: 'Expirado',
+  cancelled: 'Cancelado',
+  failed: 'Falhou',
+  refunded: 'Devolvido',
+  partially_refunded: 'Devolvido em parte',
+  skipped: 'Pulado',
+};
+
+const OWN_NAMES: Record<'charge' | 'withdrawal' | 'refund' | 'infraction' | 'staticQr' | 'recurrence' | 'cycle', Record<string, string>> = {
   charge: {},
   withdrawal: WITHDRAWAL_STATUS_NAMES,
   refund: REFUND_STATUS_NAMES,
   infraction: INFRACTION_STATUS_NAMES,
   staticQr: STATIC_QR_STATUS_NAMES,
+  recurrence: RECURRENCE_STATUS_NAMES,
+  cycle: CYCLE_STATUS_NAMES,
 };
 
 export function statusName(status: string, of?: keyof typeof OWN_NAMES): string {

@@ -39,3 +39,8 @@ export function presentCycle(cycle: CycleWithCharge) {
     amountCents: cycle.amountCents,
   };
 }
+
+/** A recurrence as presented (the API's object). */
+export type RecurrenceView = ReturnType<typeof presentRecurrence>;
+/** A cycle as presented (an item of the API's `cycles`). */
+export type CycleView = ReturnType<typeof presentCycle>;

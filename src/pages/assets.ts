@@ -23,7 +23,7 @@ textarea { font: 0.85rem/1.4 ui-monospace, monospace; width: 100%; padding: .5re
 /* A code to copy (a BR Code) breaks anywhere: a break at one of its spaces would read as part of it. */
 textarea[readonly] { word-break: break-all; }
 select { font: inherit; padding: .5rem; border: 1px solid #8c959f; border-radius: 4px; background: #fff; }
-dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 1rem; }
+dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .25rem 1rem; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 1rem; }
 dt { font-weight: 600; }
 dd { margin: 0; overflow-wrap: anywhere; white-space: pre-line; }
 input { font: inherit; padding: .5rem; border: 1px solid #8c959f; border-radius: 4px; }
@@ -69,6 +69,8 @@ form.inline label { font-weight: 400; font-size: .9rem; }
 button.danger { background: var(--bad); border-color: var(--bad); }
 button[aria-disabled="true"] { opacity: .7; cursor: progress; }
 .status { white-space: nowrap; }
+/* Beside its term a status may wrap: a long one (Aguardando autorização) must not widen the list past a phone's screen. */
+dd .status { white-space: normal; }
 ul.cases { list-style: none; padding: 0; }
 ul.cases article { margin-bottom: 1.5rem; }
 details > summary { font-weight: 600; padding: .25rem 0; }

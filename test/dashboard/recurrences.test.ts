@@ -84,6 +84,9 @@ async function recurrenceWithCycles(merchant: Merchant, overrides: Record<string
   return { id, start, recurrence };
 }
 
+/** The page does not scroll sideways (a phone's 390 px). */
+const scrollWidth = (page: Page) => page.evaluate<number>('document.documentElement.scrollWidth');
+
 /** The value beside a term of the page's description list. */
 const valueOf = (page: Page, term: string) => page.locator(`xpath=//dt[normalize-space()="${term}"]/following-sibling::dd[1]`).textContent();
 const rowsOf = async (page: Page, region: string) => {
@@ -119,6 +122,7 @@ describe(`Recorrências (${backend})`, () => {
     expect(rows.map((row) => row[6])).toEqual(rows.map(() => expect.stringMatching(/^\d{2}\/\d{2}\/\d{4}/)));
     expect(await page.getByRole('navigation', { name: 'Páginas' }).count()).toBe(0);
     expect(await breakableMoney(page)).toEqual([]);
+    expect(await scrollWidth(page)).toBe(390);
     await expectAccessible(page);
     await screenshot(page, 'recorrencias-390');
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -151,6 +155,7 @@ describe(`Recorrências (${backend})`, () => {
     await expectAccessible(page);
     await screenshot(page, 'recorrencia-1280');
     await page.setViewportSize({ width: 390, height: 844 });
+    expect(await scrollWidth(page)).toBe(390);
     await expectAccessible(page);
     await screenshot(page, 'recorrencia-390');
 
@@ -177,6 +182,7 @@ describe(`Recorrências (${backend})`, () => {
     expect(await page.locator('.empty').innerText()).toBe(
       `Nenhum ciclo ainda. Depois que o pagador autorizar, a cobrança de cada ciclo é criada de 10 a 2 dias antes da data (o primeiro em ${brazilian(variableRow.startDate)}) e aparece aqui.`,
     );
+    expect(await scrollWidth(page)).toBe(390);
     await expectAccessible(page);
     await screenshot(page, 'recorrencia-aguardando-390');
     await page.context().close();
@@ -249,6 +255,7 @@ describe(`Recorrências (${backend})`, () => {
       expect(await valueOf(page, 'Status')).toBe('Aguardando autorização');
       expect(await page.getByRole('button', { name: 'Cancelar recorrência' }).count()).toBe(0);
       expect(await page.getByText('Seu papel permite ver, não cancelar recorrências.').count()).toBe(1);
+      expect(await scrollWidth(page)).toBe(390);
       await expectAccessible(page);
       if (role === 'viewer') await screenshot(page, 'recorrencia-leitor-390');
       const forged = await postFromPage(gateway, page, `/dashboard/recorrencias/${id}/cancelar`);

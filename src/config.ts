@@ -52,6 +52,11 @@ const booleanFlag = z
 /** Only these select a database; a typo must never fall back to a local file in production. */
 const DATABASE_URL_PATTERN = /^(postgres|postgresql):\/\/|^memory:\/\/$/;
 
+/** The operator's account at the PSP for Pix Automático's cobr: `CORRENTE|POUPANCA|PAGAMENTO:<branch, up to 4 digits, may be empty>:<account, up to 20>`. */
+const RECEIVER_ACCOUNT_PATTERN = /^(CORRENTE|POUPANCA|PAGAMENTO):(\d{0,4}):([0-9A-Za-z]{1,20})$/;
+const RECEIVER_ACCOUNT_MESSAGE =
+  'must be TYPE:branch:account (TYPE CORRENTE, POUPANCA or PAGAMENTO; branch up to 4 digits, may be empty; account up to 20 letters or digits)';
+
 const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
@@ -97,6 +102,7 @@ const environmentSchema = z.object({
   PSP_KEY_FILE: readableFile.optional(),
   PSP_CA_FILE: readableFile.optional(),
   PSP_PIX_KEY: z.string().min(1).max(77).optional(),
+  PSP_RECEIVER_ACCOUNT: z.string().regex(RECEIVER_ACCOUNT_PATTERN, RECEIVER_ACCOUNT_MESSAGE).optional(),
   PSP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   PSP_POLL_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
   PSP_SETTLING_WINDOW_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
@@ -144,6 +150,9 @@ export type ProviderSettings =
     }
   | { id: string; kind: 'apipix'; psp: PspSettings; lowCoverCents: number };
 
+/** API Pix's DadosBancariosRecebedor: the account the cycles of a recurrence are credited to. */
+export type ReceiverAccount = { tipoConta: 'CORRENTE' | 'POUPANCA' | 'PAGAMENTO'; agencia: string | undefined; conta: string };
+
 /** The id of the provider PIX_PROVIDER and PSP_* configure (without PROVIDERS_FILE, the only one). */
 const DEFAULT_PROVIDER_ID = 'default';
 
@@ -158,6 +167,11 @@ export type PspSettings = {
   caFile: string | undefined;
   /** The operator's receiving key: charges are made to it and withdrawals leave from it. */
   pixKey: string;
+  /**
+   * The operator's account at the PSP as API Pix's cobr names its recebedor (Pix Automático);
+   * null: the provider takes no recurrences.
+   */
+  receiverAccount: ReceiverAccount | null;
   timeoutMs: number;
   pollIntervalMs: number;
   /**
@@ -289,6 +303,7 @@ const providerEntrySchema = z.discriminatedUnion(
       keyFile: readableFile,
       caFile: readableFile.optional(),
       pixKey: z.string().min(1).max(77),
+      receiverAccount: z.string().regex(RECEIVER_ACCOUNT_PATTERN, RECEIVER_ACCOUNT_MESSAGE).optional(),
       /** The cash-out API the PSP publishes; only Efí's is built (docs/providers.md). */
       cashOut: z.literal('efi', { error: "must be 'efi'" }).optional(),
       timeoutMs: z.number().int().min(100).max(120_000).optional(),
@@ -383,6 +398,7 @@ function readProvidersFile(path: string, defaults: { pspTimeoutMs: number; lowCo
         keyFile: settings.keyFile,
         caFile: settings.caFile,
         pixKey: settings.pixKey,
+        receiverAccount: receiverAccountOf(settings.receiverAccount),
         timeoutMs: settings.timeoutMs ?? defaults.pspTimeoutMs,
         pollIntervalMs: settings.pollIntervalMs ?? 60_000,
         settlingWindowMs: settings.settlingWindowMs ?? 300_000,
@@ -409,11 +425,20 @@ function pspSettingsOf(env: z.infer<typeof environmentSchema>): PspSettings {
     keyFile: env.PSP_KEY_FILE ?? '',
     caFile: env.PSP_CA_FILE,
     pixKey: env.PSP_PIX_KEY ?? '',
+    receiverAccount: receiverAccountOf(env.PSP_RECEIVER_ACCOUNT),
     timeoutMs: env.PSP_TIMEOUT_MS,
     pollIntervalMs: env.PSP_POLL_INTERVAL_MS,
     settlingWindowMs: env.PSP_SETTLING_WINDOW_MS,
     webhook: listenerOf(env.PSP_WEBHOOK_PORT, env.PSP_WEBHOOK_CERT_FILE, env.PSP_WEBHOOK_KEY_FILE, env.PSP_WEBHOOK_CLIENT_CA_FILE),
   };
+}
+
+/** `TYPE:branch:account` (the branch may be empty), checked by RECEIVER_ACCOUNT_PATTERN. */
+function receiverAccountOf(text: string | undefined): ReceiverAccount | null {
+  const match = text === undefined ? null : RECEIVER_ACCOUNT_PATTERN.exec(text);
+  const [, type, agencia, conta] = match ?? [];
+  if (!conta || (type !== 'CORRENTE' && type !== 'POUPANCA' && type !== 'PAGAMENTO')) return null;
+  return { tipoConta: type, agencia: agencia || undefined, conta };
 }
 
 /** The PSP notification listener's settings: its three files or none (then no listener); port 8443 by default. */

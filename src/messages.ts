@@ -75,6 +75,9 @@ export const messages = {
   // Pix Automático (POST /v1/recurrences in validation order, then the recurrences' other calls; docs/recurrences.md)
   recurrenceContractInvalid: 'contract deve ser um texto de 1 a 35 caracteres.',
   recurrenceDebtorNameInvalid: 'debtor.name deve ser um texto de 1 a 140 caracteres.',
+  recurrenceDebtorAccountInvalid:
+    'debtor.account deve ter ispb (8 dígitos ou letras maiúsculas), number (1 a 20 letras ou dígitos) e, se informado, branch (1 a 4 dígitos).',
+  recurrenceDebtorAccountRequired: 'debtor.account é obrigatório: o provedor envia o pedido de autorização à conta do pagador.',
   recurrenceDebtorDocumentInvalid: "debtor.document deve ter type 'cpf' ou 'cnpj' e um number com os dígitos de um CPF (11) ou CNPJ (14) válido.",
   recurrenceObjectInvalid: 'object deve ser um texto de 1 a 35 caracteres.',
   recurrenceFrequencyInvalid: (received: string) => `frequency deve ser 'weekly', 'monthly', 'quarterly', 'semiannual' ou 'annual'. Recebido: '${received}'.`,

@@ -113,7 +113,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
   const transactions = new TransactionService(db, clock);
   const reportTransactions = probes.reads ? new TransactionService(probes.reads, clock) : transactions;
   const infractions = new InfractionService(db, clock, config, refunds);
-  const providerInbound = inbound((providerId) => new InboundService(providerId, db, clock, charges, refunds, infractions, staticQr, accounts));
+  const providerInbound = inbound((providerId) => new InboundService(providerId, db, clock, charges, refunds, infractions, staticQr, accounts, recurrences));
   return {
     config,
     clock,

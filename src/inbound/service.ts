@@ -7,6 +7,9 @@ import type { RefundRow } from '../platform/schema.js';
 import type { AccountService } from '../accounts/service.js';
 import type {
   ChargebackReceipt,
+  CycleChargeReceipt,
+  CycleChargeReport,
+  RecurrenceReport,
   IncomingPayment,
   PaymentReceipt,
   ProviderReports,
@@ -15,6 +18,7 @@ import type {
   StaticPayment,
 } from '../provider/provider.js';
 import type { StaticQrService } from '../staticqr/service.js';
+import type { RecurrenceService } from '../recurrences/service.js';
 import type { RefundService } from '../refunds/service.js';
 import { insertAlert } from '../alerts/repository.js';
 
@@ -34,7 +38,18 @@ export class InboundService implements ProviderReports {
     private readonly infractions: InfractionService,
     private readonly staticQr: StaticQrService,
     private readonly accounts: Pick<AccountService, 'getAccount'>,
+    private readonly recurrences: Pick<RecurrenceService, 'recurrenceReported' | 'cycleChargeReported'>,
   ) {}
+
+  /** A Pix Automático recurrence's status at this provider (RecurrenceService.recurrenceReported). */
+  recurrenceReported(providerRecurrenceId: string, report: RecurrenceReport): Promise<boolean> {
+    return this.recurrences.recurrenceReported(this.providerId, providerRecurrenceId, report);
+  }
+
+  /** A cycle's charge at this provider (RecurrenceService.cycleChargeReported). */
+  cycleChargeReported(transactionId: string, report: CycleChargeReport): Promise<CycleChargeReceipt> {
+    return this.recurrences.cycleChargeReported(this.providerId, transactionId, report);
+  }
 
   /**
    * Credits a PIX to its pending charge, or returns it to the payer when the charge is not payable

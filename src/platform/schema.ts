@@ -62,6 +62,9 @@ export type Holder = {
   documentType: 'cpf' | 'cnpj';
 };
 
+/** A recurrence's payer (BCB's devedor) and, when the merchant gave it, its account (where a PSP sends the authorization request). */
+export type RecurrenceDebtor = Holder & { account?: { ispb: string; branch: string | null; number: string } };
+
 /** A holder at a bank, as the PIX network reports payers and beneficiaries. */
 export type Party = Holder & { bankAccount: { ispb: string; branch: string; account: string } };
 
@@ -489,7 +492,7 @@ export interface RecurrencesTable {
   providerRecurrenceId: string | null;
   externalRef: string | null;
   contract: string;
-  debtor: ColumnType<Holder, string, never>;
+  debtor: ColumnType<RecurrenceDebtor, string, never>;
   object: string | null;
   frequency: RecurrenceFrequency;
   /** Each cycle's amount; null for a variable recurrence without a default (never today: creation requires it). */

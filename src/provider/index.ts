@@ -64,7 +64,7 @@ function build(settings: ProviderSettings, config: Pick<Config, 'publicBaseUrl' 
       const sendTiming = { sendBudgetMs, settlingWindowMs: Math.max(psp.settlingWindowMs, 2 * sendBudgetMs) };
       const providerLogger = logger;
       return {
-        provider: new ApiPixProvider(settings.id, client, sendTiming, psp.pixKey, providerLogger),
+        provider: new ApiPixProvider(settings.id, client, sendTiming, psp.pixKey, providerLogger, psp.receiverAccount),
         network: null,
         inbound: (reports) => new ApiPixInbound(settings.id, client, db, clock, reports, psp, providerLogger),
       };

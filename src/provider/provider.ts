@@ -1,5 +1,5 @@
 import type { DueTerms } from '../pix/dueAmount.js';
-import type { Holder, Party, SimulatedOutage } from '../platform/schema.js';
+import type { Holder, Party, RecurrenceDebtor, SimulatedOutage } from '../platform/schema.js';
 
 /**
  * What the gateway needs from a PIX provider (PSP). End-to-end ids, payers, beneficiaries and
@@ -39,7 +39,8 @@ export type RecurrenceRequest = {
   accountId: string;
   recurrenceId: string;
   contract: string;
-  debtor: Holder;
+  /** The payer, with its account when the merchant gave it (BCB's solicrec destinatario). */
+  debtor: RecurrenceDebtor;
   object: string | null;
   frequency: 'weekly' | 'monthly' | 'quarterly' | 'semiannual' | 'annual';
   /** Fixed value (BCB's valorRec); null for a variable one. */
@@ -71,6 +72,8 @@ export type CycleChargeRequest = {
  * cycles' charges. Calls may do network I/O; ProviderError when refused or unanswered.
  */
 export interface RecurrenceProvider {
+  /** The authorization request goes to the payer's account (BCB's solicrec destinatario): a recurrence without one is refused before anything is written. */
+  readonly requiresDebtorAccount: boolean;
   /** Registers the recurrence and sends the payer its authorization request; answers BCB's idRec. */
   createRecurrence(request: RecurrenceRequest): Promise<{ providerRecurrenceId: string }>;
   /** Cancels the recurrence (and so the cycles' charges not yet debited). */
@@ -173,7 +176,33 @@ export interface ProviderReports {
   chargeRemoved(transactionId: string): Promise<void>;
   refundSettled(refundId: string, outcome: RefundOutcome): Promise<void>;
   chargebackReported(chargeback: ReportedChargeback): Promise<ChargebackReceipt>;
+  /** A recurrence's status changed at the provider (Pix Automático): applied once, a repeat or a state that takes it no more changes nothing. Answers whether it applied. */
+  recurrenceReported(providerRecurrenceId: string, report: RecurrenceReport): Promise<boolean>;
+  /** A cycle's charge (by our transaction id, the cobr's txid) changed at the provider. */
+  cycleChargeReported(transactionId: string, report: CycleChargeReport): Promise<CycleChargeReceipt>;
 }
+
+/** What became of a recurrence at the provider (BCB's rec status), as it reports it. */
+export type RecurrenceReport =
+  | { status: 'authorized' }
+  | { status: 'refused' }
+  | { status: 'expired' }
+  /** Cancelled at the provider: by the payer (or the payer's PSP), or by the receiving side (our own cancellation, or its PSP's). */
+  | { status: 'cancelled'; by: 'payer' | 'merchant' };
+
+/**
+ * What became of a cycle's charge (BCB's cobr): paid (the debit's end-to-end id), an attempt failed
+ * (`failedAttempts`: how many attempts failed so far, so that a repeat applies nothing), failed for
+ * good (rejected), or cancelled.
+ */
+export type CycleChargeReport =
+  | { status: 'paid'; payment: ReceivedPayment & { amountCents: number } }
+  | { status: 'attempt_failed'; failedAttempts: number }
+  | { status: 'failed' }
+  | { status: 'cancelled' };
+
+/** `retry_on`: the attempt failed and the next one is on `day` (the provider is asked for it); `ignored`: nothing to apply (a repeat, or a state that takes no such report). */
+export type CycleChargeReceipt = { outcome: 'applied' } | { outcome: 'retry_on'; day: string } | { outcome: 'ignored' } | { outcome: 'unknown_charge' };
 
 /** A provider's own listeners and pollers, started by the process that runs the workers. */
 export interface ProviderInbound {
@@ -232,7 +261,7 @@ export interface PixProvider {
   readonly dueCharges: boolean;
   /** The PIX key a static QR code pays (DESIGN.md §17); none: it takes no static codes. */
   readonly receivingKey?: string | undefined;
-  /** Pix Automático (DESIGN.md §17); none: it takes no recurrences (API Pix, not yet: docs/recurrences.md). */
+  /** Pix Automático (DESIGN.md §17); none: it takes no recurrences (docs/recurrences.md). */
   readonly recurrences?: RecurrenceProvider | undefined;
   /** Registers a dynamic charge; throws ProviderError when the provider refuses or cannot answer. */
   createCharge(request: ChargeRequest): Promise<CreatedCharge>;

@@ -186,3 +186,19 @@ export async function recordFailedAttempt(tx: Tx, transactionId: string, attempt
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** The recurrence a provider knows by its idRec, locked (its reports). */
+export function lockRecurrenceAtProvider(tx: Tx, providerId: string, providerRecurrenceId: string): Promise<RecurrenceRow | undefined> {
+  return tx
+    .selectFrom('recurrences')
+    .selectAll()
+    .where('providerId', '=', providerId)
+    .where('providerRecurrenceId', '=', providerRecurrenceId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Which recurrence and cycle a cycle's charge is, by its transaction id; undefined for any other transaction. */
+export async function findCycleOfCharge(db: Executor, transactionId: string): Promise<{ recurrenceId: string; accountId: string; cycle: number } | undefined> {
+  return db.selectFrom('recurrenceCycles').select(['recurrenceId', 'accountId', 'cycle']).where('transactionId', '=', transactionId).executeTakeFirst();
+}

@@ -39,6 +39,23 @@ const debtorSchema = z.object(
         { error: messages.recurrenceDebtorDocumentInvalid },
       )
       .refine((document) => (document.type === 'cpf' ? isValidCpf(document.number) : isValidCnpj(document.number)), messages.recurrenceDebtorDocumentInvalid),
+    account: z
+      .object(
+        {
+          ispb: z.string({ error: messages.recurrenceDebtorAccountInvalid }).regex(/^[0-9A-Z]{8}$/, messages.recurrenceDebtorAccountInvalid),
+          branch: z
+            .string({ error: messages.recurrenceDebtorAccountInvalid })
+            .regex(/^\d{1,4}$/, messages.recurrenceDebtorAccountInvalid)
+            .optional(),
+          number: z.string({ error: messages.recurrenceDebtorAccountInvalid }).regex(/^[0-9A-Za-z]{1,20}$/, messages.recurrenceDebtorAccountInvalid),
+        },
+        { error: messages.recurrenceDebtorAccountInvalid },
+      )
+      .optional()
+      .meta({
+        description:
+          "The payer's account (BCB's solicrec destinatario: its bank's ISPB, branch, account number), where a PSP sends the authorization request; required by a provider that asks for it (API Pix).",
+      }),
   },
   { error: messages.recurrenceDebtorNameInvalid },
 );
@@ -53,7 +70,7 @@ export const createRecurrenceBody = z
         .min(1, messages.recurrenceContractInvalid)
         .max(35, messages.recurrenceContractInvalid)
         .meta({ description: "The contract's number or code (BCB's vinculo.contrato)." }),
-      debtor: debtorSchema.meta({ description: "The payer (BCB's devedor): name and a valid CPF or CNPJ." }),
+      debtor: debtorSchema.meta({ description: "The payer (BCB's devedor): name, a valid CPF or CNPJ and, for some providers, its account." }),
       object: z
         .string({ error: messages.recurrenceObjectInvalid })
         .trim()
@@ -115,7 +132,12 @@ const recurrenceFields = {
   providerRecurrenceId: z.string().nullable().meta({ description: "BCB's idRec, once the provider registered it." }),
   status: z.enum(RECURRENCE_STATUSES),
   contract: z.string(),
-  debtor: z.object({ name: z.string(), document: z.string(), documentType: z.enum(['cpf', 'cnpj']) }),
+  debtor: z.object({
+    name: z.string(),
+    document: z.string(),
+    documentType: z.enum(['cpf', 'cnpj']),
+    account: z.object({ ispb: z.string(), branch: z.string().nullable(), number: z.string() }).optional(),
+  }),
   object: z.string().nullable(),
   frequency: z.enum(RECURRENCE_FREQUENCIES),
   amountCents: z.int().nullable(),

@@ -10,7 +10,15 @@ import type { Db, Tx } from '../platform/database.js';
 import { derivedId, newId } from '../platform/ids.js';
 import { dayAfter, dayOf, dayStart } from '../platform/saoPauloDay.js';
 import type { RecurrenceCycleRow, RecurrenceRow, TransactionRow } from '../platform/schema.js';
-import { ProviderError, ProviderOutcomeUnknownError, type ReceivedPayment, type RecurrenceProvider } from '../provider/provider.js';
+import {
+  ProviderError,
+  ProviderOutcomeUnknownError,
+  type CycleChargeReceipt,
+  type CycleChargeReport,
+  type ReceivedPayment,
+  type RecurrenceProvider,
+  type RecurrenceReport,
+} from '../provider/provider.js';
 import type { ProviderRegistry } from '../provider/registry.js';
 import type { RoutingService } from '../routing/service.js';
 import { insertTransaction } from '../transactions/repository.js';
@@ -76,7 +84,8 @@ export class RecurrenceService {
     if (input.startDate > dayAfter(today, MAX_START_DAYS)) throw new InvalidRequestError(messages.recurrenceStartDateTooFar);
     // The account's routing for charges, without a probe: nothing is sent before the row is written.
     const provider = (await this.routing.candidates('charges', account.id, { probe: false })).find((candidate) => candidate.recurrences);
-    if (!provider) throw new InvalidStateError(messages.recurrencesUnavailable);
+    if (!provider?.recurrences) throw new InvalidStateError(messages.recurrencesUnavailable);
+    if (provider.recurrences.requiresDebtorAccount && !input.debtor.account) throw new InvalidRequestError(messages.recurrenceDebtorAccountRequired);
     // BCB's dataExpiracaoSolicitacao: the end of the 3rd day before the start (MIN_START_DAYS).
     const authorizationExpiresAt = dayStart(dayAfter(input.startDate, -CREATE_AHEAD_MIN_DAYS));
     if (!authorizationExpiresAt) throw new Error(`no day before ${input.startDate}`);
@@ -87,7 +96,14 @@ export class RecurrenceService {
       providerRecurrenceId: null,
       externalRef,
       contract: input.contract,
-      debtor: JSON.stringify({ name: input.debtor.name, document: input.debtor.document.number, documentType: input.debtor.document.type }),
+      debtor: JSON.stringify({
+        name: input.debtor.name,
+        document: input.debtor.document.number,
+        documentType: input.debtor.document.type,
+        ...(input.debtor.account
+          ? { account: { ispb: input.debtor.account.ispb, branch: input.debtor.account.branch ?? null, number: input.debtor.account.number } }
+          : {}),
+      }),
       object: input.object ?? null,
       frequency: input.frequency,
       amountCents: input.amountCents,
@@ -246,12 +262,17 @@ export class RecurrenceService {
       const locked = await this.lockOrThrow(tx, id, accountId);
       this.assertCancellable(locked, transition);
       if (locked.providerRecurrenceId !== cancelledAtProvider) return undefined;
-      const cancelled = await this.move(tx, locked, transition, now, { cancelledBy: by, nextCycleDate: null });
-      for (const charge of await repository.lockPendingCycleCharges(tx, id)) {
-        await applyTransition(tx, charge, chargeStatusAt(charge, now) === CHARGE.expire.to ? CHARGE.expire : CHARGE.cancel, now);
-      }
-      return cancelled;
+      return this.cancelWithCycles(tx, locked, by, transition, now);
     });
+  }
+
+  /** A locked recurrence cancelled with its pending cycles' charges (one already past its expiry expires instead). */
+  private async cancelWithCycles(tx: Tx, locked: RecurrenceRow, by: 'merchant' | 'payer', transition: RecurrenceTransition, now: Date): Promise<RecurrenceRow> {
+    const cancelled = await this.move(tx, locked, transition, now, { cancelledBy: by, nextCycleDate: null });
+    for (const charge of await repository.lockPendingCycleCharges(tx, locked.id)) {
+      await applyTransition(tx, charge, chargeStatusAt(charge, now) === CHARGE.expire.to ? CHARGE.expire : CHARGE.cancel, now);
+    }
+    return cancelled;
   }
 
   /** A request that lapsed is expired, whether or not the worker has moved it yet. */
@@ -305,36 +326,114 @@ export class RecurrenceService {
   debit(accountId: string, id: string, cycleNumber: number, debit: Debit): Promise<TransactionRow> {
     return this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();
-      const today = dayOf(now);
       // The recurrence before its cycle's charge, as cancel() locks them: never the other way round (a deadlock).
       const recurrence = await this.lockOrThrow(tx, id, accountId);
       const { cycle, charge } = await this.lockPendingCycle(tx, accountId, id, cycleNumber);
-      if (today < cycle.attemptDate) throw new InvalidStateError(messages.recurrenceDebitNotDue(cycle.attemptDate));
-      if (debit.outcome === 'paid') {
-        const { payment } = debit;
-        const paid = await applyTransition(tx, charge, CHARGE.pay, now, {
-          paidAt: now,
-          endToEndId: payment.endToEndId,
-          payer: payment.payer ? JSON.stringify(payment.payer) : null,
-        });
-        await postChargePaid(tx, paid, now);
-        return paid;
+      if (dayOf(now) < cycle.attemptDate) throw new InvalidStateError(messages.recurrenceDebitNotDue(cycle.attemptDate));
+      return (await this.applyDebit(tx, recurrence, cycle, charge, debit, now)).charge;
+    });
+  }
+
+  /** A debit of a locked pending cycle: paid and credited, or failed (retried the next day when the policy allows: `retryOn`). */
+  private async applyDebit(
+    tx: Tx,
+    recurrence: RecurrenceRow,
+    cycle: RecurrenceCycleRow,
+    charge: TransactionRow,
+    debit: Debit,
+    now: Date,
+  ): Promise<{ charge: TransactionRow; retryOn: string | null }> {
+    if (debit.outcome === 'paid') {
+      const { payment } = debit;
+      const paid = await applyTransition(tx, charge, CHARGE.pay, now, {
+        paidAt: now,
+        endToEndId: payment.endToEndId,
+        payer: payment.payer ? JSON.stringify(payment.payer) : null,
+      });
+      await postChargePaid(tx, paid, now);
+      return { charge: paid, retryOn: null };
+    }
+    const retryOn = dayAfter(dayOf(now));
+    const retries = recurrence.retryPolicy === 'three_in_seven_days' && cycle.failedAttempts < MAX_RETRIES;
+    if (retries && retryOn <= dayAfter(cycle.dueDate, RETRY_WINDOW_DAYS)) {
+      const rescheduled = await repository.recordFailedAttempt(tx, charge.id, retryOn);
+      await this.recordEvents(
+        tx,
+        recurrence,
+        ['recurrence.retry_scheduled'],
+        now,
+        presentCycle({ ...rescheduled, chargeStatus: charge.status, amountCents: charge.amountCents }),
+      );
+      return { charge, retryOn };
+    }
+    await repository.recordFailedAttempt(tx, charge.id, cycle.attemptDate);
+    return { charge: await applyTransition(tx, charge, CHARGE.fail, now), retryOn: null };
+  }
+
+  /**
+   * A recurrence's status as its provider reports it (the payer's answer, a lapse, a cancellation on
+   * either side): applied when the recurrence is in a status that takes it, ignored otherwise (a
+   * repeat, a report of our own cancellation). A cancellation reported by the provider is not sent
+   * back to it. Answers whether it applied.
+   */
+  recurrenceReported(providerId: string, providerRecurrenceId: string, report: RecurrenceReport): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const now = this.clock.now();
+      const row = await repository.lockRecurrenceAtProvider(tx, providerId, providerRecurrenceId);
+      if (!row) return false;
+      const transition =
+        report.status === 'authorized'
+          ? RECURRENCE.authorize
+          : report.status === 'refused'
+            ? RECURRENCE.refuse
+            : report.status === 'expired'
+              ? RECURRENCE.expire
+              : report.by === 'payer'
+                ? RECURRENCE.payerCancel
+                : RECURRENCE.cancel;
+      if (!allowsRecurrence(transition, row.status)) return false;
+      if (report.status === 'cancelled') {
+        await this.cancelWithCycles(tx, row, report.by, transition, now);
+        return true;
       }
-      const retryOn = dayAfter(today);
-      const retries = recurrence.retryPolicy === 'three_in_seven_days' && cycle.failedAttempts < MAX_RETRIES;
-      if (retries && retryOn <= dayAfter(cycle.dueDate, RETRY_WINDOW_DAYS)) {
-        const rescheduled = await repository.recordFailedAttempt(tx, charge.id, retryOn);
-        await this.recordEvents(
-          tx,
-          recurrence,
-          ['recurrence.retry_scheduled'],
-          now,
-          presentCycle({ ...rescheduled, chargeStatus: charge.status, amountCents: charge.amountCents }),
-        );
-        return charge;
+      await this.move(tx, row, transition, now, transition === RECURRENCE.authorize ? {} : { nextCycleDate: null });
+      return true;
+    });
+  }
+
+  /**
+   * A cycle's charge as its provider reports it: paid (credited), an attempt failed (retried per the
+   * recurrence's policy: `retry_on` the day the provider is to try again), failed for good, or
+   * cancelled. A report about a charge no longer pending, or an attempt already counted, is ignored.
+   */
+  async cycleChargeReported(providerId: string, transactionId: string, report: CycleChargeReport): Promise<CycleChargeReceipt> {
+    const found = await repository.findCycleOfCharge(this.db, transactionId);
+    if (!found) return { outcome: 'unknown_charge' };
+    return this.db.transaction().execute(async (tx): Promise<CycleChargeReceipt> => {
+      const now = this.clock.now();
+      const recurrence = await this.lockOrThrow(tx, found.recurrenceId, found.accountId);
+      const locked = await repository.lockCycle(tx, found.accountId, found.recurrenceId, found.cycle);
+      const charge = locked?.charge;
+      if (!locked || !charge || charge.providerId !== providerId) return { outcome: 'unknown_charge' };
+      if (charge.status !== 'pending') return { outcome: 'ignored' };
+      const { cycle } = locked;
+      switch (report.status) {
+        case 'paid':
+          if (report.payment.amountCents !== charge.amountCents) return { outcome: 'ignored' };
+          await this.applyDebit(tx, recurrence, cycle, charge, { outcome: 'paid', payment: report.payment }, now);
+          return { outcome: 'applied' };
+        case 'attempt_failed': {
+          if (report.failedAttempts <= cycle.failedAttempts) return { outcome: 'ignored' };
+          const { retryOn } = await this.applyDebit(tx, recurrence, cycle, charge, { outcome: 'failed' }, now);
+          return retryOn ? { outcome: 'retry_on', day: retryOn } : { outcome: 'applied' };
+        }
+        case 'failed':
+          await applyTransition(tx, charge, CHARGE.fail, now);
+          return { outcome: 'applied' };
+        case 'cancelled':
+          await applyTransition(tx, charge, chargeStatusAt(charge, now) === CHARGE.expire.to ? CHARGE.expire : CHARGE.cancel, now);
+          return { outcome: 'applied' };
       }
-      await repository.recordFailedAttempt(tx, charge.id, cycle.attemptDate);
-      return applyTransition(tx, charge, CHARGE.fail, now);
     });
   }
 

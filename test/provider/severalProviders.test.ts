@@ -294,9 +294,9 @@ describe(`several providers: failover (${backend})`, () => {
   it('credits a received PIX only from the provider that issued its charge; one another provider received is returned through it', async () => {
     const { transactionId, providerId } = await charge();
     const other = providerId === 'psp-a' ? 'psp-b' : 'psp-a';
-    const { charges, refunds, infractions, clock, staticQr, accounts } = gateway.services;
+    const { charges, refunds, infractions, clock, staticQr, accounts, recurrences } = gateway.services;
     const before = (await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body.available;
-    const wrong = new InboundService(other, gateway.database.db, clock, charges, refunds, infractions, staticQr, accounts);
+    const wrong = new InboundService(other, gateway.database.db, clock, charges, refunds, infractions, staticQr, accounts, recurrences);
     const atOther = { transactionId, endToEndId: 'E99999999202611261200abcdefghijk', amountCents: 1000, payer: null };
     expect(await wrong.paymentReceived(atOther)).toBe('other_provider');
     expect(await wrong.paymentReceived(atOther)).toBe('duplicate');
@@ -309,7 +309,7 @@ describe(`several providers: failover (${backend})`, () => {
     expect(returned).toEqual([{ kind: 'returned_payment', providerId: other, amountCents: 1000 }]);
     const sentBack = await gateway.database.db.selectFrom('sandboxRefunds').select('providerId').where('accountId', '=', merchant.accountId).execute();
     expect(sentBack).toEqual([{ providerId: other }]);
-    const right = new InboundService(providerId, gateway.database.db, clock, charges, refunds, infractions, staticQr, accounts);
+    const right = new InboundService(providerId, gateway.database.db, clock, charges, refunds, infractions, staticQr, accounts, recurrences);
     expect(await right.paymentReceived({ ...atOther, endToEndId: 'E99999999202611261200abcdefghijm' })).toBe('credited');
     // Fees are charged on the credited PIX only.
     const credited = (await gateway.call('GET', `/v1/transactions/${transactionId}`, { key: merchant.apiKey })).body;

@@ -71,6 +71,31 @@ type ReceivedPix = {
 };
 type Payer = { nome: string; cpf?: string; cnpj?: string; codigoBanco: string };
 type SendStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
+type StatusChange = { status: string; data: string };
+/** A Pix Automático recurrence (rec) as the double holds it: the POST /rec body as sent, its request to the payer, its state. */
+type Rec = {
+  idRec: string;
+  status: 'CRIADA' | 'APROVADA' | 'REJEITADA' | 'EXPIRADA' | 'CANCELADA';
+  vinculo: Json;
+  calendario: Json;
+  valor?: Json;
+  politicaRetentativa: string;
+  atualizacao: StatusChange[];
+  encerramento?: Json;
+  /** The POST /solicrec body (idRec, calendario, destinatario), once sent. */
+  solicitacao?: { idSolicRec: string; body: Json; status: string; atualizacao: StatusChange[] };
+};
+/** A cycle's charge (cobr) as the double holds it. */
+type CobRecorrente = {
+  txid: string;
+  idRec: string;
+  status: 'CRIADA' | 'ATIVA' | 'CONCLUIDA' | 'EXPIRADA' | 'REJEITADA' | 'CANCELADA';
+  body: Json;
+  criacao: string;
+  atualizacao: StatusChange[];
+  tentativas: { dataLiquidacao: string; tipo: string; status: string; endToEndId: string; atualizacao: StatusChange[]; rejeicao?: Json }[];
+  encerramento?: Json;
+};
 type Send = {
   idEnvio: string;
   e2eId: string;
@@ -146,6 +171,8 @@ export type PspDouble = {
   registerKey(key: string, holder: { nome: string; cpf?: string; cnpj?: string }): void;
   /** The next `count` API calls answer 503 (the token endpoint excepted). */
   failNext(count: number): void;
+  /** The next call to this operation (`METHOD /path` as routed, e.g. `POST /solicrec`) answers 503. */
+  failNextOf(operation: string): void;
   /**
    * The next charge's BR Code (cob or cobv) comes back broken this way: a wrong CRC, another
    * location, or an amount field (54) with the original amount, which a cobv's code must not carry.
@@ -163,6 +190,19 @@ export type PspDouble = {
   attemptsOf(id: string): { puts: number; gets: number };
   /** Sends the notifications held by `batched` and `late` in one call. */
   flush(): Promise<void>;
+  /** A recurrence registered by `POST /rec` (with its solicrec once sent). */
+  rec(idRec: string): Rec | undefined;
+  /** A cycle's charge registered by `PUT /cobr/{txid}`. */
+  cobr(txid: string): CobRecorrente | undefined;
+  /** The payer answers the authorization request in its bank's app (or lets it lapse); the PSP notifies (`POST {webhook}/rec`). */
+  answerRec(idRec: string, status: 'APROVADA' | 'REJEITADA' | 'EXPIRADA'): Promise<void>;
+  /** The payer cancels the recurrence in its bank's app (solicitante USUARIO_PAGADOR); the PSP notifies. */
+  payerCancelRec(idRec: string): Promise<void>;
+  /**
+   * The payer's bank tries to debit a cobr: paid (CONCLUIDA, the PIX's end-to-end id answered), an
+   * attempt rejected (the cobr stays ATIVA: a retry may follow), or the cobr rejected for good; the PSP notifies (`POST {webhook}/cobr`).
+   */
+  debitCobr(txid: string, outcome: 'paid' | 'attempt_failed' | 'rejected'): Promise<string>;
   /** Posts a notification body of one's choosing (with the PSP's client certificate, or a stranger's). */
   notifyRaw(body: unknown, options?: { stranger?: boolean }): Promise<number>;
   close(): Promise<void>;
@@ -202,6 +242,7 @@ export async function startPspDouble(
   const held: string[] = [];
   let webhookUrl: string | null = null;
   let failures = 0;
+  let failOn: string | null = null;
   let unauthorized = 0;
   let slow = { count: 0, ms: 0 };
   let armedLoss: LostAnswer | null = null;
@@ -275,7 +316,7 @@ export async function startPspDouble(
 
   /** An API route: token, injected faults, and the contract on both sides when `operation` is API Pix's. */
   function route(
-    method: 'GET' | 'PUT' | 'PATCH',
+    method: 'GET' | 'PUT' | 'PATCH' | 'POST',
     path: string,
     operation: Operation | null,
     handler: (request: FastifyRequest) => { status: number; body: unknown } | Promise<{ status: number; body: unknown }>,
@@ -303,8 +344,9 @@ export async function startPspDouble(
             return answer(reply, operation, 400, problem(400, 'RequisicaoInvalida', 'Requisição inválida.', problems.join('; ')));
           }
         }
-        if (failures > 0) {
-          failures--;
+        if (failures > 0 || failOn === `${method} ${path}`) {
+          if (failOn === `${method} ${path}`) failOn = null;
+          else failures--;
           const unavailable = problem(503, 'ServicoIndisponivel', 'Serviço indisponível.');
           return operation
             ? answer(reply, operation, 503, unavailable)
@@ -672,6 +714,211 @@ export async function startPspDouble(
     return { status: 200, body: { parametros: { inicio: query.inicio, fim: query.fim, paginacao: page.paginacao }, pix: page.items.map(sentView) } };
   });
 
+  // Pix Automático (rec, solicrec, cobr), each request and answer judged by BCB's schemas as the rest.
+  const recs = new Map<string, Rec>();
+  const cobrs = new Map<string, CobRecorrente>();
+  const RECEBEDOR_REC = { cnpj: RECEBEDOR.cnpj, nome: RECEBEDOR.nome };
+  const sequence = () =>
+    randomBytes(8)
+      .toString('base64url')
+      .replace(/[^a-zA-Z0-9]/g, 'x')
+      .slice(0, 11)
+      .padEnd(11, 'x');
+  const compactDay = () => dayOf(pspNow()).replaceAll('-', '');
+  const recNotFound = () => ({ status: 404, body: problem(404, 'NaoEncontrado', 'Recorrência não encontrada.') });
+  const recRefused = (detail: string) => ({ status: 400, body: problem(400, 'RecOperacaoInvalida', 'Recorrência inválida.', detail) });
+  const cobrRefused = (detail: string) => ({ status: 400, body: problem(400, 'CobROperacaoInvalida', 'Cobrança inválida.', detail) });
+  const recView = (rec: Rec): Json => ({
+    idRec: rec.idRec,
+    vinculo: rec.vinculo,
+    calendario: rec.calendario,
+    ...(rec.valor ? { valor: rec.valor } : {}),
+    recebedor: RECEBEDOR_REC,
+    ...(rec.status === 'APROVADA' && rec.solicitacao
+      ? (() => {
+          const destinatario = rec.solicitacao.body.destinatario as Json;
+          const document = destinatario.cpf ? { cpf: destinatario.cpf } : { cnpj: destinatario.cnpj };
+          return { pagador: { ispbParticipante: destinatario.ispbParticipante, ...document } };
+        })()
+      : {}),
+    status: rec.status,
+    politicaRetentativa: rec.politicaRetentativa,
+    atualizacao: rec.atualizacao,
+    ...(rec.encerramento ? { encerramento: rec.encerramento } : {}),
+    ativacao: { tipoJornada: rec.status === 'APROVADA' ? 'JORNADA_1' : 'AGUARDANDO_DEFINICAO' },
+  });
+  const cobrView = (cobr: CobRecorrente): Json => {
+    const body = cobr.body;
+    return {
+      idRec: cobr.idRec,
+      txid: cobr.txid,
+      calendario: { criacao: cobr.criacao, ...(body.calendario as Json) },
+      valor: body.valor,
+      ajusteDiaUtil: body.ajusteDiaUtil,
+      // CobRGerada's recebedor is both the account of the PUT (CobRBase) and the company (PessoaJuridicaRecorrencia).
+      recebedor: { ...(body.recebedor as Json), ...RECEBEDOR_REC },
+      status: cobr.status,
+      politicaRetentativa: recs.get(cobr.idRec)?.politicaRetentativa ?? 'NAO_PERMITE',
+      atualizacao: cobr.atualizacao,
+      ...(cobr.encerramento ? { encerramento: cobr.encerramento } : {}),
+      ...(cobr.tentativas.length > 0 ? { tentativas: cobr.tentativas } : {}),
+    };
+  };
+  const cobrNotificationOf = (cobr: CobRecorrente): Json => {
+    const { idRec, txid, status, atualizacao, tentativas } = cobrView(cobr);
+    return { idRec, txid, status, atualizacao, ...(tentativas ? { tentativas } : {}) };
+  };
+
+  async function notifyKind(kind: 'rec' | 'cobr', body: Json): Promise<void> {
+    for (const text of contract.checkNotification(body, kind)) violations.push(`notification ${kind}: ${text}`);
+    const status = await post(body, callbackAgent, kind);
+    if (status !== 200) violations.push(`notification ${kind} answered ${status}`);
+  }
+  const notifyRec = (rec: Rec) =>
+    notifyKind('rec', {
+      recs: [{ idRec: rec.idRec, status: rec.status, atualizacao: rec.atualizacao, ...(rec.encerramento ? { encerramento: rec.encerramento } : {}) }],
+    });
+
+  route('POST', '/rec', { path: '/rec', method: 'post' }, (request) => {
+    const body = request.body as Json;
+    const calendario = body.calendario as { dataInicial: string; dataFinal?: string };
+    if (calendario.dataInicial < dayOf(pspNow())) return recRefused('A data inicial é anterior à data de criação da recorrência.');
+    if (calendario.dataFinal !== undefined && calendario.dataFinal < calendario.dataInicial) return recRefused('A data final é anterior à data inicial.');
+    const valor = body.valor as Json | undefined;
+    if (valor?.valorRec !== undefined && valor.valorMinimoRecebedor !== undefined) return recRefused('Valor fixo e valor mínimo não podem coexistir.');
+    const politicaRetentativa = String(body.politicaRetentativa);
+    const idRec = `R${politicaRetentativa === 'PERMITE_3R_7D' ? 'R' : 'N'}${DOUBLE_ISPB}${compactDay()}${sequence()}`;
+    const rec: Rec = {
+      idRec,
+      status: 'CRIADA',
+      vinculo: body.vinculo as Json,
+      calendario: body.calendario as Json,
+      ...(valor ? { valor } : {}),
+      politicaRetentativa,
+      atualizacao: [{ status: 'CRIADA', data: nowIso() }],
+    };
+    recs.set(idRec, rec);
+    return { status: 201, body: recView(rec) };
+  });
+
+  route('GET', '/rec/:idRec', { path: '/rec/{idRec}', method: 'get' }, (request) => {
+    const rec = recs.get((request.params as { idRec: string }).idRec);
+    return rec ? { status: 200, body: recView(rec) } : recNotFound();
+  });
+
+  route('PATCH', '/rec/:idRec', { path: '/rec/{idRec}', method: 'patch' }, (request) => {
+    const rec = recs.get((request.params as { idRec: string }).idRec);
+    if (!rec) return recNotFound();
+    const body = request.body as Json;
+    if (body.status !== 'CANCELADA') return recRefused('Só o cancelamento é revisado aqui.');
+    if (rec.status !== 'CRIADA' && rec.status !== 'APROVADA') return recRefused(`A recorrência está ${rec.status}.`);
+    rec.status = 'CANCELADA';
+    rec.atualizacao.push({ status: 'CANCELADA', data: nowIso() });
+    rec.encerramento = { cancelamento: { solicitante: 'USUARIO_RECEBEDOR', codigo: 'SLCR', descricao: 'Cancelada pelo usuário recebedor.' } };
+    for (const cobr of cobrs.values()) {
+      if (cobr.idRec === rec.idRec && cobr.status === 'ATIVA') cobr.status = 'CANCELADA';
+    }
+    return { status: 200, body: recView(rec) };
+  });
+
+  route('POST', '/solicrec', { path: '/solicrec', method: 'post' }, (request) => {
+    const body = request.body as Json;
+    const rec = recs.get(String(body.idRec));
+    if (!rec) return { status: 404, body: problem(404, 'NaoEncontrado', 'Recorrência não encontrada.') };
+    if (rec.status !== 'CRIADA' || rec.solicitacao)
+      return { status: 400, body: problem(400, 'SolicRecOperacaoInvalida', 'Solicitação inválida.', 'A recorrência já tem solicitação ou não está CRIADA.') };
+    const devedor = (rec.vinculo.devedor ?? {}) as Json;
+    const destinatario = body.destinatario as Json;
+    if ((destinatario.cpf ?? destinatario.cnpj) !== (devedor.cpf ?? devedor.cnpj))
+      return { status: 400, body: problem(400, 'SolicRecOperacaoInvalida', 'Solicitação inválida.', 'O destinatário não é o devedor da recorrência.') };
+    const solicitacao = {
+      idSolicRec: `SC${DOUBLE_ISPB}${compactDay()}${sequence()}`,
+      body,
+      status: 'ENVIADA',
+      atualizacao: [
+        { status: 'CRIADA', data: nowIso() },
+        { status: 'ENVIADA', data: nowIso() },
+      ],
+    };
+    rec.solicitacao = solicitacao;
+    return {
+      status: 201,
+      body: {
+        idSolicRec: solicitacao.idSolicRec,
+        idRec: rec.idRec,
+        calendario: body.calendario,
+        destinatario,
+        status: solicitacao.status,
+        atualizacao: solicitacao.atualizacao,
+      },
+    };
+  });
+
+  route('PUT', '/cobr/:txid', { path: '/cobr/{txid}', method: 'put' }, (request) => {
+    const { txid } = request.params as { txid: string };
+    const body = request.body as Json;
+    const existing = cobrs.get(txid);
+    if (existing) return { status: 201, body: cobrView(existing) }; // the same PUT again: the same cobr
+    const rec = recs.get(String(body.idRec));
+    if (!rec) return cobrRefused('Recorrência inexistente.');
+    if (rec.status !== 'APROVADA') return cobrRefused(`A recorrência está ${rec.status}.`);
+    const due = String((body.calendario as Json).dataDeVencimento);
+    // BCB: a cobr is created from 10 to 2 days before its date.
+    if (due < dayAfterDay(dayOf(pspNow()), 2) || due > dayAfterDay(dayOf(pspNow()), 10))
+      return cobrRefused('Data de vencimento fora da janela de 2 a 10 dias.');
+    if ([...cobrs.values()].some((other) => other.idRec === rec.idRec && String((other.body.calendario as Json).dataDeVencimento) === due))
+      return cobrRefused('Já existe cobrança desta recorrência nesta data.');
+    const valorRec = rec.valor?.valorRec;
+    if (valorRec !== undefined && valorRec !== (body.valor as Json).original) return cobrRefused('O valor difere do valor fixo da recorrência.');
+    const cobr: CobRecorrente = {
+      txid,
+      idRec: rec.idRec,
+      status: 'ATIVA',
+      body,
+      criacao: dayOf(pspNow()),
+      atualizacao: [{ status: 'ATIVA', data: nowIso() }],
+      tentativas: [],
+    };
+    cobrs.set(txid, cobr);
+    return { status: 201, body: cobrView(cobr) };
+  });
+
+  route('GET', '/cobr/:txid', { path: '/cobr/{txid}', method: 'get' }, (request) => {
+    const cobr = cobrs.get((request.params as { txid: string }).txid);
+    return cobr ? { status: 200, body: cobrView(cobr) } : { status: 404, body: problem(404, 'NaoEncontrado', 'Cobrança não encontrada.') };
+  });
+
+  route('PATCH', '/cobr/:txid', { path: '/cobr/{txid}', method: 'patch' }, (request) => {
+    const cobr = cobrs.get((request.params as { txid: string }).txid);
+    if (!cobr) return { status: 404, body: problem(404, 'NaoEncontrado', 'Cobrança não encontrada.') };
+    if (cobr.status !== 'ATIVA') return cobrRefused(`A cobrança está ${cobr.status}.`);
+    // BCB: not on or after the day of its first attempt.
+    if (dayOf(pspNow()) >= String((cobr.body.calendario as Json).dataDeVencimento)) return cobrRefused('A cobrança não pode mais ser cancelada.');
+    cobr.status = 'CANCELADA';
+    cobr.atualizacao.push({ status: 'CANCELADA', data: nowIso() });
+    cobr.encerramento = { cancelamento: { solicitante: 'USUARIO_RECEBEDOR', codigo: 'SLCR', descricao: 'Cancelada pelo usuário recebedor.' } };
+    return { status: 200, body: cobrView(cobr) };
+  });
+
+  route('POST', '/cobr/:txid/retentativa/:data', { path: '/cobr/{txid}/retentativa/{data}', method: 'post' }, (request) => {
+    const { txid, data } = request.params as { txid: string; data: string };
+    const cobr = cobrs.get(txid);
+    if (!cobr) return { status: 404, body: problem(404, 'NaoEncontrado', 'Cobrança não encontrada.') };
+    const rec = recs.get(cobr.idRec);
+    const due = String((cobr.body.calendario as Json).dataDeVencimento);
+    const retries = cobr.tentativas.filter((tentativa) => tentativa.tipo === 'RIFL').length;
+    if (cobr.status !== 'ATIVA' || rec?.politicaRetentativa !== 'PERMITE_3R_7D' || retries >= 3 || data <= dayOf(pspNow()) || data > dayAfterDay(due, 7))
+      return { status: 400, body: problem(400, 'RequisicaoInvalidaCobRTentativa', 'Retentativa inválida.') };
+    cobr.tentativas.push({
+      dataLiquidacao: data,
+      tipo: 'RIFL',
+      status: 'SOLICITADA',
+      endToEndId: generateEndToEndId(DOUBLE_ISPB, new Date()),
+      atualizacao: [{ status: 'SOLICITADA', data: nowIso() }],
+    });
+    return { status: 201, body: cobrView(cobr) };
+  });
+
   const startingBalanceCents = options.startingBalanceCents ?? 100_000_000;
   function balanceCents(): number {
     let balance = startingBalanceCents;
@@ -720,9 +967,9 @@ export async function startPspDouble(
     connect: { cert: readFileSync(certificates.strangerClientCert), key: readFileSync(certificates.strangerClientKey), ca: readFileSync(certificates.caCert) },
   });
 
-  async function post(body: unknown, agent: Agent): Promise<number> {
+  async function post(body: unknown, agent: Agent, kind: 'pix' | 'rec' | 'cobr' = 'pix'): Promise<number> {
     if (!webhookUrl) return 0;
-    const response = await send(`${webhookUrl}/pix`, {
+    const response = await send(`${webhookUrl}/${kind}`, {
       method: 'POST',
       dispatcher: agent,
       headers: { 'content-type': 'application/json' },
@@ -916,6 +1163,9 @@ export async function startPspDouble(
     failNext(count) {
       failures = count;
     },
+    failNextOf(operation) {
+      failOn = operation;
+    },
     slowNext(count, ms) {
       slow = { count, ms };
     },
@@ -927,12 +1177,64 @@ export async function startPspDouble(
       const ids = held.splice(0);
       if (ids.length > 0) await notify([...new Set(ids)], 'once');
     },
+    rec: (idRec) => recs.get(idRec),
+    cobr: (txid) => cobrs.get(txid),
+    async answerRec(idRec, status) {
+      const rec = recs.get(idRec);
+      if (!rec?.solicitacao || rec.status !== 'CRIADA') throw new Error(`no recurrence ${idRec} awaiting its payer`);
+      rec.status = status;
+      rec.atualizacao.push({ status, data: nowIso() });
+      rec.solicitacao.status = status === 'APROVADA' ? 'ACEITA' : status;
+      if (status === 'REJEITADA') rec.encerramento = { rejeicao: { codigo: 'AP13', descricao: 'Rejeitada pelo usuário pagador.' } };
+      await notifyRec(rec);
+    },
+    async payerCancelRec(idRec) {
+      const rec = recs.get(idRec);
+      if (rec?.status !== 'APROVADA') throw new Error(`no approved recurrence ${idRec}`);
+      rec.status = 'CANCELADA';
+      rec.atualizacao.push({ status: 'CANCELADA', data: nowIso() });
+      rec.encerramento = { cancelamento: { solicitante: 'USUARIO_PAGADOR', codigo: 'SLDB', descricao: 'Cancelada pelo usuário pagador.' } };
+      for (const cobr of cobrs.values()) if (cobr.idRec === idRec && cobr.status === 'ATIVA') cobr.status = 'CANCELADA';
+      await notifyRec(rec);
+    },
+    async debitCobr(txid, outcome) {
+      const cobr = cobrs.get(txid);
+      if (cobr?.status !== 'ATIVA') throw new Error(`no active cobr ${txid}`);
+      // The attempt of the day: a retry asked for (SOLICITADA), or the first one on the due date.
+      let attempt = cobr.tentativas.find((tentativa) => tentativa.status === 'SOLICITADA' || tentativa.status === 'AGENDADA');
+      if (!attempt) {
+        attempt = {
+          dataLiquidacao: String((cobr.body.calendario as Json).dataDeVencimento),
+          tipo: 'AGND',
+          status: 'AGENDADA',
+          endToEndId: generateEndToEndId(DOUBLE_ISPB, new Date()),
+          atualizacao: [{ status: 'AGENDADA', data: nowIso() }],
+        };
+        cobr.tentativas.push(attempt);
+      }
+      attempt.status = outcome === 'paid' ? 'PAGA' : 'REJEITADA';
+      attempt.atualizacao.push({ status: attempt.status, data: nowIso() });
+      if (outcome !== 'paid') attempt.rejeicao = { codigo: 'AM02', descricao: 'Saldo insuficiente.' };
+      if (outcome === 'paid') cobr.status = 'CONCLUIDA';
+      if (outcome === 'rejected') {
+        cobr.status = 'REJEITADA';
+        cobr.encerramento = { rejeicao: { codigo: 'AM02', descricao: 'Saldo insuficiente.' } };
+      }
+      if (cobr.status !== 'ATIVA') cobr.atualizacao.push({ status: cobr.status, data: nowIso() });
+      await notifyKind('cobr', { cobsr: [cobrNotificationOf(cobr)] });
+      return attempt.endToEndId;
+    },
     notifyRaw: (body, rawOptions = {}) => post(body, rawOptions.stranger ? strangerAgent : callbackAgent),
     async close() {
       await Promise.all([callbackAgent.close(), strangerAgent.close()]);
       await app.close();
     },
   };
+}
+
+/** The day `days` after `day` (AAAA-MM-DD, calendar days). */
+function dayAfterDay(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /** A BR Code with an amount field (54) before the country (58), its CRC made again. */

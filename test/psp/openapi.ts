@@ -69,6 +69,58 @@ const SPEC_PATCHES: { defect: string; apply(document: Json): void }[] = [
       schema.required = ['parametros', 'pix'];
     },
   },
+  {
+    defect:
+      "RecBase requires `idRec` and `retentativa`: `idRec` is assigned by the PSP (BCB's own POST /rec examples recBody1/recBody2 have none; the answers that carry it require it where they list it) and `retentativa` is no property (the policy is `politicaRetentativa`, required by RecConfiguracao): no POST /rec body could be valid; RecBase requires `calendario` and `vinculo`",
+    apply: (document) => {
+      schemaNamed(document, 'RecBase').required = ['calendario', 'vinculo'];
+    },
+  },
+  {
+    defect:
+      "SolicRecBase requires `pagador`, which is no property of it (the payer's account is `destinatario`, as BCB's example solicRecBody1 has it): no POST /solicrec body could be valid; `pagador` is dropped from its required",
+    apply: (document) => {
+      const schema = schemaNamed(document, 'SolicRecBase');
+      schema.required = (schema.required as string[]).filter((name) => name !== 'pagador');
+    },
+  },
+  {
+    defect:
+      "SolicRecCompleta requires `rec`, which none of its parts defines (the recurrence is `recPayload`, as in BCB's example solicRecResponse1): the requirement is dropped",
+    apply: (document) => {
+      delete schemaNamed(document, 'SolicRecCompleta').required;
+    },
+  },
+  {
+    defect:
+      "DadosPagadorRec requires `ispbParticipante` and one of CPF/CNPJ at the recurrence's top level, where its only property is `pagador` (whose allOf defines ispbParticipante): no RecCompleta could be valid; both apply to `pagador`",
+    apply: (document) => {
+      const schema = schemaNamed(document, 'DadosPagadorRec');
+      const pagador = (schema.properties as Json).pagador as Json;
+      pagador.required = schema.required;
+      pagador.oneOf = schema.oneOf;
+      delete schema.required;
+      delete schema.oneOf;
+    },
+  },
+  {
+    defect:
+      'the `encerramento` of a rec (RecEncerramento) and of a cobr (CobRAtualizacao) is oneOf [rejeicao, cancelamento] with neither required in its alternative: every closing matches both and fails oneOf; each alternative requires its own property',
+    apply: (document) => {
+      for (const name of ['RecEncerramento', 'CobRAtualizacao']) {
+        const encerramento = (schemaNamed(document, name).properties as Json).encerramento as Json;
+        for (const alternative of encerramento.oneOf as Json[]) alternative.required = Object.keys(alternative.properties as Json);
+      }
+    },
+  },
+  {
+    defect:
+      'RecNotification\'s required list is written ["idRec","status",atualizacao"] (a stray quote): it requires a property named `atualizacao"`; read as `atualizacao`',
+    apply: (document) => {
+      const schema = schemaNamed(document, 'RecNotification');
+      schema.required = (schema.required as string[]).map((name) => name.replace(/"$/, ''));
+    },
+  },
 ];
 
 function visit(node: unknown, change: (node: Json) => void): void {
@@ -154,11 +206,12 @@ export class ApiPixContract {
     return validate(body) ? [] : [`response ${status}: ${this.ajv.errorsText(validate.errors)}`];
   }
 
-  /** A callback body (the PSP's POST {webhookUrl}/pix) against WebhookPixBody. */
-  checkNotification(body: unknown): string[] {
-    const requestBody = this.resolve({ $ref: '#/components/requestBodies/WebhookPixBody' });
+  /** A callback body (the PSP's POST {webhookUrl}/pix, /rec or /cobr) against WebhookPixBody, WebhookRecBody or WebhookCobRBody. */
+  checkNotification(body: unknown, kind: 'pix' | 'rec' | 'cobr' = 'pix'): string[] {
+    const name = { pix: 'WebhookPixBody', rec: 'WebhookRecBody', cobr: 'WebhookCobRBody' }[kind];
+    const requestBody = this.resolve({ $ref: `#/components/requestBodies/${name}` });
     const schema = ((requestBody.content as Json)['application/json'] as Json).schema as Json;
-    const validate = this.compile(this.ajv, 'callback:pix', schema);
+    const validate = this.compile(this.ajv, `callback:${kind}`, schema);
     return validate(body) ? [] : [`notification: ${this.ajv.errorsText(validate.errors)}`];
   }
 

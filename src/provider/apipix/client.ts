@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import type { PspSettings } from '../../config.js';
 import { errorCode } from '../../platform/errors.js';
+import { ProviderError, ProviderOutcomeUnknownError } from '../provider.js';
 
 /** An RFC 7807 problem (API Pix) or a `{ nome, mensagem }` error (Efí's own endpoints), as the PSP answered it. */
 export type PspProblem = { type?: string; title?: string; detail?: string; nome?: string; mensagem?: string };
@@ -249,4 +250,15 @@ export async function* readPages<T extends { parametros: { paginacao: { quantida
     yield answer;
     if (page + 1 >= answer.parametros.paginacao.quantidadeDePaginas) return;
   }
+}
+
+/**
+ * The services' reading of a failed call that moves money: refused or surely not received →
+ * ProviderError (nothing happened: safe to undo); may have been applied → ProviderOutcomeUnknownError.
+ */
+export function refusedOrUnanswered(error: unknown): never {
+  if (error instanceof PspRefusal) throw error.afterDelivery ? new ProviderOutcomeUnknownError(error.message) : new ProviderError(error.message);
+  if (error instanceof PspUnavailable)
+    throw error.delivered ? new ProviderOutcomeUnknownError(error.message) : new ProviderError(error.message, { unavailable: true });
+  throw error;
 }

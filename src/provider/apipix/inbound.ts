@@ -2,12 +2,18 @@ import type { z } from 'zod';
 import type { PspSettings } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/database.js';
-import type { ProviderInbound, ProviderLogger, ProviderReports } from '../provider.js';
+import type { CycleChargeReport, ProviderInbound, ProviderLogger, ProviderReports, RecurrenceReport } from '../provider.js';
 import { PspRefusal, PspUnavailable, readPages, type PspClient } from './client.js';
-import { startNotificationListener } from './notificationRoutes.js';
+import { startNotificationListener, type NotificationKind } from './notificationRoutes.js';
 import {
   centsOf,
   cobPageSchema,
+  cobrNotificationSchema,
+  cobrSchema,
+  recNotificationSchema,
+  recSchema,
+  type CobR,
+  type Rec,
   idOfTxid,
   isMedReturn,
   medReasonOf,
@@ -60,18 +66,73 @@ export class ApiPixInbound implements ProviderInbound {
    * A notification body: accepted when well-formed (the PSP is answered at once), then each PIX is
    * read back and applied in the background. False when the body is not a notification.
    */
-  acknowledge(body: unknown): boolean {
-    const parsed = notificationSchema.safeParse(body);
-    if (!parsed.success) return false;
+  acknowledge(body: unknown, kind: NotificationKind = 'pix'): boolean {
+    let work: () => Promise<void>;
+    if (kind === 'pix') {
+      const parsed = notificationSchema.safeParse(body);
+      if (!parsed.success) return false;
+      const endToEndIds = [...new Set(parsed.data.pix.map((item) => item.endToEndId))];
+      work = () => this.readBack(endToEndIds);
+    } else if (kind === 'rec') {
+      const parsed = recNotificationSchema.safeParse(body);
+      if (!parsed.success) return false;
+      const ids = [...new Set(parsed.data.recs.map((item) => item.idRec))];
+      work = () => this.readBackRecs(ids);
+    } else {
+      const parsed = cobrNotificationSchema.safeParse(body);
+      if (!parsed.success) return false;
+      const txids = [...new Set(parsed.data.cobsr.map((item) => item.txid))];
+      work = () => this.readBackCobrs(txids);
+    }
     if (this.inFlight.size >= MAX_PENDING_NOTIFICATIONS) {
       // The poller finds these PIX; the PSP is not made to wait or to retry.
-      this.logger.warn({ pending: this.inFlight.size }, 'PSP notification left to the poller: too many being read back');
+      this.logger.warn({ pending: this.inFlight.size, kind }, 'PSP notification left to the poller: too many being read back');
       return true;
     }
-    const endToEndIds = [...new Set(parsed.data.pix.map((item) => item.endToEndId))];
-    const work = this.readBack(endToEndIds).finally(() => this.inFlight.delete(work));
-    this.inFlight.add(work);
+    const running = work().finally(() => this.inFlight.delete(running));
+    this.inFlight.add(running);
     return true;
+  }
+
+  /** Each recurrence a notification names, read back (`GET /rec/{idRec}`) and its status applied. */
+  private async readBackRecs(ids: string[]): Promise<void> {
+    for (const idRec of ids) {
+      try {
+        const rec = recSchema.parse(await this.client.call({ method: 'GET', path: `/rec/${encodeURIComponent(idRec)}`, idempotent: true }));
+        const report = recurrenceReportOf(rec);
+        if (report && (await this.reports.recurrenceReported(rec.idRec, report))) {
+          this.logger.info({ idRec, status: rec.status }, 'recurrence status from the PSP applied');
+        }
+      } catch (error) {
+        const known = error instanceof PspRefusal || error instanceof PspUnavailable;
+        this.logger[known ? 'warn' : 'error']({ err: error, idRec }, 'PSP recurrence notification not applied');
+      }
+    }
+  }
+
+  /**
+   * Each cycle's charge a notification names, read back (`GET /cobr/{txid}`) and applied; a failed
+   * attempt the recurrence retries is asked of the PSP for the day the gateway set
+   * (`POST /cobr/{txid}/retentativa/{data}`).
+   */
+  private async readBackCobrs(txids: string[]): Promise<void> {
+    for (const txid of txids) {
+      try {
+        const cobr = cobrSchema.parse(await this.client.call({ method: 'GET', path: `/cobr/${txid}`, idempotent: true }));
+        const transactionId = idOfTxid(cobr.txid);
+        const report = cycleChargeReportOf(cobr);
+        if (!transactionId || !report) continue;
+        const receipt = await this.reports.cycleChargeReported(transactionId, report);
+        if (receipt.outcome === 'unknown_charge') this.logger.warn({ txid }, 'PSP reported a cobr of no cycle of ours');
+        if (receipt.outcome === 'retry_on') {
+          await this.client.call({ method: 'POST', path: `/cobr/${txid}/retentativa/${receipt.day}`, idempotent: false });
+          this.logger.info({ transactionId, day: receipt.day }, "cycle's debit retry asked of the PSP");
+        }
+      } catch (error) {
+        const known = error instanceof PspRefusal || error instanceof PspUnavailable;
+        this.logger[known ? 'warn' : 'error']({ err: error, txid }, 'PSP cobr notification not applied');
+      }
+    }
   }
 
   /** Waits for the notifications being read back (tests, shutdown). */
@@ -186,5 +247,51 @@ export class ApiPixInbound implements ProviderInbound {
 
   private pages<T extends { parametros: { paginacao: { quantidadeDePaginas: number } } }>(schema: z.ZodType<T>, path: string, query: Record<string, string>) {
     return readPages(this.client, schema, path, query);
+  }
+}
+
+/** A rec's status as the services read it; none for CRIADA (nothing happened yet). */
+function recurrenceReportOf(rec: Rec): RecurrenceReport | null {
+  switch (rec.status) {
+    case 'APROVADA':
+      return { status: 'authorized' };
+    case 'REJEITADA':
+      return { status: 'refused' };
+    case 'EXPIRADA':
+      return { status: 'expired' };
+    case 'CANCELADA': {
+      // The payer, in its app, or its PSP; otherwise the receiving side (our own PATCH, or our PSP).
+      const solicitante = rec.encerramento?.cancelamento?.solicitante;
+      return { status: 'cancelled', by: solicitante === 'USUARIO_PAGADOR' || solicitante === 'PSP_PAGADOR' ? 'payer' : 'merchant' };
+    }
+    case 'CRIADA':
+      return null;
+  }
+}
+
+/**
+ * A cobr's state as the services read it: CONCLUIDA is paid by its PAGA attempt; ATIVA with rejected
+ * attempts, that many failures; REJEITADA failed; CANCELADA cancelled. EXPIRADA is left to the
+ * gateway's own expiry of the charge (after its last attempt day).
+ */
+function cycleChargeReportOf(cobr: CobR): CycleChargeReport | null {
+  const attempts = cobr.tentativas ?? [];
+  switch (cobr.status) {
+    case 'CONCLUIDA': {
+      const paid = attempts.find((attempt) => attempt.status === 'PAGA');
+      if (!paid) return null;
+      return { status: 'paid', payment: { endToEndId: paid.endToEndId, payer: null, amountCents: centsOf(cobr.valor.original) } };
+    }
+    case 'ATIVA': {
+      const failedAttempts = attempts.filter((attempt) => attempt.status === 'REJEITADA').length;
+      return failedAttempts > 0 ? { status: 'attempt_failed', failedAttempts } : null;
+    }
+    case 'REJEITADA':
+      return { status: 'failed' };
+    case 'CANCELADA':
+      return { status: 'cancelled' };
+    case 'CRIADA':
+    case 'EXPIRADA':
+      return null;
   }
 }

@@ -4,7 +4,10 @@ import Fastify from 'fastify';
 import type { PspSettings } from '../../config.js';
 import { messages } from '../../messages.js';
 
-type Acknowledger = { acknowledge(body: unknown): boolean };
+/** Which callback a notification came by: received PIX (`/pix`), recurrences (`/rec`, PUT /webhookrec) or cycles' charges (`/cobr`, PUT /webhookcobr). */
+export type NotificationKind = 'pix' | 'rec' | 'cobr';
+
+type Acknowledger = { acknowledge(body: unknown, kind: NotificationKind): boolean };
 
 /**
  * The PSP's notification listener (DESIGN.md §12): HTTPS on a port of its own that completes the
@@ -13,7 +16,7 @@ type Acknowledger = { acknowledge(body: unknown): boolean };
  */
 export async function startNotificationListener(
   webhook: NonNullable<PspSettings['webhook']>,
-  /** Where the PSP's webhook is registered: `https://<host>:<port><base>`; API Pix appends `/pix`. */
+  /** Where the PSP's webhooks are registered: `https://<host>:<port><base>`; API Pix appends `/pix`, `/rec` or `/cobr`. */
   base: string,
   inbound: Acknowledger,
 ): Promise<{ url: string; close(): Promise<void> }> {
@@ -33,10 +36,12 @@ export async function startNotificationListener(
     // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- an https server's sockets are TLS sockets
     if (!(request.raw.socket as TLSSocket).authorized) return reply.code(403).send({ error: messages.pspClientCertificateRequired });
   });
-  app.post(`${base}/pix`, async (request, reply) => {
-    if (!inbound.acknowledge(request.body)) return reply.code(400).send({ error: messages.pspNotificationInvalid });
-    return reply.code(200).send({});
-  });
+  for (const kind of ['pix', 'rec', 'cobr'] as const) {
+    app.post(`${base}/${kind}`, async (request, reply) => {
+      if (!inbound.acknowledge(request.body, kind)) return reply.code(400).send({ error: messages.pspNotificationInvalid });
+      return reply.code(200).send({});
+    });
+  }
   await app.listen({ port: webhook.port, host: '0.0.0.0' });
   const address = app.server.address();
   const port = address && typeof address !== 'string' ? address.port : webhook.port;

@@ -272,3 +272,35 @@ export function beneficiaryOf(sent: SentPix, expectedHolder: Holder): Party {
     bankAccount: { ispb: account?.codigoBanco ?? '', branch: account?.agencia ?? '', account: account?.conta ?? '' },
   };
 }
+
+/** BCB's idRec: R, R or N, the ISPB, the day, 11 characters. */
+const idRec = z.string().regex(/^[a-zA-Z0-9]{29}$/);
+
+/** API Pix `RecGerada` (`POST /rec`): what the adapter reads of a registered recurrence. */
+export const createdRecSchema = z.object({ idRec, status: z.string() });
+
+/** API Pix `SolicRecCompleta` (`POST /solicrec`): the request sent to the payer. */
+export const createdSolicRecSchema = z.object({ idSolicRec: z.string(), idRec, status: z.string() });
+
+/** API Pix `RecCompleta` (`GET /rec/{idRec}`): its status and, once ended, who cancelled it. */
+export const recSchema = z.object({
+  idRec,
+  status: z.enum(['CRIADA', 'APROVADA', 'REJEITADA', 'EXPIRADA', 'CANCELADA']),
+  encerramento: z.object({ cancelamento: z.object({ solicitante: z.string() }).optional() }).optional(),
+});
+export type Rec = z.infer<typeof recSchema>;
+
+/** API Pix `CobRGerada` / `CobRCompleta`: a cycle's charge, with its attempts' history. */
+export const cobrSchema = z.object({
+  idRec,
+  txid: z.string(),
+  status: z.enum(['CRIADA', 'ATIVA', 'CONCLUIDA', 'EXPIRADA', 'REJEITADA', 'CANCELADA']),
+  valor: z.object({ original: money }),
+  calendario: z.object({ dataDeVencimento: day }),
+  tentativas: z.array(z.object({ status: z.string(), endToEndId, dataLiquidacao: day })).optional(),
+});
+export type CobR = z.infer<typeof cobrSchema>;
+
+/** The PSP's callbacks `POST {webhookUrl}/rec` (WebhookRecBody) and `POST {webhookUrl}/cobr` (WebhookCobRBody): only the ids are read, each read back. */
+export const recNotificationSchema = z.object({ recs: z.array(z.object({ idRec })).max(1000) });
+export const cobrNotificationSchema = z.object({ cobsr: z.array(z.object({ txid: z.string().regex(/^[a-zA-Z0-9]{26,35}$/) })).max(1000) });

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
+import type { ReceiverAccount } from '../../config.js';
 import type { Holder } from '../../platform/schema.js';
+import { ApiPixRecurrences } from './recurrences.js';
 import {
   ProviderError,
   ProviderOutcomeUnknownError,
@@ -10,6 +12,7 @@ import {
   type PixProvider,
   type ProviderLogger,
   type ProviderRecord,
+  type RecurrenceProvider,
   type RefundOutcome,
   type RefundRequest,
   type SendTiming,
@@ -17,7 +20,7 @@ import {
   type WithdrawalRequest,
   type WithdrawalSubmission,
 } from '../provider.js';
-import { PspRefusal, PspUnavailable, readPages, type PspCall, type PspClient } from './client.js';
+import { PspRefusal, PspUnavailable, readPages, refusedOrUnanswered, type PspCall, type PspClient } from './client.js';
 import {
   beneficiaryOf,
   brCodeProblem,
@@ -61,13 +64,19 @@ export class ApiPixProvider implements PixProvider {
     return this.pixKey;
   }
 
+  /** Pix Automático: only with the operator's account at the PSP, which every cobr names (PSP_RECEIVER_ACCOUNT). */
+  readonly recurrences: RecurrenceProvider | undefined;
+
   constructor(
     readonly id: string,
     private readonly client: PspClient,
     readonly sendTiming: SendTiming,
     private readonly pixKey: string,
     private readonly logger: Pick<ProviderLogger, 'warn'>,
-  ) {}
+    receiverAccount: ReceiverAccount | null = null,
+  ) {
+    this.recurrences = receiverAccount ? new ApiPixRecurrences((schema, call) => this.read(schema, call), receiverAccount) : undefined;
+  }
 
   async createCharge(request: ChargeRequest): Promise<CreatedCharge> {
     if (request.due) return this.createDueCharge(request, request.due);
@@ -274,14 +283,3 @@ export class ApiPixProvider implements PixProvider {
 }
 
 const devolucaoPath = (request: RefundRequest) => `/pix/${request.paymentEndToEndId}/devolucao/${txidOf(request.refundId)}`;
-
-/**
- * The services' reading of a failed call that moves money: refused or surely not received →
- * ProviderError (nothing happened: safe to undo); may have been applied → ProviderOutcomeUnknownError.
- */
-function refusedOrUnanswered(error: unknown): never {
-  if (error instanceof PspRefusal) throw error.afterDelivery ? new ProviderOutcomeUnknownError(error.message) : new ProviderError(error.message);
-  if (error instanceof PspUnavailable)
-    throw error.delivered ? new ProviderOutcomeUnknownError(error.message) : new ProviderError(error.message, { unavailable: true });
-  throw error;
-}

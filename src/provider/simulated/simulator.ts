@@ -69,6 +69,8 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
    * answers and the debits are the sandbox's calls.
    */
   readonly recurrences: RecurrenceProvider = {
+    // The simulated payer answers in the sandbox: no account needed.
+    requiresDebtorAccount: false,
     createRecurrence: async (request) => {
       await this.failIfOut();
       // BCB's idRec: R, R (retries allowed) or N, the ISPB, the creation day (Brasília's), 11 characters of our own.

@@ -1548,6 +1548,11 @@ export interface components {
         document: string;
         /** @enum {string} */
         documentType: 'cpf' | 'cnpj';
+        account?: {
+          ispb: string;
+          branch: string | null;
+          number: string;
+        };
       };
       object: string | null;
       /** @enum {string} */
@@ -1579,6 +1584,11 @@ export interface components {
         document: string;
         /** @enum {string} */
         documentType: 'cpf' | 'cnpj';
+        account?: {
+          ispb: string;
+          branch: string | null;
+          number: string;
+        };
       };
       object: string | null;
       /** @enum {string} */
@@ -1612,6 +1622,11 @@ export interface components {
         document: string;
         /** @enum {string} */
         documentType: 'cpf' | 'cnpj';
+        account?: {
+          ispb: string;
+          branch: string | null;
+          number: string;
+        };
       };
       object: string | null;
       /** @enum {string} */
@@ -2546,6 +2561,11 @@ export interface components {
         document: string;
         /** @enum {string} */
         documentType: 'cpf' | 'cnpj';
+        account?: {
+          ispb: string;
+          branch: string | null;
+          number: string;
+        };
       };
       object: string | null;
       /** @enum {string} */
@@ -2586,6 +2606,11 @@ export interface components {
         document: string;
         /** @enum {string} */
         documentType: 'cpf' | 'cnpj';
+        account?: {
+          ispb: string;
+          branch: string | null;
+          number: string;
+        };
       };
       object: string | null;
       /** @enum {string} */
@@ -2626,6 +2651,11 @@ export interface components {
         document: string;
         /** @enum {string} */
         documentType: 'cpf' | 'cnpj';
+        account?: {
+          ispb: string;
+          branch: string | null;
+          number: string;
+        };
       };
       object: string | null;
       /** @enum {string} */
@@ -2666,6 +2696,11 @@ export interface components {
         document: string;
         /** @enum {string} */
         documentType: 'cpf' | 'cnpj';
+        account?: {
+          ispb: string;
+          branch: string | null;
+          number: string;
+        };
       };
       object: string | null;
       /** @enum {string} */
@@ -2706,6 +2741,11 @@ export interface components {
         document: string;
         /** @enum {string} */
         documentType: 'cpf' | 'cnpj';
+        account?: {
+          ispb: string;
+          branch: string | null;
+          number: string;
+        };
       };
       object: string | null;
       /** @enum {string} */
@@ -2747,6 +2787,11 @@ export interface components {
         document: string;
         /** @enum {string} */
         documentType: 'cpf' | 'cnpj';
+        account?: {
+          ispb: string;
+          branch: string | null;
+          number: string;
+        };
       };
       object: string | null;
       /** @enum {string} */
@@ -4274,13 +4319,19 @@ export interface operations {
         'application/json': {
           /** @description The contract's number or code (BCB's vinculo.contrato). */
           contract: string;
-          /** @description The payer (BCB's devedor): name and a valid CPF or CNPJ. */
+          /** @description The payer (BCB's devedor): name, a valid CPF or CNPJ and, for some providers, its account. */
           debtor: {
             name: string;
             document: {
               number: string;
               /** @enum {string} */
               type: 'cpf' | 'cnpj';
+            };
+            /** @description The payer's account (BCB's solicrec destinatario: its bank's ISPB, branch, account number), where a PSP sends the authorization request; required by a provider that asks for it (API Pix). */
+            account?: {
+              ispb: string;
+              branch?: string;
+              number: string;
             };
           };
           /** @description What is paid, as the payer's app shows it (BCB's vinculo.objeto). */

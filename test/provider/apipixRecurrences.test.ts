@@ -1,0 +1,242 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { messages } from '../../src/messages.js';
+import { derivedId } from '../../src/platform/ids.js';
+import { balanceOf, eventNames, eventually, readTransaction } from '../helpers/api.js';
+import { backend, NO_CHARGE_FEES, startGateway, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
+import { makePspCertificates, type PspCertificates } from '../psp/certificates.js';
+import { CLIENT_ID, CLIENT_SECRET, startPspDouble, type PspDouble } from '../psp/double.js';
+
+/**
+ * Pix Automático through the API Pix adapter (docs/recurrences.md), against the PSP double: the
+ * recurrence is a rec with its request to the payer (POST /rec, POST /solicrec), each cycle a cobr
+ * (PUT /cobr/{txid}); the payer's answers, debits and cancellations arrive by the PSP's callbacks
+ * (/rec, /cobr), read back before they are applied. Every request, answer and notification is
+ * judged by Banco Central's OpenAPI (the double's `violations`).
+ */
+const PIX_KEY = 'recebimentos@gateway.example';
+const hex = (id: string) => id.replaceAll('-', '');
+
+let certificates: PspCertificates;
+let double: PspDouble;
+let gateway: Gateway;
+let merchant: Merchant;
+let certificateDir: string;
+
+beforeAll(async () => {
+  certificateDir = mkdtempSync(join(tmpdir(), 'psp-rec-'));
+  certificates = makePspCertificates(certificateDir);
+  // The double's calendar follows the gateway's clock (its cobr window, a start not in the past).
+  double = await startPspDouble(certificates, { pixKey: PIX_KEY, now: () => gateway.clock.now() });
+  gateway = await startGateway({
+    PIX_PROVIDER: 'apipix',
+    PSP_BASE_URL: double.baseUrl,
+    PSP_TOKEN_URL: double.tokenUrl,
+    PSP_CLIENT_ID: CLIENT_ID,
+    PSP_CLIENT_SECRET: CLIENT_SECRET,
+    PSP_CERT_FILE: certificates.gatewayClientCert,
+    PSP_KEY_FILE: certificates.gatewayClientKey,
+    PSP_CA_FILE: certificates.caCert,
+    PSP_PIX_KEY: PIX_KEY,
+    PSP_RECEIVER_ACCOUNT: 'CORRENTE:0001:1234567',
+    PSP_TIMEOUT_MS: '1000',
+    PSP_WEBHOOK_PORT: '0',
+    PSP_WEBHOOK_CERT_FILE: certificates.gatewayServerCert,
+    PSP_WEBHOOK_KEY_FILE: certificates.gatewayServerKey,
+    PSP_WEBHOOK_CLIENT_CA_FILE: certificates.caCert,
+  });
+  const listening = await gateway.services.providerInbound[0]?.listen();
+  if (!listening) throw new Error('no notification listener');
+  double.setWebhook(listening);
+  merchant = await gateway.createMerchant(NO_CHARGE_FEES);
+}, 30_000);
+
+afterEach(async () => {
+  expect(double.violations.splice(0)).toEqual([]);
+  expect(await gateway.ledgerProblems()).toEqual([]);
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await double?.close();
+  rmSync(certificateDir, { recursive: true, force: true });
+});
+
+/** Moves the gateway's clock (and the double's) to noon of a day in Brazil, years ahead. */
+const setDay = (day: string) => gateway.clock.advance(new Date(`${day}T12:00:00-03:00`).getTime() - gateway.clock.now().getTime());
+const CPF = '52998224725';
+const body = (overrides: Record<string, unknown> = {}) => ({
+  contract: 'CONTRATO-2031-001',
+  debtor: { name: 'Maria Pagadora', document: { number: CPF, type: 'cpf' }, account: { ispb: '87654321', branch: '0001', number: '998877' } },
+  object: 'Assinatura academia',
+  frequency: 'weekly',
+  amountCents: 5_000,
+  startDate: '2031-03-15',
+  retryPolicy: 'three_in_seven_days',
+  ...overrides,
+});
+const create = (overrides: Record<string, unknown> = {}) => gateway.call('POST', '/v1/recurrences', { key: merchant.apiKey, body: body(overrides) });
+const read = async (id: string): Promise<JsonBody> => (await gateway.call('GET', `/v1/recurrences/${id}`, { key: merchant.apiKey })).body;
+const cycles = async () => {
+  let moved = 0;
+  while ((await gateway.services.recurrences.createDueCycles()) > 0) moved++;
+  return moved;
+};
+const rows = async () =>
+  (await gateway.database.db.selectFrom('recurrences').select(['id', 'status']).where('accountId', '=', merchant.accountId).execute()).length;
+
+/** A recurrence registered and authorized by the payer (through the PSP's callback). */
+async function authorized(overrides: Record<string, unknown> = {}): Promise<{ id: string; idRec: string }> {
+  const created = await create(overrides);
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const { id, providerRecurrenceId: idRec } = created.body;
+  await double.answerRec(idRec, 'APROVADA');
+  await eventually(async () => expect((await read(id)).status).toBe('authorized'));
+  return { id, idRec };
+}
+
+describe(`API Pix adapter: Pix Automático (${backend})`, () => {
+  it('registers a rec and its request to the payer; authorized by the callback; the worker sends a cobr; an attempt fails, is retried, then paid and credited; the merchant cancels (PATCH /rec)', async () => {
+    setDay('2031-03-03');
+    const before = await balanceOf(gateway, merchant);
+    const calls = double.calls.length;
+    const created = await create();
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.status).toBe('awaiting_authorization');
+    const { id, providerRecurrenceId: idRec } = created.body;
+    // BCB's idRec: R, R (retries allowed), the PSP's ISPB, its day, 11 characters.
+    expect(idRec).toMatch(/^RR1234567820310303[a-zA-Z0-9]{11}$/);
+    expect(double.calls.slice(calls).filter((call) => !call.includes('oauth'))).toEqual(['POST /api/v2/rec', 'POST /api/v2/solicrec']);
+    const rec = double.rec(idRec);
+    expect(rec).toMatchObject({
+      status: 'CRIADA',
+      vinculo: { contrato: 'CONTRATO-2031-001', objeto: 'Assinatura academia', devedor: { cpf: CPF, nome: 'Maria Pagadora' } },
+      calendario: { dataInicial: '2031-03-15', periodicidade: 'SEMANAL' },
+      valor: { valorRec: '50.00' },
+      politicaRetentativa: 'PERMITE_3R_7D',
+    });
+    expect(rec?.solicitacao?.body).toEqual({
+      idRec,
+      calendario: { dataExpiracaoSolicitacao: new Date('2031-03-13T00:00:00-03:00').toISOString() },
+      destinatario: { cpf: CPF, conta: '998877', ispbParticipante: '87654321', agencia: '0001' },
+    });
+
+    await double.answerRec(idRec, 'APROVADA');
+    await eventually(async () => expect((await read(id)).status).toBe('authorized'));
+
+    // 10 days ahead: the cycle's cobr, under the txid derived from the recurrence and the cycle.
+    setDay('2031-03-05');
+    expect(await cycles()).toBe(1);
+    const transactionId = derivedId(id, 'cycle-1');
+    const txid = hex(transactionId);
+    expect(double.cobr(txid)?.body).toEqual({
+      idRec,
+      calendario: { dataDeVencimento: '2031-03-15' },
+      valor: { original: '50.00' },
+      ajusteDiaUtil: false,
+      recebedor: { conta: '1234567', tipoConta: 'CORRENTE', agencia: '0001' },
+    });
+    expect(await readTransaction(gateway, merchant, transactionId)).toMatchObject({ status: 'pending', amountCents: 5_000 });
+
+    // The debit of the day fails: retried the next day, asked of the PSP.
+    setDay('2031-03-15');
+    await double.debitCobr(txid, 'attempt_failed');
+    await eventually(async () => expect((await read(id)).cycles[0]).toMatchObject({ failedAttempts: 1, attemptDate: '2031-03-16', status: 'pending' }));
+    await eventually(() => expect(double.cobr(txid)?.tentativas.at(-1)).toMatchObject({ tipo: 'RIFL', status: 'SOLICITADA', dataLiquidacao: '2031-03-16' }));
+    // The same notification again applies nothing more.
+    await double.flush();
+
+    setDay('2031-03-16');
+    const endToEndId = await double.debitCobr(txid, 'paid');
+    await eventually(async () => expect(await readTransaction(gateway, merchant, transactionId)).toMatchObject({ status: 'paid', endToEndId }));
+    expect(await balanceOf(gateway, merchant)).toBe(before + 5_000);
+    expect(await eventNames(gateway, transactionId)).toContain('transaction.paid');
+
+    const cancelled = await gateway.call('POST', `/v1/recurrences/${id}/cancel`, { key: merchant.apiKey });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', cancelledBy: 'merchant' });
+    expect(double.calls).toContain(`PATCH /api/v2/rec/${idRec}`);
+    expect(double.rec(idRec)?.status).toBe('CANCELADA');
+  });
+
+  it('a cycle whose attempts keep failing fails; a cycle cancelled by the merchant is cancelled at the PSP (PATCH /cobr)', async () => {
+    setDay('2031-04-01');
+    const { id } = await authorized({ startDate: '2031-04-10', retryPolicy: 'none', frequency: 'monthly' });
+    expect(await cycles()).toBe(1);
+    const first = hex(derivedId(id, 'cycle-1'));
+    setDay('2031-04-10');
+    await double.debitCobr(first, 'attempt_failed');
+    // No retries allowed: the charge fails at once.
+    await eventually(async () => expect((await read(id)).cycles[0]).toMatchObject({ status: 'failed', failedAttempts: 1 }));
+
+    setDay('2031-05-01');
+    expect(await cycles()).toBe(1);
+    const second = derivedId(id, 'cycle-2');
+    const cancelled = await gateway.call('POST', `/v1/recurrences/${id}/cycles/2/cancel`, { key: merchant.apiKey });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body.status).toBe('cancelled');
+    expect(double.cobr(hex(second))?.status).toBe('CANCELADA');
+    expect(double.calls).toContain(`PATCH /api/v2/cobr/${hex(second)}`);
+  });
+
+  it('the payer refuses, and the payer cancels an authorized one (callbacks): refused; cancelled by the payer, its pending cycle cancelled, nothing sent back', async () => {
+    setDay('2031-06-01');
+    const refused = await create({ startDate: '2031-06-20' });
+    await double.answerRec(refused.body.providerRecurrenceId, 'REJEITADA');
+    await eventually(async () => expect((await read(refused.body.id)).status).toBe('refused'));
+
+    const { id, idRec } = await authorized({ startDate: '2031-06-10' });
+    expect(await cycles()).toBe(1);
+    const transactionId = derivedId(id, 'cycle-1');
+    const patches = double.calls.filter((call) => call.startsWith('PATCH')).length;
+    await double.payerCancelRec(idRec);
+    await eventually(async () => expect(await read(id)).toMatchObject({ status: 'cancelled', cancelledBy: 'payer', nextCycleDate: null }));
+    expect(await readTransaction(gateway, merchant, transactionId)).toMatchObject({ status: 'cancelled' });
+    expect(double.calls.filter((call) => call.startsWith('PATCH')).length).toBe(patches);
+  });
+
+  it('provider failures: 502 with nothing left live at the PSP; a payer without an account is a 400 before anything is written; a cobr refused backs off', async () => {
+    setDay('2031-07-01');
+    const count = await rows();
+    const withoutAccount = await create({ startDate: '2031-07-20', debtor: { name: 'Maria Pagadora', document: { number: CPF, type: 'cpf' } } });
+    expect(withoutAccount.status).toBe(400);
+    expect(withoutAccount.body).toEqual({ error: messages.recurrenceDebtorAccountRequired });
+    expect(await rows()).toBe(count);
+
+    // The PSP is unavailable for the rec: nothing registered there.
+    double.failNext(1);
+    const recs = double.calls.filter((call) => call === 'POST /api/v2/rec').length;
+    const failed = await create({ startDate: '2031-07-20' });
+    expect(failed.status).toBe(502);
+    expect(failed.body).toEqual({ error: messages.recurrenceProviderFailed });
+    expect(double.calls.filter((call) => call === 'POST /api/v2/rec').length).toBe(recs + 1);
+
+    // The rec registered, its request to the payer not: the rec is cancelled there, the answer a 502.
+    double.failNextOf('POST /solicrec');
+    const halfway = await create({ startDate: '2031-07-20', externalRef: 'sem-solicitacao' });
+    expect(halfway.status).toBe(502);
+    const cancelledThere =
+      double.calls
+        .filter((call) => call.startsWith('PATCH /api/v2/rec/'))
+        .at(-1)
+        ?.split('/')
+        .at(-1) ?? '';
+    expect(double.rec(cancelledThere)).toMatchObject({ status: 'CANCELADA' });
+    expect(double.rec(cancelledThere)?.solicitacao).toBeUndefined();
+    // A retry with the same externalRef registers it anew.
+    const retried = await create({ startDate: '2031-07-20', externalRef: 'sem-solicitacao' });
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body.status).toBe('awaiting_authorization');
+    expect(retried.body.providerRecurrenceId).not.toBe(cancelledThere);
+
+    // The cobr refused (unavailable on every attempt): no cycle written, tried again later.
+    await cycles(); // the earlier tests' recurrences first: only this one's cobr is due below
+    const { id } = await authorized({ startDate: '2031-07-10' });
+    double.failNext(3);
+    expect(await cycles()).toBe(0);
+    expect((await read(id)).cycles).toEqual([]);
+    expect(double.cobr(hex(derivedId(id, 'cycle-1')))).toBeUndefined();
+  });
+});

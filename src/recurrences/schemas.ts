@@ -54,7 +54,7 @@ const debtorSchema = z.object(
       .optional()
       .meta({
         description:
-          "The payer's account (BCB's solicrec destinatario: its bank's ISPB, branch, account number), where a PSP sends the authorization request; required by a provider that asks for it (API Pix).",
+          "The payer's account (BCB's solicrec destinatario: its bank's ISPB, branch, account number), where a PSP sends the authorization request; required by a provider that asks for it (a PSP reached through BCB's API, not the simulator).",
       }),
   },
   { error: messages.recurrenceDebtorNameInvalid },

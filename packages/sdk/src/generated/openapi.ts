@@ -4327,7 +4327,7 @@ export interface operations {
               /** @enum {string} */
               type: 'cpf' | 'cnpj';
             };
-            /** @description The payer's account (BCB's solicrec destinatario: its bank's ISPB, branch, account number), where a PSP sends the authorization request; required by a provider that asks for it (API Pix). */
+            /** @description The payer's account (BCB's solicrec destinatario: its bank's ISPB, branch, account number), where a PSP sends the authorization request; required by a provider that asks for it (a PSP reached through BCB's API, not the simulator). */
             account?: {
               ispb: string;
               branch?: string;

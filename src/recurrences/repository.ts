@@ -34,9 +34,18 @@ export function claimRegistration(db: Executor, id: string, now: Date, until: Da
     .executeTakeFirst();
 }
 
-/** A registration that failed lets go of its claim: a retry asks the provider again at once. */
-export async function releaseRegistration(db: Executor, id: string): Promise<void> {
-  await db.updateTable('recurrences').set({ registrationClaimedUntil: null }).where('id', '=', id).where('status', '=', 'created').execute();
+/**
+ * A registration that failed lets go of its claim (the one it holds, `claimedUntil`): a retry asks
+ * the provider again at once. A claim taken since by another request (this one's lapsed) is left to it.
+ */
+export async function releaseRegistration(db: Executor, id: string, claimedUntil: Date): Promise<void> {
+  await db
+    .updateTable('recurrences')
+    .set({ registrationClaimedUntil: null })
+    .where('id', '=', id)
+    .where('status', '=', 'created')
+    .where('registrationClaimedUntil', '=', claimedUntil)
+    .execute();
 }
 
 /** The provider's id of a recurrence that left `created` while it was being registered (it is cancelled there next). */

@@ -164,7 +164,7 @@ export class RecurrenceService {
         merchantName: account.name,
       });
     } catch (error) {
-      await repository.releaseRegistration(this.db, row.id);
+      if (row.registrationClaimedUntil) await repository.releaseRegistration(this.db, row.id, row.registrationClaimedUntil);
       if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError) {
         throw new ProviderFailedError(messages.recurrenceProviderFailed, { cause: error });
       }

@@ -469,6 +469,48 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(retried.body).toMatchObject({ status: 'awaiting_authorization', idempotent: true });
   });
 
+  it('a registration that fails after its claim lapsed does not release the claim another request took since', async () => {
+    const { simulator, service } = isolated();
+    const { recurrences } = simulator;
+    const register = recurrences.createRecurrence.bind(recurrences);
+    const gates: { release: () => void; fail: boolean }[] = [];
+    const spy = vi.spyOn(recurrences, 'createRecurrence').mockImplementation(async (request) => {
+      const gate = { release: () => {}, fail: false };
+      const held = new Promise<void>((resolve) => {
+        gate.release = resolve;
+      });
+      gates.push(gate);
+      await held;
+      if (gate.fail) throw new ProviderError('refused');
+      return register(request);
+    });
+    const account = await gateway.services.accounts.getAccount(merchant.accountId);
+    const input = createRecurrenceBody.parse(body({ externalRef: 'duas-reservas' }));
+    const first = service.create(account, input).catch((error: unknown) => error);
+    await eventually(() => expect(spy).toHaveBeenCalledTimes(1));
+    // The first claim lapses (a request held past its lease): a replay claims it anew and registers it.
+    gateway.clock.advance(5 * 60_000 + 1_000);
+    const second = service.create(account, input);
+    await eventually(() => expect(spy).toHaveBeenCalledTimes(2));
+    const { id } = await gateway.database.db.selectFrom('recurrences').select('id').where('externalRef', '=', 'duas-reservas').executeTakeFirstOrThrow();
+    const secondClaim = (await recurrenceRow(id)).registrationClaimedUntil;
+    expect(secondClaim!.getTime()).toBeGreaterThan(gateway.clock.now().getTime());
+    // The first one's provider call fails: it lets go of its own claim only, not the second's.
+    gates[0]!.fail = true;
+    gates[0]!.release();
+    expect(await first).toBeInstanceOf(Error);
+    expect((await recurrenceRow(id)).registrationClaimedUntil).toEqual(secondClaim);
+    // Another replay meanwhile answers it as it is, without asking the provider.
+    const replay = await create({ externalRef: 'duas-reservas' });
+    expect(replay.body).toMatchObject({ id, status: 'created', idempotent: true });
+    expect(spy).toHaveBeenCalledTimes(2);
+    expect(await gateway.database.db.selectFrom('sandboxRecurrences').selectAll().where('recurrenceId', '=', id).execute()).toEqual([]);
+    gates[1]!.release();
+    const { recurrence } = await second;
+    expect(recurrence).toMatchObject({ id, status: 'awaiting_authorization', registrationClaimedUntil: null });
+    spy.mockRestore();
+  });
+
   it('a cancellation expires (not cancels) a pending cycle already past its expiry', async () => {
     const { id } = (await create({ startDate: dayAfter(today(), 5), retryPolicy: 'none' })).body;
     await sandbox(`${id}/authorize`);

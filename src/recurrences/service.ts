@@ -456,12 +456,19 @@ export class RecurrenceService {
     const row = await repository.findRecurrence(this.db, accountId, id);
     if (row?.status !== RECURRENCE.authorize.to || row.nextCycleDate === null || row.providerRecurrenceId === null) return false;
     const { nextCycle: cycle, nextCycleDate: dueDate, providerRecurrenceId } = row;
-    if (dueDate < dayAfter(today, CREATE_AHEAD_MIN_DAYS)) return this.skipCycle(id, accountId, cycle, dueDate);
+    // Derived from the recurrence and the cycle: an attempt after an unknown outcome re-sends the same
+    // cobr (its txid); the PSP refuses it as in use, and the provider adopts the one it holds.
+    const transactionId = derivedId(id, `cycle-${cycle}`);
+    if (dueDate < dayAfter(today, CREATE_AHEAD_MIN_DAYS)) {
+      // Attempts that failed at the provider may have registered its charge: cancelled there before the
+      // skip, or the payer would still be debited. One that cannot be cancelled (its debit day has
+      // come) is adopted below if the provider holds it; otherwise the recurrence backs off.
+      if (row.cycleFailures === 0 || (await this.cancelledAtProvider(row.providerId, transactionId))) {
+        return this.skipCycle(id, accountId, cycle, dueDate);
+      }
+    }
     const account = await this.accounts.getAccount(accountId);
     const amountCents = row.amountCents ?? 0;
-    // Derived from the recurrence and the cycle: an attempt after an unknown outcome re-sends the same
-    // cobr (its txid), which the PSP takes as the same, rather than a second one BCB would refuse.
-    const transactionId = derivedId(id, `cycle-${cycle}`);
     try {
       await this.recurrencesAt(row.providerId).createCycleCharge({ accountId, transactionId, providerRecurrenceId, dueDate, amountCents, debtor: row.debtor });
     } catch (error) {
@@ -500,6 +507,17 @@ export class RecurrenceService {
       await repository.advanceCycle(tx, id, cycle + 1, this.dateOfCycle(locked, cycle + 1), now);
       return true;
     });
+  }
+
+  /** Whether a cycle's charge is cancelled at its provider (or was never there). */
+  private async cancelledAtProvider(providerId: string, transactionId: string): Promise<boolean> {
+    try {
+      await this.recurrencesAt(providerId).cancelCycleCharge(transactionId);
+      return true;
+    } catch (error) {
+      if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError || error instanceof InvalidStateError) return false;
+      throw error;
+    }
   }
 
   /** A cycle reached too late (a worker or provider down for days): recorded as skipped, without a charge, and the next one is due. */

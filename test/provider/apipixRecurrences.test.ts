@@ -197,6 +197,58 @@ describe(`API Pix adapter: Pix Automático (${backend})`, () => {
     expect(double.calls.filter((call) => call.startsWith('PATCH')).length).toBe(patches);
   });
 
+  it("a cobr registered at the PSP whose answers were all lost is adopted by the worker's next run (its PUT refused as in use, read back); a cycle skipped after failures is cancelled at the PSP first", async () => {
+    setDay('2031-08-01');
+    await cycles(); // the earlier tests' cycles, out of the way
+    const { id, idRec } = await authorized({ startDate: '2031-08-10', retryPolicy: 'none', frequency: 'monthly' });
+    const transactionId = derivedId(id, 'cycle-1');
+    const txid = hex(transactionId);
+    const path = `/api/v2/cobr/${txid}`;
+    const since = (from: number) => double.calls.slice(from).filter((call) => !call.includes('oauth'));
+    let from = double.calls.length;
+    // Registered by the first PUT; every answer lost (the client's retries too): the outcome is unknown, the recurrence backs off.
+    double.loseNextAnswersOf('PUT /cobr/:txid', 3);
+    expect(await gateway.services.recurrences.createDueCycles()).toBe(0);
+    expect(since(from)).toEqual([`PUT ${path}`, `PUT ${path}`, `PUT ${path}`]);
+    expect(double.cobr(txid)).toMatchObject({ idRec, status: 'ATIVA' });
+    expect((await read(id)).cycles).toEqual([]);
+    expect(await gateway.database.db.selectFrom('recurrences').select(['cycleFailures', 'nextCycle']).where('id', '=', id).executeTakeFirst()).toEqual({
+      cycleFailures: 1,
+      nextCycle: 1,
+    });
+    // The next run: the PSP refuses the PUT (BCB: the txid is in use); the cobr read back is ours, adopted.
+    gateway.clock.advance(30_000);
+    from = double.calls.length;
+    expect(await cycles()).toBe(1);
+    expect(since(from)).toEqual([`PUT ${path}`, `GET ${path}`]);
+    expect((await read(id)).cycles).toMatchObject([{ cycle: 1, transactionId, dueDate: '2031-08-10', status: 'pending', amountCents: 5_000 }]);
+    expect(await readTransaction(gateway, merchant, transactionId)).toMatchObject({ status: 'pending', amountCents: 5_000 });
+    // Debited at the PSP: credited here.
+    setDay('2031-08-10');
+    const endToEndId = await double.debitCobr(txid, 'paid');
+    await eventually(async () => expect(await readTransaction(gateway, merchant, transactionId)).toMatchObject({ status: 'paid', endToEndId }));
+
+    // Another cycle's cobr registered with its answers lost, then the worker (or the PSP) down until the day before its date: too late to
+    // send, so the cycle is skipped, but only once its cobr is cancelled at the PSP (the payer is not debited for a skipped cycle).
+    setDay('2031-08-11');
+    await cycles();
+    const skipping = await authorized({ startDate: '2031-08-20', retryPolicy: 'none', frequency: 'monthly' });
+    const skippedTxid = hex(derivedId(skipping.id, 'cycle-1'));
+    double.loseNextAnswersOf('PUT /cobr/:txid', 3);
+    expect(await gateway.services.recurrences.createDueCycles()).toBe(0);
+    expect(double.cobr(skippedTxid)?.status).toBe('ATIVA');
+    setDay('2031-08-19');
+    from = double.calls.length;
+    await cycles();
+    expect(since(from)).toContain(`PATCH /api/v2/cobr/${skippedTxid}`);
+    expect(double.cobr(skippedTxid)?.status).toBe('CANCELADA');
+    const skipped = await read(skipping.id);
+    expect(skipped.cycles).toEqual([
+      { cycle: 1, transactionId: null, dueDate: '2031-08-20', attemptDate: '2031-08-20', failedAttempts: 0, status: 'skipped', amountCents: null },
+    ]);
+    expect(skipped.nextCycleDate).toBe('2031-09-20');
+  });
+
   it('provider failures: 502 with nothing left live at the PSP; a payer without an account is a 400 before anything is written; a cobr refused backs off', async () => {
     setDay('2031-07-01');
     const count = await rows();

@@ -174,6 +174,11 @@ export type PspDouble = {
   /** The next call to this operation (`METHOD /path` as routed, e.g. `POST /solicrec`) answers 503. */
   failNextOf(operation: string): void;
   /**
+   * The next `count` calls to this operation (`METHOD /path` as routed, e.g. `PUT /cobr/:txid`) are
+   * taken as usual, but their answer is lost: the connection drops before it is sent.
+   */
+  loseNextAnswersOf(operation: string, count?: number): void;
+  /**
    * The next charge's BR Code (cob or cobv) comes back broken this way: a wrong CRC, another
    * location, or an amount field (54) with the original amount, which a cobv's code must not carry.
    */
@@ -243,6 +248,7 @@ export async function startPspDouble(
   let webhookUrl: string | null = null;
   let failures = 0;
   let failOn: string | null = null;
+  let losing = { operation: '', count: 0 };
   let unauthorized = 0;
   let slow = { count: 0, ms: 0 };
   let armedLoss: LostAnswer | null = null;
@@ -353,6 +359,12 @@ export async function startPspDouble(
             : reply.code(503).send({ nome: 'servico_indisponivel', mensagem: 'Serviço indisponível.' });
         }
         const result = await handler(request);
+        if (losing.count > 0 && losing.operation === `${method} ${path}`) {
+          losing.count--;
+          reply.hijack();
+          reply.raw.destroy();
+          return reply;
+        }
         return operation ? answer(reply, operation, result.status, result.body) : reply.code(result.status).send(result.body);
       },
     });
@@ -858,7 +870,8 @@ export async function startPspDouble(
     const { txid } = request.params as { txid: string };
     const body = request.body as Json;
     const existing = cobrs.get(txid);
-    if (existing) return { status: 201, body: cobrView(existing) }; // the same PUT again: the same cobr
+    // BCB (CobROperacaoInvalida): a PUT is not idempotent, the txid of a cobr is taken once.
+    if (existing) return cobrRefused('O campo cobr.txid encontra-se em uso.');
     const rec = recs.get(String(body.idRec));
     if (!rec) return cobrRefused('Recorrência inexistente.');
     if (rec.status !== 'APROVADA') return cobrRefused(`A recorrência está ${rec.status}.`);
@@ -1165,6 +1178,9 @@ export async function startPspDouble(
     },
     failNextOf(operation) {
       failOn = operation;
+    },
+    loseNextAnswersOf(operation, count = 1) {
+      losing = { operation, count };
     },
     slowNext(count, ms) {
       slow = { count, ms };

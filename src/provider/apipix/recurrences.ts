@@ -95,7 +95,13 @@ export class ApiPixRecurrences implements RecurrenceProvider {
     }
   }
 
-  /** `PUT /cobr/{txid}`: the same txid on every attempt, so a repeat is the same cobr. */
+  /**
+   * `PUT /cobr/{txid}`, the same txid on every attempt. BCB refuses a PUT whose txid is in use (400
+   * CobROperacaoInvalida): a repeat is not idempotent. So any refusal reads the cobr back
+   * (`GET /cobr/{txid}`) and adopts one registered by an earlier attempt whose answer was lost (in
+   * this call, or a worker run before): the txid derives from our ids, so a cobr under it is ours,
+   * taken when its idRec, amount and due date are the ones asked for.
+   */
   async createCycleCharge(request: CycleChargeRequest): Promise<void> {
     const { tipoConta, agencia, conta } = this.receiverAccount;
     const path = `/cobr/${txidOf(request.transactionId)}`;
@@ -115,10 +121,11 @@ export class ApiPixRecurrences implements RecurrenceProvider {
         idempotent: true,
       });
     } catch (error) {
-      // A repeat refused after an attempt that got through: the cobr registered then is the one.
-      if (!(error instanceof PspRefusal && error.afterDelivery)) refusedOrUnanswered(error);
+      if (!(error instanceof PspRefusal)) refusedOrUnanswered(error);
       const found = await this.query(cobrSchema, path);
-      if (found === 'not_found' || !found) refusedOrUnanswered(error);
+      // None under our txid: the refusal stands. The PSP cannot tell now: one may be there.
+      if (found === 'not_found') refusedOrUnanswered(error);
+      if (!found) throw new ProviderOutcomeUnknownError(`PSP refused the cycle's charge and could not be asked whether it holds one (${error.status})`);
       cobr = found;
     }
     if (cobr.idRec !== request.providerRecurrenceId) throw new ProviderError('PSP registered the cycle under another recurrence');

@@ -330,10 +330,10 @@ export async function movedCents(db: Executor, providerId: string): Promise<numb
 }
 
 /**
- * A cycle's charge (cobr) arrives at the simulated network: recorded, or the same one again (its
- * txid, recurrence and date); false when another cobr holds its cycle or its txid names another.
+ * A cycle's charge (cobr) arrives at the simulated network: recorded, or false when its txid is in
+ * use (BCB refuses such a PUT: the caller reads the one there with findCycleCharge).
  */
-export async function receiveCycleCharge(
+export async function insertCycleCharge(
   db: Executor,
   charge: { providerId: string; txid: string; providerRecurrenceId: string; dueDate: string; amountCents: number; createdAt: Date },
 ): Promise<boolean> {
@@ -343,14 +343,21 @@ export async function receiveCycleCharge(
     .onConflict((conflict) => conflict.doNothing())
     .returning('txid')
     .executeTakeFirst();
-  if (inserted) return true;
-  const existing = await db
+  return inserted !== undefined;
+}
+
+/** The cobr the simulated network holds under a txid. */
+export function findCycleCharge(
+  db: Executor,
+  providerId: string,
+  txid: string,
+): Promise<{ providerRecurrenceId: string; dueDate: string; amountCents: number; cancelledAt: Date | null } | undefined> {
+  return db
     .selectFrom('sandboxCycleCharges')
-    .select(['providerRecurrenceId', 'dueDate'])
-    .where('providerId', '=', charge.providerId)
-    .where('txid', '=', charge.txid)
+    .select(['providerRecurrenceId', 'dueDate', 'amountCents', 'cancelledAt'])
+    .where('providerId', '=', providerId)
+    .where('txid', '=', txid)
     .executeTakeFirst();
-  return existing?.providerRecurrenceId === charge.providerRecurrenceId && existing.dueDate === charge.dueDate;
 }
 
 export async function cancelCycleCharge(db: Executor, providerId: string, txid: string, at: Date): Promise<void> {

@@ -65,7 +65,8 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
   readonly receivingKey: string;
   /**
    * Pix Automático (DESIGN.md §17): the simulated network keeps the recurrences it registered and
-   * their cycles' charges by txid (a repeat is idempotent, as a PSP's PUT /cobr/{txid}); the payer's
+   * their cycles' charges by txid (a repeat is refused as in use, as BCB's PUT /cobr/{txid}, then the
+   * one held is read back and adopted when it is the same); the payer's
    * answers and the debits are the sandbox's calls.
    */
   readonly recurrences: RecurrenceProvider = {
@@ -97,10 +98,18 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
         providerRecurrenceId: request.providerRecurrenceId,
         createdAt: this.clock.now(),
       };
-      if (!(await repository.receiveCycleCharge(this.db, { ...charge, dueDate: request.dueDate, amountCents: request.amountCents }))) {
-        throw new ProviderError('simulated provider refused the cobr: its cycle has another (BCB: one cobr per cycle)');
+      if (!(await repository.insertCycleCharge(this.db, { ...charge, dueDate: request.dueDate, amountCents: request.amountCents }))) {
+        // Its txid in use (BCB refuses the PUT, as a real PSP does): the cobr there, read back, is
+        // adopted when it is this one (an earlier attempt whose answer was lost), as the API Pix adapter does.
+        const held = await repository.findCycleCharge(this.db, this.id, charge.txid);
+        const same =
+          held?.providerRecurrenceId === request.providerRecurrenceId &&
+          held.dueDate === request.dueDate &&
+          held.amountCents === request.amountCents &&
+          held.cancelledAt === null;
+        if (!same) throw new ProviderError('simulated provider refused the cobr: its txid is in use by another');
       }
-      // Registered, but the answer never comes back: the same txid sent again is the same cobr.
+      // Registered, but the answer never comes back: the same txid sent again finds it there.
       if (outage === 'timeout') await this.timeOut();
     },
     cancelCycleCharge: async (transactionId) => {

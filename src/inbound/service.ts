@@ -9,6 +9,7 @@ import type {
   ChargebackReceipt,
   CycleChargeReceipt,
   CycleChargeReport,
+  RecurrenceReceipt,
   RecurrenceReport,
   IncomingPayment,
   PaymentReceipt,
@@ -42,7 +43,7 @@ export class InboundService implements ProviderReports {
   ) {}
 
   /** A Pix Automático recurrence's status at this provider (RecurrenceService.recurrenceReported). */
-  recurrenceReported(providerRecurrenceId: string, report: RecurrenceReport): Promise<boolean> {
+  recurrenceReported(providerRecurrenceId: string, report: RecurrenceReport): Promise<RecurrenceReceipt> {
     return this.recurrences.recurrenceReported(this.providerId, providerRecurrenceId, report);
   }
 

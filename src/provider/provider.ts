@@ -176,11 +176,17 @@ export interface ProviderReports {
   chargeRemoved(transactionId: string): Promise<void>;
   refundSettled(refundId: string, outcome: RefundOutcome): Promise<void>;
   chargebackReported(chargeback: ReportedChargeback): Promise<ChargebackReceipt>;
-  /** A recurrence's status changed at the provider (Pix Automático): applied once, a repeat or a state that takes it no more changes nothing. Answers whether it applied. */
-  recurrenceReported(providerRecurrenceId: string, report: RecurrenceReport): Promise<boolean>;
+  /** A recurrence's status changed at the provider (Pix Automático): applied once, a repeat or a state that takes it no more changes nothing. */
+  recurrenceReported(providerRecurrenceId: string, report: RecurrenceReport): Promise<RecurrenceReceipt>;
   /** A cycle's charge (by our transaction id, the cobr's txid) changed at the provider. */
   cycleChargeReported(transactionId: string, report: CycleChargeReport): Promise<CycleChargeReceipt>;
 }
+
+/**
+ * `applied`; `ignored` (a repeat, or a status that takes it no more); `cancelled_there`: authorized
+ * at the provider after it expired or was cancelled here, so cancelled at the provider.
+ */
+export type RecurrenceReceipt = 'applied' | 'ignored' | 'cancelled_there';
 
 /** What became of a recurrence at the provider (BCB's rec status), as it reports it. */
 export type RecurrenceReport =

@@ -17,6 +17,7 @@ import {
   type CycleChargeReport,
   type ReceivedPayment,
   type RecurrenceProvider,
+  type RecurrenceReceipt,
   type RecurrenceReport,
 } from '../provider/provider.js';
 import type { ProviderRegistry } from '../provider/registry.js';
@@ -374,13 +375,15 @@ export class RecurrenceService {
    * A recurrence's status as its provider reports it (the payer's answer, a lapse, a cancellation on
    * either side): applied when the recurrence is in a status that takes it, ignored otherwise (a
    * repeat, a report of our own cancellation). A cancellation reported by the provider is not sent
-   * back to it. Answers whether it applied.
+   * back to it. An approval that finds it expired or cancelled here (the payer answered just after
+   * the worker expired the request) is cancelled at the provider, after the commit: nothing is to
+   * be debited under a recurrence over here.
    */
-  recurrenceReported(providerId: string, providerRecurrenceId: string, report: RecurrenceReport): Promise<boolean> {
-    return this.db.transaction().execute(async (tx) => {
+  async recurrenceReported(providerId: string, providerRecurrenceId: string, report: RecurrenceReport): Promise<RecurrenceReceipt> {
+    const receipt = await this.db.transaction().execute(async (tx): Promise<RecurrenceReceipt> => {
       const now = this.clock.now();
       const row = await repository.lockRecurrenceAtProvider(tx, providerId, providerRecurrenceId);
-      if (!row) return false;
+      if (!row) return 'ignored';
       const transition =
         report.status === 'authorized'
           ? RECURRENCE.authorize
@@ -391,14 +394,19 @@ export class RecurrenceService {
               : report.by === 'payer'
                 ? RECURRENCE.payerCancel
                 : RECURRENCE.cancel;
-      if (!allowsRecurrence(transition, row.status)) return false;
+      if (!allowsRecurrence(transition, row.status)) {
+        const over = row.status === RECURRENCE.expire.to || row.status === RECURRENCE.cancel.to;
+        return report.status === 'authorized' && over ? 'cancelled_there' : 'ignored';
+      }
       if (report.status === 'cancelled') {
         await this.cancelWithCycles(tx, row, report.by, transition, now);
-        return true;
+        return 'applied';
       }
       await this.move(tx, row, transition, now, transition === RECURRENCE.authorize ? {} : { nextCycleDate: null });
-      return true;
+      return 'applied';
     });
+    if (receipt === 'cancelled_there') await this.callProvider(providerId, (recurrences) => recurrences.cancelRecurrence(providerRecurrenceId));
+    return receipt;
   }
 
   /**

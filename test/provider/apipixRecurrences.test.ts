@@ -249,6 +249,29 @@ describe(`API Pix adapter: Pix Automático (${backend})`, () => {
     expect(skipped.nextCycleDate).toBe('2031-09-20');
   });
 
+  it('an approval arriving after the worker expired the request: the recurrence stays expired here and its rec is cancelled at the PSP', async () => {
+    setDay('2031-10-01');
+    const created = await create({ startDate: '2031-10-10' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const { id, providerRecurrenceId: idRec } = created.body;
+    // The request lapses at the end of 2031-10-07; the worker expires it.
+    setDay('2031-10-08');
+    expect(await gateway.services.recurrences.expireAuthorizations()).toBeGreaterThanOrEqual(1);
+    expect((await read(id)).status).toBe('expired');
+    // The payer's approval reaches the PSP just after: its callback finds the recurrence over here.
+    await double.answerRec(idRec, 'APROVADA');
+    await eventually(() => expect(double.rec(idRec)?.status).toBe('CANCELADA'));
+    expect(double.calls).toContain(`PATCH /api/v2/rec/${idRec}`);
+    expect(await read(id)).toMatchObject({ status: 'expired', nextCycleDate: null, cancelledBy: null });
+    const events = await gateway.database.db.selectFrom('events').select('payload').where('name', 'like', 'recurrence.%').execute();
+    expect(
+      events
+        .map((event) => JSON.parse(event.payload))
+        .filter((payload) => payload.id === id)
+        .map((payload) => payload.event),
+    ).toEqual(['recurrence.expired']);
+  });
+
   it('provider failures: 502 with nothing left live at the PSP; a payer without an account is a 400 before anything is written; a cobr refused backs off', async () => {
     setDay('2031-07-01');
     const count = await rows();

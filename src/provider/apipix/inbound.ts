@@ -100,8 +100,10 @@ export class ApiPixInbound implements ProviderInbound {
       try {
         const rec = recSchema.parse(await this.client.call({ method: 'GET', path: `/rec/${encodeURIComponent(idRec)}`, idempotent: true }));
         const report = recurrenceReportOf(rec);
-        if (report && (await this.reports.recurrenceReported(rec.idRec, report))) {
-          this.logger.info({ idRec, status: rec.status }, 'recurrence status from the PSP applied');
+        const receipt = report ? await this.reports.recurrenceReported(rec.idRec, report) : 'ignored';
+        if (receipt === 'applied') this.logger.info({ idRec, status: rec.status }, 'recurrence status from the PSP applied');
+        if (receipt === 'cancelled_there') {
+          this.logger.warn({ idRec, status: rec.status }, 'recurrence approved at the PSP after it expired or was cancelled here: cancelled at the PSP');
         }
       } catch (error) {
         const known = error instanceof PspRefusal || error instanceof PspUnavailable;

@@ -261,6 +261,8 @@ export class RecurrenceService {
     return this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();
       const locked = await this.lockOrThrow(tx, id, accountId);
+      // The provider's report of this same cancellation committed first: it is done.
+      if (locked.status === transition.to && locked.cancelledBy === by) return locked;
       this.assertCancellable(locked, transition);
       if (locked.providerRecurrenceId !== cancelledAtProvider) return undefined;
       return this.cancelWithCycles(tx, locked, by, transition, now);
@@ -293,6 +295,9 @@ export class RecurrenceService {
     const { charge } = await this.db.transaction().execute((tx) => this.cancellableCycle(tx, accountId, id, cycleNumber));
     await this.callProvider(charge.providerId, (recurrences) => recurrences.cancelCycleCharge(charge.id));
     return this.db.transaction().execute(async (tx) => {
+      // The provider's report of this same cancellation (its cobr CANCELADA) committed first: it is done.
+      const { charge: current } = await this.lockChargedCycle(tx, accountId, id, cycleNumber);
+      if (current.status === CHARGE.cancel.to) return current;
       const locked = await this.cancellableCycle(tx, accountId, id, cycleNumber);
       return applyTransition(tx, locked.charge, CHARGE.cancel, this.clock.now());
     });

@@ -272,6 +272,44 @@ describe(`API Pix adapter: Pix Automático (${backend})`, () => {
     ).toEqual(['recurrence.expired']);
   });
 
+  it("the merchant's cancellation whose callback commits before its PATCH is answered: 200 with the row, once (the recurrence, and a cycle's charge)", async () => {
+    setDay('2031-11-01');
+    await cycles(); // the earlier tests' cycles, out of the way
+    const { id, idRec } = await authorized({ startDate: '2031-11-20', frequency: 'monthly' });
+    const other = await authorized({ startDate: '2031-11-09', frequency: 'monthly' });
+    expect(await cycles()).toBe(1);
+    const transactionId = derivedId(other.id, 'cycle-1');
+    const txid = hex(transactionId);
+
+    // The PSP cancels the cobr, calls back, and the gateway applies it before the PATCH's answer arrives.
+    double.beforeNextAnswerOf('PATCH /cobr/:txid', async () => {
+      await double.notifyCobrOf(txid);
+      await eventually(async () => expect(await readTransaction(gateway, merchant, transactionId)).toMatchObject({ status: 'cancelled' }));
+    });
+    const cycle = await gateway.call('POST', `/v1/recurrences/${other.id}/cycles/1/cancel`, { key: merchant.apiKey });
+    expect(cycle.status, JSON.stringify(cycle.body)).toBe(200);
+    expect(cycle.body).toMatchObject({ status: 'cancelled' });
+    expect(double.cobr(txid)?.status).toBe('CANCELADA');
+    expect(await eventNames(gateway, transactionId)).toEqual(['transaction.cancelled']);
+
+    // The same for the recurrence: PATCH /rec CANCELADA, its callback (USUARIO_RECEBEDOR: the merchant) applied first.
+    double.beforeNextAnswerOf('PATCH /rec/:idRec', async () => {
+      await double.notifyRecOf(idRec);
+      await eventually(async () => expect((await read(id)).status).toBe('cancelled'));
+    });
+    const cancelled = await gateway.call('POST', `/v1/recurrences/${id}/cancel`, { key: merchant.apiKey });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body).toMatchObject({ id, status: 'cancelled', cancelledBy: 'merchant', nextCycleDate: null });
+    expect(double.rec(idRec)?.status).toBe('CANCELADA');
+    const events = await gateway.database.db.selectFrom('events').select('payload').where('name', 'like', 'recurrence.%').execute();
+    expect(
+      events
+        .map((event) => JSON.parse(event.payload))
+        .filter((payload) => payload.id === id)
+        .map((payload) => payload.event),
+    ).toEqual(['recurrence.authorized', 'recurrence.cancelled']);
+  });
+
   it('provider failures: 502 with nothing left live at the PSP; a payer without an account is a 400 before anything is written; a cobr refused backs off', async () => {
     setDay('2031-07-01');
     const count = await rows();

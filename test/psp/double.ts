@@ -178,6 +178,8 @@ export type PspDouble = {
    * taken as usual, but their answer is lost: the connection drops before it is sent.
    */
   loseNextAnswersOf(operation: string, count?: number): void;
+  /** The next call to this operation is taken as usual, then `hook` runs (e.g. a callback delivered and applied) before it is answered. */
+  beforeNextAnswerOf(operation: string, hook: () => Promise<void>): void;
   /**
    * The next charge's BR Code (cob or cobv) comes back broken this way: a wrong CRC, another
    * location, or an amount field (54) with the original amount, which a cobv's code must not carry.
@@ -201,6 +203,9 @@ export type PspDouble = {
   cobr(txid: string): CobRecorrente | undefined;
   /** The payer answers the authorization request in its bank's app (or lets it lapse); the PSP notifies (`POST {webhook}/rec`). */
   answerRec(idRec: string, status: 'APROVADA' | 'REJEITADA' | 'EXPIRADA'): Promise<void>;
+  /** The PSP notifies a rec's, or a cobr's, current state (`POST {webhook}/rec`, `…/cobr`): a callback of a change it made. */
+  notifyRecOf(idRec: string): Promise<void>;
+  notifyCobrOf(txid: string): Promise<void>;
   /** The payer cancels the recurrence in its bank's app (solicitante USUARIO_PAGADOR); the PSP notifies. */
   payerCancelRec(idRec: string): Promise<void>;
   /**
@@ -249,6 +254,7 @@ export async function startPspDouble(
   let failures = 0;
   let failOn: string | null = null;
   let losing = { operation: '', count: 0 };
+  let before: { operation: string; hook: () => Promise<void> } | null = null;
   let unauthorized = 0;
   let slow = { count: 0, ms: 0 };
   let armedLoss: LostAnswer | null = null;
@@ -359,6 +365,11 @@ export async function startPspDouble(
             : reply.code(503).send({ nome: 'servico_indisponivel', mensagem: 'Serviço indisponível.' });
         }
         const result = await handler(request);
+        if (before?.operation === `${method} ${path}`) {
+          const { hook } = before;
+          before = null;
+          await hook();
+        }
         if (losing.count > 0 && losing.operation === `${method} ${path}`) {
           losing.count--;
           reply.hijack();
@@ -1182,6 +1193,9 @@ export async function startPspDouble(
     loseNextAnswersOf(operation, count = 1) {
       losing = { operation, count };
     },
+    beforeNextAnswerOf(operation, hook) {
+      before = { operation, hook };
+    },
     slowNext(count, ms) {
       slow = { count, ms };
     },
@@ -1203,6 +1217,16 @@ export async function startPspDouble(
       rec.solicitacao.status = status === 'APROVADA' ? 'ACEITA' : status;
       if (status === 'REJEITADA') rec.encerramento = { rejeicao: { codigo: 'AP13', descricao: 'Rejeitada pelo usuário pagador.' } };
       await notifyRec(rec);
+    },
+    async notifyRecOf(idRec) {
+      const rec = recs.get(idRec);
+      if (!rec) throw new Error(`no recurrence ${idRec}`);
+      await notifyRec(rec);
+    },
+    async notifyCobrOf(txid) {
+      const cobr = cobrs.get(txid);
+      if (!cobr) throw new Error(`no cobr ${txid}`);
+      await notifyKind('cobr', { cobsr: [cobrNotificationOf(cobr)] });
     },
     async payerCancelRec(idRec) {
       const rec = recs.get(idRec);

@@ -41,6 +41,12 @@ const RETRY_WINDOW_DAYS = 7;
 /** A cycle's charge that failed at its provider is tried again after 30 s, doubling up to an hour (days remain: it is sent 10 to 2 days ahead). */
 const CYCLE_RETRY_MS = 30_000;
 const CYCLE_RETRY_MAX_MS = 3_600_000;
+/**
+ * A cycle's charge stays pending this many days past its last attempt day: a debit settled that day
+ * but reported late (a callback delayed, read back after the midnight) is still credited, not
+ * refunded. Nothing is debited later: the PSP expires its cobr (EXPIRADA) after the last attempt.
+ */
+const CYCLE_GRACE_DAYS = 2;
 /** How long a request registering a recurrence holds it: longer than a provider call with its retries; a crashed one's claim lapses. */
 const REGISTRATION_LEASE_MS = 5 * 60_000;
 /** How far ahead a recurrence may start (as a due date may be due). */
@@ -491,9 +497,9 @@ export class RecurrenceService {
       await repository.deferCycle(this.db, id, cycle, new Date(this.clock.now().getTime() + retryMs));
       return false;
     }
-    // Unpaid, it expires after its last possible attempt: the due day, or 7 days later with retries.
+    // Unpaid, it expires after its last possible attempt (the due day, or 7 days later with retries) and the grace days.
     const lastDay = row.retryPolicy === 'three_in_seven_days' ? dayAfter(dueDate, RETRY_WINDOW_DAYS) : dueDate;
-    const expiresAt = dayStart(dayAfter(lastDay));
+    const expiresAt = dayStart(dayAfter(lastDay, 1 + CYCLE_GRACE_DAYS));
     if (!expiresAt) throw new Error(`no day after ${lastDay}`);
     return this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();

@@ -310,6 +310,24 @@ describe(`API Pix adapter: Pix Automático (${backend})`, () => {
     ).toEqual(['recurrence.authorized', 'recurrence.cancelled']);
   });
 
+  it('a debit reported (CONCLUIDA) the day after the last attempt day, the charge expiry worker run meanwhile, credits the cycle', async () => {
+    setDay('2031-12-01');
+    await cycles(); // the earlier tests' cycles, out of the way
+    const { id } = await authorized({ startDate: '2031-12-10', retryPolicy: 'none', frequency: 'monthly' });
+    expect(await cycles()).toBe(1);
+    const transactionId = derivedId(id, 'cycle-1');
+    const before = await balanceOf(gateway, merchant);
+    // Settled on its day at the payer's bank; the callback comes the next day, after the expiry worker's run.
+    setDay('2031-12-11');
+    await gateway.services.charges.expireDueCharges();
+    expect(await readTransaction(gateway, merchant, transactionId)).toMatchObject({ status: 'pending' });
+    const endToEndId = await double.debitCobr(hex(transactionId), 'paid');
+    await eventually(async () => expect(await readTransaction(gateway, merchant, transactionId)).toMatchObject({ status: 'paid', endToEndId }));
+    expect(await balanceOf(gateway, merchant)).toBe(before + 5_000);
+    expect(await eventNames(gateway, transactionId)).toEqual(['transaction.paid']);
+    expect((await read(id)).cycles).toMatchObject([{ cycle: 1, status: 'paid' }]);
+  });
+
   it('provider failures: 502 with nothing left live at the PSP; a payer without an account is a 400 before anything is written; a cobr refused backs off', async () => {
     setDay('2031-07-01');
     const count = await rows();

@@ -515,8 +515,8 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     const { id } = (await create({ startDate: dayAfter(today(), 5), retryPolicy: 'none' })).body;
     await sandbox(`${id}/authorize`);
     expect(await cycles()).toBe(1);
-    // Never debited: past its due day, the charge has expired though the expiry worker has not moved it yet.
-    advanceDays(6);
+    // Never debited: past its due day and the 2 days of grace, the charge has expired though the expiry worker has not moved it yet.
+    advanceDays(8);
     const cancelled = await gateway.call('POST', `/v1/recurrences/${id}/cancel`, { key: merchant.apiKey });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     expect(cancelled.body.cycles.map((cycle: JsonBody) => cycle.status)).toEqual(['expired']);

@@ -87,7 +87,7 @@ export const messages = {
   recurrenceRetryPolicyInvalid: (received: string) => `retryPolicy deve ser 'none' ou 'three_in_seven_days'. Recebido: '${received}'.`,
   recurrenceCeilingBelowAmount: 'maxAmountCents deve ser maior ou igual a amountCents.',
   recurrenceEndBeforeStart: 'endDate deve ser igual ou posterior a startDate.',
-  recurrenceStartDateTooSoon: 'startDate deve ser daqui a pelo menos 3 dias (o pagador autoriza até 2 dias antes do primeiro ciclo).',
+  recurrenceStartDateTooSoon: 'startDate deve ser daqui a pelo menos 3 dias (o pagador autoriza até o fim do 3º dia antes do primeiro ciclo).',
   recurrenceStartDateTooFar: 'startDate deve estar nos próximos 5 anos.',
   recurrencesUnavailable: 'Pix Automático não está disponível nos provedores configurados.',
   recurrenceNotFound: 'Recorrência não encontrada.',

@@ -328,6 +328,18 @@ describe(`API Pix adapter: Pix Automático (${backend})`, () => {
     expect((await read(id)).cycles).toMatchObject([{ cycle: 1, status: 'paid' }]);
   });
 
+  it('an attempt that lapsed unsettled (EXPIRADA) counts as a failed one: retried per the policy, asked of the PSP', async () => {
+    setDay('2032-01-01');
+    await cycles(); // the earlier tests' cycles, out of the way
+    const { id } = await authorized({ startDate: '2032-01-10', frequency: 'monthly' });
+    expect(await cycles()).toBe(1);
+    const txid = hex(derivedId(id, 'cycle-1'));
+    setDay('2032-01-10');
+    await double.debitCobr(txid, 'attempt_expired');
+    await eventually(async () => expect((await read(id)).cycles[0]).toMatchObject({ failedAttempts: 1, attemptDate: '2032-01-11', status: 'pending' }));
+    await eventually(() => expect(double.cobr(txid)?.tentativas.at(-1)).toMatchObject({ tipo: 'RIFL', status: 'SOLICITADA', dataLiquidacao: '2032-01-11' }));
+  });
+
   it('provider failures: 502 with nothing left live at the PSP; a payer without an account is a 400 before anything is written; a cobr refused backs off', async () => {
     setDay('2031-07-01');
     const count = await rows();

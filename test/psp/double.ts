@@ -210,9 +210,10 @@ export type PspDouble = {
   payerCancelRec(idRec: string): Promise<void>;
   /**
    * The payer's bank tries to debit a cobr: paid (CONCLUIDA, the PIX's end-to-end id answered), an
-   * attempt rejected (the cobr stays ATIVA: a retry may follow), or the cobr rejected for good; the PSP notifies (`POST {webhook}/cobr`).
+   * attempt rejected or lapsed unsettled (EXPIRADA; the cobr stays ATIVA either way: a retry may
+   * follow), or the cobr rejected for good; the PSP notifies (`POST {webhook}/cobr`).
    */
-  debitCobr(txid: string, outcome: 'paid' | 'attempt_failed' | 'rejected'): Promise<string>;
+  debitCobr(txid: string, outcome: 'paid' | 'attempt_failed' | 'attempt_expired' | 'rejected'): Promise<string>;
   /** Posts a notification body of one's choosing (with the PSP's client certificate, or a stranger's). */
   notifyRaw(body: unknown, options?: { stranger?: boolean }): Promise<number>;
   close(): Promise<void>;
@@ -1252,9 +1253,9 @@ export async function startPspDouble(
         };
         cobr.tentativas.push(attempt);
       }
-      attempt.status = outcome === 'paid' ? 'PAGA' : 'REJEITADA';
+      attempt.status = outcome === 'paid' ? 'PAGA' : outcome === 'attempt_expired' ? 'EXPIRADA' : 'REJEITADA';
       attempt.atualizacao.push({ status: attempt.status, data: nowIso() });
-      if (outcome !== 'paid') attempt.rejeicao = { codigo: 'AM02', descricao: 'Saldo insuficiente.' };
+      if (outcome === 'attempt_failed' || outcome === 'rejected') attempt.rejeicao = { codigo: 'AM02', descricao: 'Saldo insuficiente.' };
       if (outcome === 'paid') cobr.status = 'CONCLUIDA';
       if (outcome === 'rejected') {
         cobr.status = 'REJEITADA';

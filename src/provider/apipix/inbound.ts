@@ -85,7 +85,7 @@ export class ApiPixInbound implements ProviderInbound {
       work = () => this.readBackCobrs(txids);
     }
     if (this.inFlight.size >= MAX_PENDING_NOTIFICATIONS) {
-      // The poller finds these PIX; the PSP is not made to wait or to retry.
+      // The poller finds these PIX (not a rec or a cobr: none is polled for yet); the PSP is not made to wait or to retry.
       this.logger.warn({ pending: this.inFlight.size, kind }, 'PSP notification left to the poller: too many being read back');
       return true;
     }
@@ -273,7 +273,7 @@ function recurrenceReportOf(rec: Rec): RecurrenceReport | null {
 
 /**
  * A cobr's state as the services read it: CONCLUIDA is paid by its PAGA attempt; ATIVA with rejected
- * attempts, that many failures; REJEITADA failed; CANCELADA cancelled. EXPIRADA is left to the
+ * (or expired) attempts, that many failures; REJEITADA failed; CANCELADA cancelled. EXPIRADA is left to the
  * gateway's own expiry of the charge (after its last attempt day).
  */
 function cycleChargeReportOf(cobr: CobR): CycleChargeReport | null {
@@ -285,7 +285,8 @@ function cycleChargeReportOf(cobr: CobR): CycleChargeReport | null {
       return { status: 'paid', payment: { endToEndId: paid.endToEndId, payer: null, amountCents: centsOf(cobr.valor.original) } };
     }
     case 'ATIVA': {
-      const failedAttempts = attempts.filter((attempt) => attempt.status === 'REJEITADA').length;
+      // An attempt that lapsed unsettled (EXPIRADA) failed as a rejected one did.
+      const failedAttempts = attempts.filter((attempt) => attempt.status === 'REJEITADA' || attempt.status === 'EXPIRADA').length;
       return failedAttempts > 0 ? { status: 'attempt_failed', failedAttempts } : null;
     }
     case 'REJEITADA':

@@ -263,7 +263,7 @@ describe(`API Pix adapter: Pix Automático (${backend})`, () => {
     await eventually(() => expect(double.rec(idRec)?.status).toBe('CANCELADA'));
     expect(double.calls).toContain(`PATCH /api/v2/rec/${idRec}`);
     expect(await read(id)).toMatchObject({ status: 'expired', nextCycleDate: null, cancelledBy: null });
-    const events = await gateway.database.db.selectFrom('events').select('payload').where('name', 'like', 'recurrence.%').execute();
+    const events = await gateway.database.db.selectFrom('events').select('payload').where('name', 'like', 'recurrence.%').orderBy('id').execute();
     expect(
       events
         .map((event) => JSON.parse(event.payload))
@@ -301,7 +301,7 @@ describe(`API Pix adapter: Pix Automático (${backend})`, () => {
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     expect(cancelled.body).toMatchObject({ id, status: 'cancelled', cancelledBy: 'merchant', nextCycleDate: null });
     expect(double.rec(idRec)?.status).toBe('CANCELADA');
-    const events = await gateway.database.db.selectFrom('events').select('payload').where('name', 'like', 'recurrence.%').execute();
+    const events = await gateway.database.db.selectFrom('events').select('payload').where('name', 'like', 'recurrence.%').orderBy('id').execute();
     expect(
       events
         .map((event) => JSON.parse(event.payload))

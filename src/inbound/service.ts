@@ -12,6 +12,7 @@ import type {
   RecurrenceReceipt,
   RecurrenceReport,
   IncomingPayment,
+  OpenAtProvider,
   PaymentReceipt,
   ProviderReports,
   RefundOutcome,
@@ -39,7 +40,7 @@ export class InboundService implements ProviderReports {
     private readonly infractions: InfractionService,
     private readonly staticQr: StaticQrService,
     private readonly accounts: Pick<AccountService, 'getAccount'>,
-    private readonly recurrences: Pick<RecurrenceService, 'recurrenceReported' | 'cycleChargeReported'>,
+    private readonly recurrences: Pick<RecurrenceService, 'recurrenceReported' | 'cycleChargeReported' | 'openAtProvider'>,
   ) {}
 
   /** A Pix Automático recurrence's status at this provider (RecurrenceService.recurrenceReported). */
@@ -50,6 +51,11 @@ export class InboundService implements ProviderReports {
   /** A cycle's charge at this provider (RecurrenceService.cycleChargeReported). */
   cycleChargeReported(transactionId: string, report: CycleChargeReport): Promise<CycleChargeReceipt> {
     return this.recurrences.cycleChargeReported(this.providerId, transactionId, report);
+  }
+
+  /** Since when this provider's open recurrences and cycle charges were created (RecurrenceService.openAtProvider). */
+  openAtProvider(): Promise<OpenAtProvider> {
+    return this.recurrences.openAtProvider(this.providerId);
   }
 
   /**

@@ -180,7 +180,15 @@ export interface ProviderReports {
   recurrenceReported(providerRecurrenceId: string, report: RecurrenceReport): Promise<RecurrenceReceipt>;
   /** A cycle's charge (by our transaction id, the cobr's txid) changed at the provider. */
   cycleChargeReported(transactionId: string, report: CycleChargeReport): Promise<CycleChargeReceipt>;
+  /** What the sweep of the provider's recurrences and cycle charges has to look at: since when its open ones were created. */
+  openAtProvider(): Promise<OpenAtProvider>;
 }
+
+/**
+ * When the oldest of the gateway's open recurrences at a provider (awaiting the payer, or
+ * authorized) and of its pending cycle charges was created; null when none is open.
+ */
+export type OpenAtProvider = { recurrences: Date | null; cycleCharges: Date | null };
 
 /**
  * `applied`; `ignored` (a repeat, or a status that takes it no more); `cancelled_there`: authorized

@@ -211,3 +211,28 @@ export function lockRecurrenceAtProvider(tx: Tx, providerId: string, providerRec
 export async function findCycleOfCharge(db: Executor, transactionId: string): Promise<{ recurrenceId: string; accountId: string; cycle: number } | undefined> {
   return db.selectFrom('recurrenceCycles').select(['recurrenceId', 'accountId', 'cycle']).where('transactionId', '=', transactionId).executeTakeFirst();
 }
+
+/**
+ * When the oldest of a provider's open recurrences (registered there, awaiting the payer or
+ * authorized) and of its pending cycle charges was created: where the sweep of their state at the
+ * provider starts (none open: null).
+ */
+export async function oldestOpenAtProvider(db: Executor, providerId: string): Promise<{ recurrences: Date | null; cycleCharges: Date | null }> {
+  const recurrences = await db
+    .selectFrom('recurrences')
+    .select((eb) => eb.fn.min<Date | null>('createdAt').as('since'))
+    .where('providerId', '=', providerId)
+    .where('status', 'in', ['awaiting_authorization', 'authorized'])
+    .where('providerRecurrenceId', 'is not', null)
+    .executeTakeFirst();
+  const cycleCharges = await db
+    .selectFrom('recurrenceCycles as c')
+    .innerJoin('recurrences as r', 'r.id', 'c.recurrenceId')
+    .innerJoin('transactions as t', 't.id', 'c.transactionId')
+    .select((eb) => eb.fn.min<Date | null>('t.createdAt').as('since'))
+    .where('r.providerId', '=', providerId)
+    .where('t.status', '=', 'pending')
+    .executeTakeFirst();
+  const dateOf = (since: Date | null | undefined) => (since ? new Date(since) : null);
+  return { recurrences: dateOf(recurrences?.since), cycleCharges: dateOf(cycleCharges?.since) };
+}

@@ -15,6 +15,7 @@ import {
   ProviderOutcomeUnknownError,
   type CycleChargeReceipt,
   type CycleChargeReport,
+  type OpenAtProvider,
   type ReceivedPayment,
   type RecurrenceProvider,
   type RecurrenceReceipt,
@@ -380,6 +381,11 @@ export class RecurrenceService {
     }
     await repository.recordFailedAttempt(tx, charge.id, cycle.attemptDate);
     return { charge: await applyTransition(tx, charge, CHARGE.fail, now), retryOn: null };
+  }
+
+  /** Where a provider's sweep of its recurrences and cycle charges starts (repository.oldestOpenAtProvider). */
+  openAtProvider(providerId: string): Promise<OpenAtProvider> {
+    return repository.oldestOpenAtProvider(this.db, providerId);
   }
 
   /**

@@ -82,6 +82,8 @@ type Rec = {
   politicaRetentativa: string;
   atualizacao: StatusChange[];
   encerramento?: Json;
+  /** When the PSP created it, on its clock (`GET /rec` lists by it). */
+  createdAt: Date;
   /** The POST /solicrec body (idRec, calendario, destinatario), once sent. */
   solicitacao?: { idSolicRec: string; body: Json; status: string; atualizacao: StatusChange[] };
 };
@@ -92,6 +94,8 @@ type CobRecorrente = {
   status: 'CRIADA' | 'ATIVA' | 'CONCLUIDA' | 'EXPIRADA' | 'REJEITADA' | 'CANCELADA';
   body: Json;
   criacao: string;
+  /** When the PSP created it, on its clock (`GET /cobr` lists by it). */
+  createdAt: Date;
   atualizacao: StatusChange[];
   tentativas: { dataLiquidacao: string; tipo: string; status: string; endToEndId: string; atualizacao: StatusChange[]; rejeicao?: Json }[];
   encerramento?: Json;
@@ -206,6 +210,8 @@ export type PspDouble = {
   /** The PSP notifies a rec's, or a cobr's, current state (`POST {webhook}/rec`, `…/cobr`): a callback of a change it made. */
   notifyRecOf(idRec: string): Promise<void>;
   notifyCobrOf(txid: string): Promise<void>;
+  /** While on, the PSP's rec and cobr callbacks are lost (never reach the gateway): only a sweep (`GET /rec`, `GET /cobr`) finds the changes. */
+  loseRecurrenceCallbacks(lost: boolean): void;
   /** The payer cancels the recurrence in its bank's app (solicitante USUARIO_PAGADOR); the PSP notifies. */
   payerCancelRec(idRec: string): Promise<void>;
   /**
@@ -793,8 +799,10 @@ export async function startPspDouble(
     return { idRec, txid, status, atualizacao, ...(tentativas ? { tentativas } : {}) };
   };
 
+  let recurrenceCallbacksLost = false;
   async function notifyKind(kind: 'rec' | 'cobr', body: Json): Promise<void> {
     for (const text of contract.checkNotification(body, kind)) violations.push(`notification ${kind}: ${text}`);
+    if (recurrenceCallbacksLost) return;
     const status = await post(body, callbackAgent, kind);
     if (status !== 200) violations.push(`notification ${kind} answered ${status}`);
   }
@@ -820,6 +828,7 @@ export async function startPspDouble(
       ...(valor ? { valor } : {}),
       politicaRetentativa,
       atualizacao: [{ status: 'CRIADA', data: nowIso() }],
+      createdAt: pspNow(),
     };
     recs.set(idRec, rec);
     return { status: 201, body: recView(rec) };
@@ -828,6 +837,36 @@ export async function startPspDouble(
   route('GET', '/rec/:idRec', { path: '/rec/{idRec}', method: 'get' }, (request) => {
     const rec = recs.get((request.params as { idRec: string }).idRec);
     return rec ? { status: 200, body: recView(rec) } : recNotFound();
+  });
+
+  /** A list's creation window (`inicio`, `fim`: BCB's Inicio and Fim filter by the date of creation). */
+  const createdWithin = (createdAt: Date, query: Record<string, string>) =>
+    createdAt.getTime() >= new Date(String(query.inicio)).getTime() && createdAt.getTime() <= new Date(String(query.fim)).getTime();
+
+  route('GET', '/rec', { path: '/rec', method: 'get' }, (request) => {
+    const query = request.query as Record<string, string>;
+    const list = [...recs.values()].filter((rec) => (!query.status || rec.status === query.status) && createdWithin(rec.createdAt, query));
+    const page = paginate(list, query);
+    return {
+      status: 200,
+      body: {
+        parametros: { inicio: query.inicio, fim: query.fim, ...(query.status ? { status: query.status } : {}), paginacao: page.paginacao },
+        recs: page.items.map(recView),
+      },
+    };
+  });
+
+  route('GET', '/cobr', { path: '/cobr', method: 'get' }, (request) => {
+    const query = request.query as Record<string, string>;
+    const list = [...cobrs.values()].filter((cobr) => (!query.status || cobr.status === query.status) && createdWithin(cobr.createdAt, query));
+    const page = paginate(list, query);
+    return {
+      status: 200,
+      body: {
+        parametros: { inicio: query.inicio, fim: query.fim, ...(query.status ? { status: query.status } : {}), paginacao: page.paginacao },
+        cobsr: page.items.map(cobrView),
+      },
+    };
   });
 
   route('PATCH', '/rec/:idRec', { path: '/rec/{idRec}', method: 'patch' }, (request) => {
@@ -901,6 +940,7 @@ export async function startPspDouble(
       status: 'ATIVA',
       body,
       criacao: dayOf(pspNow()),
+      createdAt: pspNow(),
       atualizacao: [{ status: 'ATIVA', data: nowIso() }],
       tentativas: [],
     };
@@ -1028,6 +1068,9 @@ export async function startPspDouble(
     pix: (endToEndId) => received.get(endToEndId),
     pixOfCharge: (txid) => [...received.values()].find((pix) => pix.txid === txid),
     send: (idEnvio) => sends.get(idEnvio),
+    loseRecurrenceCallbacks(lost) {
+      recurrenceCallbacksLost = lost;
+    },
     setWebhook(url) {
       webhookUrl = url;
     },

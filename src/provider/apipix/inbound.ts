@@ -9,7 +9,9 @@ import {
   centsOf,
   cobPageSchema,
   cobrNotificationSchema,
+  cobrPageSchema,
   cobrSchema,
+  recPageSchema,
   recNotificationSchema,
   recSchema,
   type CobR,
@@ -31,6 +33,11 @@ const MINUTE_MS = 60_000;
 const POLL_OVERLAP_MS = 10 * MINUTE_MS;
 /** A first poll reads this far back. */
 const FIRST_POLL_WINDOW_MS = 60 * MINUTE_MS;
+/**
+ * The sweep of recurrences and cycle charges lists those created from a little before the oldest
+ * open one here (the PSP dates its rec or cobr after our row; its clock may run behind ours).
+ */
+const SWEEP_MARGIN_MS = 60 * MINUTE_MS;
 /** Charges live at most 30 days (expiresInDays): a removed one is looked for that far back. */
 const REMOVED_CHARGE_WINDOW_MS = 30 * 24 * 60 * MINUTE_MS;
 
@@ -85,7 +92,7 @@ export class ApiPixInbound implements ProviderInbound {
       work = () => this.readBackCobrs(txids);
     }
     if (this.inFlight.size >= MAX_PENDING_NOTIFICATIONS) {
-      // The poller finds these PIX (not a rec or a cobr: none is polled for yet); the PSP is not made to wait or to retry.
+      // The poller finds these (its sweep, a rec's or a cobr's); the PSP is not made to wait or to retry.
       this.logger.warn({ pending: this.inFlight.size, kind }, 'PSP notification left to the poller: too many being read back');
       return true;
     }
@@ -99,12 +106,7 @@ export class ApiPixInbound implements ProviderInbound {
     for (const idRec of ids) {
       try {
         const rec = recSchema.parse(await this.client.call({ method: 'GET', path: `/rec/${encodeURIComponent(idRec)}`, idempotent: true }));
-        const report = recurrenceReportOf(rec);
-        const receipt = report ? await this.reports.recurrenceReported(rec.idRec, report) : 'ignored';
-        if (receipt === 'applied') this.logger.info({ idRec, status: rec.status }, 'recurrence status from the PSP applied');
-        if (receipt === 'cancelled_there') {
-          this.logger.warn({ idRec, status: rec.status }, 'recurrence approved at the PSP after it expired or was cancelled here: cancelled at the PSP');
-        }
+        await this.applyRec(rec);
       } catch (error) {
         const known = error instanceof PspRefusal || error instanceof PspUnavailable;
         this.logger[known ? 'warn' : 'error']({ err: error, idRec }, 'PSP recurrence notification not applied');
@@ -121,20 +123,37 @@ export class ApiPixInbound implements ProviderInbound {
     for (const txid of txids) {
       try {
         const cobr = cobrSchema.parse(await this.client.call({ method: 'GET', path: `/cobr/${txid}`, idempotent: true }));
-        const transactionId = idOfTxid(cobr.txid);
-        const report = cycleChargeReportOf(cobr);
-        if (!transactionId || !report) continue;
-        const receipt = await this.reports.cycleChargeReported(transactionId, report);
-        if (receipt.outcome === 'unknown_charge') this.logger.warn({ txid }, 'PSP reported a cobr of no cycle of ours');
-        if (receipt.outcome === 'retry_on') {
-          await this.client.call({ method: 'POST', path: `/cobr/${txid}/retentativa/${receipt.day}`, idempotent: false });
-          this.logger.info({ transactionId, day: receipt.day }, "cycle's debit retry asked of the PSP");
-        }
+        await this.applyCobr(cobr);
       } catch (error) {
         const known = error instanceof PspRefusal || error instanceof PspUnavailable;
         this.logger[known ? 'warn' : 'error']({ err: error, txid }, 'PSP cobr notification not applied');
       }
     }
+  }
+
+  /** A rec's status, as the PSP answers it (read back, or listed by the sweep): applied once. Answers whether it changed anything. */
+  private async applyRec(rec: Rec): Promise<boolean> {
+    const report = recurrenceReportOf(rec);
+    const receipt = report ? await this.reports.recurrenceReported(rec.idRec, report) : 'ignored';
+    if (receipt === 'applied') this.logger.info({ idRec: rec.idRec, status: rec.status }, 'recurrence status from the PSP applied');
+    if (receipt === 'cancelled_there') {
+      this.logger.warn({ idRec: rec.idRec, status: rec.status }, 'recurrence approved at the PSP after it expired or was cancelled here: cancelled at the PSP');
+    }
+    return receipt !== 'ignored';
+  }
+
+  /** A cobr's state, as the PSP answers it (read back, or listed by the sweep): applied once. Answers whether it changed anything. */
+  private async applyCobr(cobr: CobR): Promise<boolean> {
+    const transactionId = idOfTxid(cobr.txid);
+    const report = cycleChargeReportOf(cobr);
+    if (!transactionId || !report) return false;
+    const receipt = await this.reports.cycleChargeReported(transactionId, report);
+    if (receipt.outcome === 'unknown_charge') this.logger.warn({ txid: cobr.txid }, 'PSP reported a cobr of no cycle of ours');
+    if (receipt.outcome === 'retry_on') {
+      await this.client.call({ method: 'POST', path: `/cobr/${cobr.txid}/retentativa/${receipt.day}`, idempotent: false });
+      this.logger.info({ transactionId, day: receipt.day }, "cycle's debit retry asked of the PSP");
+    }
+    return receipt.outcome !== 'unknown_charge' && receipt.outcome !== 'ignored';
   }
 
   /** Waits for the notifications being read back (tests, shutdown). */
@@ -170,7 +189,42 @@ export class ApiPixInbound implements ProviderInbound {
         }
       }
     }
+    return applied + (await this.sweepRecurrences(fim));
+  }
+
+  /**
+   * What the PSP's rec and cobr callbacks may have missed (the payer's approval, refusal or
+   * cancellation, a debit paid or failed): `GET /rec` and `GET /cobr` list by creation date, so each
+   * lists from a little before the oldest recurrence, or cycle charge, still open here, up to now —
+   * one paged list, not a read per open item; nothing open here, no call. Each is applied as a
+   * callback's read-back is: a repeat, or a state that takes it no more, changes nothing.
+   */
+  private async sweepRecurrences(fim: Date): Promise<number> {
+    const open = await this.reports.openAtProvider();
+    const windowFrom = (since: Date) => ({ inicio: new Date(since.getTime() - SWEEP_MARGIN_MS).toISOString(), fim: fim.toISOString() });
+    let applied = 0;
+    if (open.recurrences) {
+      for await (const page of this.pages(recPageSchema, '/rec', windowFrom(open.recurrences))) {
+        for (const rec of page.recs) applied += await this.swept(() => this.applyRec(rec), { idRec: rec.idRec });
+      }
+    }
+    if (open.cycleCharges) {
+      for await (const page of this.pages(cobrPageSchema, '/cobr', windowFrom(open.cycleCharges))) {
+        for (const cobr of page.cobsr) applied += await this.swept(() => this.applyCobr(cobr), { txid: cobr.txid });
+      }
+    }
     return applied;
+  }
+
+  /** One item of the sweep: 1 when it changed something; a failure is logged and leaves the others to be applied. */
+  private async swept(apply: () => Promise<boolean>, item: { idRec: string } | { txid: string }): Promise<number> {
+    try {
+      return (await apply()) ? 1 : 0;
+    } catch (error) {
+      const known = error instanceof PspRefusal || error instanceof PspUnavailable;
+      this.logger[known ? 'warn' : 'error']({ err: error, ...item }, 'PSP recurrence or cobr state not applied by the sweep');
+      return 0;
+    }
   }
 
   async listen(): Promise<string | null> {

@@ -301,6 +301,10 @@ export const cobrSchema = z.object({
 });
 export type CobR = z.infer<typeof cobrSchema>;
 
+/** API Pix `GET /rec` (RecsConsultadas) and `GET /cobr` (CobsRConsultadas): a page of the list, by creation date. */
+export const recPageSchema = z.object({ parametros: z.object({ paginacao: paginationSchema }), recs: z.array(recSchema) });
+export const cobrPageSchema = z.object({ parametros: z.object({ paginacao: paginationSchema }), cobsr: z.array(cobrSchema) });
+
 /** The PSP's callbacks `POST {webhookUrl}/rec` (WebhookRecBody) and `POST {webhookUrl}/cobr` (WebhookCobRBody): only the ids are read, each read back. */
 export const recNotificationSchema = z.object({ recs: z.array(z.object({ idRec })).max(1000) });
 export const cobrNotificationSchema = z.object({ cobsr: z.array(z.object({ txid: z.string().regex(/^[a-zA-Z0-9]{26,35}$/) })).max(1000) });

@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { derivedId } from '../../src/platform/ids.js';
 import { balanceOf, eventNames, eventually, readTransaction } from '../helpers/api.js';
-import { backend, NO_CHARGE_FEES, startGateway, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
-import { makePspCertificates, type PspCertificates } from '../psp/certificates.js';
-import { CLIENT_ID, CLIENT_SECRET, startPspDouble, type PspDouble } from '../psp/double.js';
+import { backend, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
+import type { PspDouble } from '../psp/double.js';
+import { startRecurrenceGateway } from '../psp/recurrenceGateway.js';
 
 /**
  * Pix Automático through the API Pix adapter (docs/recurrences.md), against the PSP double: the
@@ -16,41 +13,15 @@ import { CLIENT_ID, CLIENT_SECRET, startPspDouble, type PspDouble } from '../psp
  * (/rec, /cobr), read back before they are applied. Every request, answer and notification is
  * judged by Banco Central's OpenAPI (the double's `violations`).
  */
-const PIX_KEY = 'recebimentos@gateway.example';
 const hex = (id: string) => id.replaceAll('-', '');
 
-let certificates: PspCertificates;
 let double: PspDouble;
 let gateway: Gateway;
 let merchant: Merchant;
-let certificateDir: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  certificateDir = mkdtempSync(join(tmpdir(), 'psp-rec-'));
-  certificates = makePspCertificates(certificateDir);
-  // The double's calendar follows the gateway's clock (its cobr window, a start not in the past).
-  double = await startPspDouble(certificates, { pixKey: PIX_KEY, now: () => gateway.clock.now() });
-  gateway = await startGateway({
-    PIX_PROVIDER: 'apipix',
-    PSP_BASE_URL: double.baseUrl,
-    PSP_TOKEN_URL: double.tokenUrl,
-    PSP_CLIENT_ID: CLIENT_ID,
-    PSP_CLIENT_SECRET: CLIENT_SECRET,
-    PSP_CERT_FILE: certificates.gatewayClientCert,
-    PSP_KEY_FILE: certificates.gatewayClientKey,
-    PSP_CA_FILE: certificates.caCert,
-    PSP_PIX_KEY: PIX_KEY,
-    PSP_RECEIVER_ACCOUNT: 'CORRENTE:0001:1234567',
-    PSP_TIMEOUT_MS: '1000',
-    PSP_WEBHOOK_PORT: '0',
-    PSP_WEBHOOK_CERT_FILE: certificates.gatewayServerCert,
-    PSP_WEBHOOK_KEY_FILE: certificates.gatewayServerKey,
-    PSP_WEBHOOK_CLIENT_CA_FILE: certificates.caCert,
-  });
-  const listening = await gateway.services.providerInbound[0]?.listen();
-  if (!listening) throw new Error('no notification listener');
-  double.setWebhook(listening);
-  merchant = await gateway.createMerchant(NO_CHARGE_FEES);
+  ({ double, gateway, merchant, close } = await startRecurrenceGateway('rec'));
 }, 30_000);
 
 afterEach(async () => {
@@ -58,11 +29,7 @@ afterEach(async () => {
   expect(await gateway.ledgerProblems()).toEqual([]);
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await double?.close();
-  rmSync(certificateDir, { recursive: true, force: true });
-});
+afterAll(() => close());
 
 /** Moves the gateway's clock (and the double's) to noon of a day in Brazil, years ahead. */
 const setDay = (day: string) => gateway.clock.advance(new Date(`${day}T12:00:00-03:00`).getTime() - gateway.clock.now().getTime());

@@ -1,54 +1,25 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { derivedId } from '../../src/platform/ids.js';
 import { ApiPixInbound } from '../../src/provider/apipix/inbound.js';
 import { balanceOf, eventNames, readTransaction } from '../helpers/api.js';
-import { backend, NO_CHARGE_FEES, startGateway, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
-import { makePspCertificates, type PspCertificates } from '../psp/certificates.js';
-import { CLIENT_ID, CLIENT_SECRET, startPspDouble, type PspDouble } from '../psp/double.js';
+import { backend, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
+import type { PspDouble } from '../psp/double.js';
+import { startRecurrenceGateway } from '../psp/recurrenceGateway.js';
 
 /**
  * Pix Automático through the API Pix adapter with the PSP's rec and cobr callbacks lost: the
  * poller's sweep (`GET /rec`, `GET /cobr`, by creation date from the oldest open one here) finds
  * what they would have told. Every request and answer is judged by Banco Central's OpenAPI.
  */
-const PIX_KEY = 'recebimentos@gateway.example';
 const hex = (id: string) => id.replaceAll('-', '');
 
-let certificates: PspCertificates;
 let double: PspDouble;
 let gateway: Gateway;
 let merchant: Merchant;
-let certificateDir: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  certificateDir = mkdtempSync(join(tmpdir(), 'psp-sweep-'));
-  certificates = makePspCertificates(certificateDir);
-  // The double's calendar follows the gateway's clock (its cobr window, a start not in the past).
-  double = await startPspDouble(certificates, { pixKey: PIX_KEY, now: () => gateway.clock.now() });
-  gateway = await startGateway({
-    PIX_PROVIDER: 'apipix',
-    PSP_BASE_URL: double.baseUrl,
-    PSP_TOKEN_URL: double.tokenUrl,
-    PSP_CLIENT_ID: CLIENT_ID,
-    PSP_CLIENT_SECRET: CLIENT_SECRET,
-    PSP_CERT_FILE: certificates.gatewayClientCert,
-    PSP_KEY_FILE: certificates.gatewayClientKey,
-    PSP_CA_FILE: certificates.caCert,
-    PSP_PIX_KEY: PIX_KEY,
-    PSP_RECEIVER_ACCOUNT: 'CORRENTE:0001:1234567',
-    PSP_TIMEOUT_MS: '1000',
-    PSP_WEBHOOK_PORT: '0',
-    PSP_WEBHOOK_CERT_FILE: certificates.gatewayServerCert,
-    PSP_WEBHOOK_KEY_FILE: certificates.gatewayServerKey,
-    PSP_WEBHOOK_CLIENT_CA_FILE: certificates.caCert,
-  });
-  const listening = await gateway.services.providerInbound[0]?.listen();
-  if (!listening) throw new Error('no notification listener');
-  double.setWebhook(listening);
-  merchant = await gateway.createMerchant(NO_CHARGE_FEES);
+  ({ double, gateway, merchant, close } = await startRecurrenceGateway('sweep'));
   double.loseRecurrenceCallbacks(true);
 }, 30_000);
 
@@ -57,11 +28,7 @@ afterEach(async () => {
   expect(await gateway.ledgerProblems()).toEqual([]);
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await double?.close();
-  rmSync(certificateDir, { recursive: true, force: true });
-});
+afterAll(() => close());
 
 /** Moves the gateway's clock (and the double's) to noon of a day in Brazil, years ahead. */
 const setDay = (day: string) => gateway.clock.advance(new Date(`${day}T12:00:00-03:00`).getTime() - gateway.clock.now().getTime());

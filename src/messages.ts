@@ -85,6 +85,7 @@ export const messages = {
   recurrenceStartDateInvalid: 'startDate deve ser uma data AAAA-MM-DD.',
   recurrenceEndDateInvalid: 'endDate deve ser uma data AAAA-MM-DD.',
   recurrenceRetryPolicyInvalid: (received: string) => `retryPolicy deve ser 'none' ou 'three_in_seven_days'. Recebido: '${received}'.`,
+  recurrenceBusinessDayAdjustmentInvalid: 'businessDayAdjustment deve ser true ou false.',
   recurrenceCeilingBelowAmount: 'maxAmountCents deve ser maior ou igual a amountCents.',
   recurrenceEndBeforeStart: 'endDate deve ser igual ou posterior a startDate.',
   recurrenceStartDateTooSoon: 'startDate deve ser daqui a pelo menos 3 dias (o pagador autoriza até o fim do 3º dia antes do primeiro ciclo).',
@@ -96,6 +97,10 @@ export const messages = {
   recurrenceNotCancellable: (status: string) => `Recorrência não pode ser cancelada (status atual: ${status}).`,
   recurrenceNotAwaitingAuthorization: (status: string) => `Recorrência não aguarda autorização do pagador (status atual: ${status}).`,
   recurrenceCycleNotFound: 'Ciclo da recorrência não encontrado.',
+  recurrenceAmountFixed: 'Recorrência de valor fixo: o valor dos ciclos é o que o pagador autorizou e não pode ser alterado.',
+  recurrenceAmountAboveCeiling: (maxAmountCents: number) => `Valor acima do teto da recorrência (${formatBrl(maxAmountCents)}).`,
+  recurrenceAmountNotOpen: (status: string) => `O valor de uma recorrência encerrada não pode ser alterado (status atual: ${status}).`,
+  recurrenceNoCycleLeft: 'Recorrência sem ciclos a cobrar: o último ciclo já foi criado.',
   recurrenceCycleNotPending: (status: string) => `Ciclo não está pendente (status atual: ${status}).`,
   recurrenceCycleCancelTooLate: 'Um ciclo só pode ser cancelado antes da sua data de vencimento.',
   recurrenceCycleThroughRecurrence: 'Cobrança de um ciclo de Pix Automático: cancele-a em POST /v1/recurrences/{id}/cycles/{cycle}/cancel.',
@@ -357,6 +362,7 @@ export const messages = {
 
   // Recurrence pages (dashboard)
   recurrenceCancelledNotice: 'Recorrência cancelada. Nada mais é cobrado nem debitado do pagador; os ciclos pendentes foram cancelados.',
+  recurrenceAmountChangedNotice: 'Valor alterado. Vale para os próximos ciclos; os já cobrados mantêm o seu.',
 } as const;
 
 /** Brazilian currency text for messages: 123456 → `R$ 1.234,56` (plain space, not NBSP). */

@@ -6,7 +6,9 @@ import { presentCycle, presentRecurrence, type RecurrenceView } from '../recurre
 import { allowsRecurrence, RECURRENCE } from '../recurrences/states.js';
 import { assertMayDo, mayDo } from '../users/roles.js';
 import type { SessionUser } from '../users/service.js';
-import { field, idParam } from '../pages/forms.js';
+import { checked, field, fieldsOf, idParam } from '../pages/forms.js';
+import { parseBrl } from '../pix/money.js';
+import { changeRecurrenceAmountBody } from '../recurrences/schemas.js';
 import type { DashboardKit, DashboardServices } from './kit.js';
 import { RecurrencePage, RecurrencesPage } from './recurrenceViews.js';
 
@@ -16,11 +18,12 @@ const PAGE_ROWS = 50;
 /**
  * Recorrências (DESIGN.md §17, docs/recurrences.md): the account's Pix Automático recurrences,
  * newest first with the history pages' cursor (`?apos=`), and a recurrence's page with its cycles
- * and cancellation. Every role reads; cancelling is for the roles that create charges, through
- * the API's `RecurrenceService.cancel`. Recurrences are created through the API only.
+ * and cancellation. Every role reads; cancelling and changing a variable recurrence's amount are for
+ * the roles that create charges, through the API's `RecurrenceService.cancel` and `changeAmount`.
+ * Recurrences are created through the API only.
  */
 export const recurrencePages =
-  (kit: DashboardKit, { recurrences, clock }: DashboardServices) =>
+  (kit: DashboardKit, { recurrences, accounts, clock }: DashboardServices) =>
   async (app: FastifyInstance): Promise<void> => {
     const { asUser, send, contextOf, attempt, checkCsrf } = kit;
 
@@ -49,7 +52,7 @@ export const recurrencePages =
     const recurrenceIdOf = (params: unknown) => idParam(params, 'id', messages.recurrenceNotFound);
 
     /** A recurrence's page; another account's is not found (404). */
-    const recurrenceView = async (reply: FastifyReply, user: SessionUser, id: string, extra: { notice?: string; error?: string } = {}) => {
+    const recurrenceView = async (reply: FastifyReply, user: SessionUser, id: string, extra: { notice?: string; error?: string; amount?: string } = {}) => {
       const row = await recurrences.get(user.accountId, id);
       const cycles = await recurrences.cycles(user.accountId, id);
       // As the service decides: an open status, and not a request whose time has passed (it is expired, whether or not the worker moved it yet).
@@ -60,7 +63,10 @@ export const recurrencePages =
           recurrence={presentRecurrence(row)}
           cycles={cycles.map(presentCycle)}
           cancellable={allowsRecurrence(RECURRENCE.cancel, row.status) && !lapsed}
+          // As changeAmount decides: a variable recurrence, open, with a cycle still to charge.
+          amountChangeable={row.maxAmountCents !== null && allowsRecurrence(RECURRENCE.cancel, row.status) && row.nextCycleDate !== null}
           mayCancel={mayDo(user.role, 'charges')}
+          amount={extra.amount ?? ''}
           notice={extra.notice}
           error={extra.error}
         />
@@ -87,6 +93,26 @@ export const recurrencePages =
           (error) => recurrenceView(reply, user, id, { error }),
         );
         return ok ? send(reply, recurrenceView(reply, user, id, { notice: messages.recurrenceCancelledNotice })) : reply;
+      }),
+    );
+
+    app.post(
+      '/recorrencias/:id/valor',
+      { preHandler: checkCsrf },
+      asUser(async (request, reply, user) => {
+        const id = recurrenceIdOf(request.params);
+        const form = fieldsOf(request.body, ['amount']);
+        const ok = await attempt(
+          reply,
+          async () => {
+            assertMayDo(user, 'charges');
+            // The API's rules and messages (PATCH /v1/recurrences/{id}).
+            const body = checked(changeRecurrenceAmountBody, { amountCents: parseBrl(form.amount) });
+            await recurrences.changeAmount(await accounts.getAccount(user.accountId), id, body.amountCents);
+          },
+          (error) => recurrenceView(reply, user, id, { error, amount: form.amount }),
+        );
+        return ok ? send(reply, recurrenceView(reply, user, id, { notice: messages.recurrenceAmountChangedNotice })) : reply;
       }),
     );
   };

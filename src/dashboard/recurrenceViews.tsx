@@ -149,8 +149,12 @@ export function RecurrencePage(props: {
   cycles: CycleView[];
   /** The recurrence can be cancelled now (its status, and a request whose time has not passed). */
   cancellable: boolean;
-  /** The user's role may cancel it. */
+  /** A variable recurrence with a cycle still to charge: its amount may change. */
+  amountChangeable: boolean;
+  /** The user's role may cancel it or change its amount. */
   mayCancel: boolean;
+  /** The amount field as typed (kept after a refusal). */
+  amount: string;
   notice?: string | undefined;
   error?: string | undefined;
 }) {
@@ -185,6 +189,8 @@ export function RecurrencePage(props: {
         <dd safe>{recurrence.endDate === null ? 'Sem data de fim' : formatDay(recurrence.endDate)}</dd>
         <dt>Novas tentativas</dt>
         <dd safe>{RETRY_POLICY_NAMES[recurrence.retryPolicy]}</dd>
+        <dt>Dias úteis</dt>
+        <dd>{recurrence.businessDayAdjustment ? 'Ciclo em fim de semana ou feriado vence no próximo dia útil' : 'Não: os ciclos vencem em dias corridos'}</dd>
         <dt>Próximo ciclo</dt>
         <dd safe>{nextCycleText(recurrence)}</dd>
         {waiting ? (
@@ -230,6 +236,25 @@ export function RecurrencePage(props: {
           <code safe>{recurrence.id}</code>
         </dd>
       </dl>
+      {props.amountChangeable && recurrence.maxAmountCents !== null ? (
+        props.mayCancel ? (
+          <form class="stack" method="post" action={`${base}/valor`}>
+            <CsrfField token={props.context.csrfToken} />
+            <p class="muted">
+              O novo valor vale para os próximos ciclos, até o teto de <Money cents={recurrence.maxAmountCents} />; os ciclos já cobrados mantêm o seu.
+            </p>
+            <label>
+              Valor dos próximos ciclos (R$)
+              <input name="amount" inputmode="decimal" required placeholder="99,90" value={props.amount} />
+            </label>
+            <button type="submit">Alterar valor</button>
+          </form>
+        ) : (
+          <NotOffered mayAct={false} what="alterar o valor de recorrências" />
+        )
+      ) : (
+        ''
+      )}
       {props.cancellable ? (
         props.mayCancel ? (
           <form method="post" action={`${base}/cancelar`}>

@@ -41,6 +41,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/recurrences': 'createRecurrence',
   'GET /v1/recurrences': 'listRecurrences',
   'GET /v1/recurrences/{id}': 'getRecurrence',
+  'PATCH /v1/recurrences/{id}': 'changeRecurrenceAmount',
   'POST /v1/recurrences/{id}/cancel': 'cancelRecurrence',
   'POST /v1/recurrences/{id}/cycles/{cycle}/cancel': 'cancelRecurrenceCycle',
   'GET /v1/transactions': 'listTransactions',

@@ -495,13 +495,15 @@ export interface RecurrencesTable {
   debtor: ColumnType<RecurrenceDebtor, string, never>;
   object: string | null;
   frequency: RecurrenceFrequency;
-  /** Each cycle's amount; null for a variable recurrence without a default (never today: creation requires it). */
-  amountCents: ColumnType<number | null, number | null, never>;
+  /** The amount of each cycle not charged yet; a variable recurrence's may change (PATCH /v1/recurrences/{id}), a fixed one's never. Null: never today (creation requires it). */
+  amountCents: ColumnType<number | null, number | null, number>;
   /** A variable recurrence's ceiling per cycle; null for a fixed one. */
   maxAmountCents: ColumnType<number | null, number | null, never>;
   startDate: string;
   endDate: string | null;
   retryPolicy: RetryPolicy;
+  /** BCB's ajusteDiaUtil: a cycle falling on a day that is not a business day is due on the next one. */
+  businessDayAdjustment: ColumnType<boolean, boolean | undefined, never>;
   /** Written only through a transition of recurrences/states.ts. */
   status: RecurrenceStatus;
   authorizationExpiresAt: Date;

@@ -15,6 +15,7 @@ export function presentRecurrence(row: RecurrenceRow) {
     startDate: row.startDate,
     endDate: row.endDate,
     retryPolicy: row.retryPolicy,
+    businessDayAdjustment: row.businessDayAdjustment,
     externalRef: row.externalRef,
     authorizationExpiresAt: row.authorizationExpiresAt.getTime(),
     cancelledBy: row.cancelledBy,

@@ -65,6 +65,11 @@ export function lockRecurrence(tx: Tx, id: string, accountId?: string): Promise<
   return query.forUpdate().executeTakeFirst();
 }
 
+/** A variable recurrence's amount for its cycles not charged yet (the caller holds its lock). */
+export function setRecurrenceAmount(tx: Tx, id: string, amountCents: number, at: Date): Promise<RecurrenceRow> {
+  return tx.updateTable('recurrences').set({ amountCents, updatedAt: at }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
 /** The only writer of a recurrence's status after its creation: the transition's `to`, from one of its `from`. */
 export function updateRecurrenceStatus(
   tx: Tx,
@@ -215,7 +220,7 @@ export async function findCycleOfCharge(db: Executor, transactionId: string): Pr
 /**
  * When the oldest of a provider's open recurrences (registered there, awaiting the payer or
  * authorized) and of its pending cycle charges was created: where the sweep of their state at the
- * provider starts (none open: null).
+ * provider starts (none open: null). Each is one partial index's first entry (migration 030).
  */
 export async function oldestOpenAtProvider(db: Executor, providerId: string): Promise<{ recurrences: Date | null; cycleCharges: Date | null }> {
   const recurrences = await db
@@ -225,13 +230,13 @@ export async function oldestOpenAtProvider(db: Executor, providerId: string): Pr
     .where('status', 'in', ['awaiting_authorization', 'authorized'])
     .where('providerRecurrenceId', 'is not', null)
     .executeTakeFirst();
+  // A cycle's charge is bound to its recurrence's provider (createCycle).
   const cycleCharges = await db
-    .selectFrom('recurrenceCycles as c')
-    .innerJoin('recurrences as r', 'r.id', 'c.recurrenceId')
-    .innerJoin('transactions as t', 't.id', 'c.transactionId')
-    .select((eb) => eb.fn.min<Date | null>('t.createdAt').as('since'))
-    .where('r.providerId', '=', providerId)
-    .where('t.status', '=', 'pending')
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.min<Date | null>('createdAt').as('since'))
+    .where('providerId', '=', providerId)
+    .where('recurrenceId', 'is not', null)
+    .where('status', '=', 'pending')
     .executeTakeFirst();
   const dateOf = (since: Date | null | undefined) => (since ? new Date(since) : null);
   return { recurrences: dateOf(recurrences?.since), cycleCharges: dateOf(cycleCharges?.since) };

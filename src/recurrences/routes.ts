@@ -4,6 +4,7 @@ import { presentTransaction } from '../transactions/presenter.js';
 import { transactionSchema } from '../transactions/schemas.js';
 import { presentCycle, presentRecurrence } from './presenter.js';
 import {
+  changeRecurrenceAmountBody,
   createRecurrenceBody,
   idempotentRecurrenceSchema,
   cycleOf,
@@ -72,6 +73,27 @@ export const recurrenceRoutes =
         },
       },
       async (request) => withCycles(request.merchant.account.id, recurrenceIdOf(request.params.id)),
+    );
+
+    app.patch(
+      '/recurrences/:id',
+      {
+        schema: {
+          ...common,
+          summary: "Change a variable recurrence's amount",
+          description:
+            "For a recurrence with maxAmountCents (variable): the amount of each cycle not charged yet, up to that ceiling. Cycles already charged keep theirs; a fixed recurrence's amount is the one the payer authorized (422).",
+          params: recurrenceIdParams,
+          body: changeRecurrenceAmountBody,
+          response: { 200: recurrenceWithCyclesSchema, ...errorResponses(400, 401, 403, 404, 422) },
+        },
+      },
+      async (request) => {
+        const { account } = request.merchant;
+        const id = recurrenceIdOf(request.params.id);
+        await recurrences.changeAmount(account, id, request.body.amountCents);
+        return withCycles(account.id, id);
+      },
     );
 
     app.post(

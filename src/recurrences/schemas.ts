@@ -99,6 +99,10 @@ export const createRecurrenceBody = z
         })
         .optional()
         .meta({ description: "BCB's politicaRetentativa: 'none' (NAO_PERMITE, the default) or 'three_in_seven_days' (PERMITE_3R_7D)." }),
+      businessDayAdjustment: z.boolean({ error: messages.recurrenceBusinessDayAdjustmentInvalid }).optional().meta({
+        description:
+          "BCB's ajusteDiaUtil: true moves a cycle that falls on a weekend or a national or bank holiday to the next business day (its dueDate). Default false: calendar days.",
+      }),
       externalRef: externalRefSchema,
     },
     { error: messages.bodyNotObject },
@@ -112,6 +116,16 @@ export const createRecurrenceBody = z
     }
   });
 export type CreateRecurrenceBody = z.output<typeof createRecurrenceBody>;
+
+/** PATCH /v1/recurrences/{id}: a variable recurrence's amount for the cycles not charged yet. */
+export const changeRecurrenceAmountBody = z.object(
+  {
+    amountCents: amountField(messages.chargeAmountInvalid).meta({
+      description: "The amount of each cycle whose charge is not created yet, up to the recurrence's maxAmountCents. Cycles already charged keep theirs.",
+    }),
+  },
+  { error: messages.bodyNotObject },
+);
 
 const cycleSchema = z
   .object({
@@ -145,6 +159,7 @@ const recurrenceFields = {
   startDate: z.string(),
   endDate: z.string().nullable(),
   retryPolicy: z.enum(['none', 'three_in_seven_days']),
+  businessDayAdjustment: z.boolean().meta({ description: "BCB's ajusteDiaUtil: cycles falling on a day that is not a business day are due on the next one." }),
   externalRef: z.string().nullable(),
   authorizationExpiresAt: z.int().meta({ description: "Unix milliseconds: the payer's authorization request lapses then." }),
   cancelledBy: z.enum(['merchant', 'payer']).nullable(),

@@ -4,6 +4,7 @@ import { postChargePaid } from '../charges/service.js';
 import { InvalidRequestError, InvalidStateError, NotFoundError, ProviderFailedError } from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
 import { messages } from '../messages.js';
+import { nextBusinessDay } from '../pix/bankingDays.js';
 import { cycleDate } from '../pix/recurrenceCalendar.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
@@ -59,6 +60,13 @@ const MAX_START_DAYS = 5 * 366;
 const MIN_START_DAYS = CREATE_AHEAD_MIN_DAYS + 1;
 
 type Debit = { outcome: 'paid'; payment: ReceivedPayment } | { outcome: 'failed' };
+
+/**
+ * A cycle's due day: its calendar day, or with BCB's ajusteDiaUtil the next business day (the
+ * banking calendar of due-date charges). The gateway moves it itself, so the day it records and
+ * the cobr's dataDeVencimento are one.
+ */
+const debitDay = (day: string, businessDayAdjustment: boolean): string => (businessDayAdjustment ? nextBusinessDay(day) : day);
 
 /**
  * Pix Automático (DESIGN.md §17, docs/recurrences.md): a recurrence the payer authorizes, then one
@@ -119,10 +127,11 @@ export class RecurrenceService {
       startDate: input.startDate,
       endDate: input.endDate ?? null,
       retryPolicy: input.retryPolicy ?? 'none',
+      businessDayAdjustment: input.businessDayAdjustment ?? false,
       status: RECURRENCE.create.to,
       authorizationExpiresAt,
       cancelledBy: null,
-      nextCycleDate: input.startDate,
+      nextCycleDate: debitDay(input.startDate, input.businessDayAdjustment ?? false),
       // Written claimed: this request registers it; a concurrent one with its externalRef answers it as it is.
       registrationClaimedUntil: new Date(now.getTime() + REGISTRATION_LEASE_MS),
       createdAt: now,
@@ -133,6 +142,24 @@ export class RecurrenceService {
     const winner = externalRef ? await repository.findRecurrenceByExternalRef(this.db, account.id, externalRef) : undefined;
     if (!winner) throw new Error('recurrence insert refused without a winner');
     return { outcome: 'replayed', recurrence: winner };
+  }
+
+  /**
+   * A variable recurrence's amount from its next cycle on: the cycles already charged keep theirs
+   * (their cobr is at the PSP). A cycle being charged while this commits keeps the amount it read.
+   */
+  async changeAmount(account: Account, id: string, amountCents: number): Promise<RecurrenceRow> {
+    const { chargeMinCents, chargeMaxCents } = account.limits;
+    if (amountCents < chargeMinCents) throw new InvalidRequestError(messages.amountBelowMinimum(chargeMinCents));
+    if (amountCents > chargeMaxCents) throw new InvalidRequestError(messages.amountAboveMaximum(chargeMaxCents));
+    return this.db.transaction().execute(async (tx) => {
+      const row = await this.lockOrThrow(tx, id, account.id);
+      if (row.maxAmountCents === null) throw new InvalidStateError(messages.recurrenceAmountFixed);
+      if (!allowsRecurrence(RECURRENCE.cancel, row.status)) throw new InvalidStateError(messages.recurrenceAmountNotOpen(row.status));
+      if (row.nextCycleDate === null) throw new InvalidStateError(messages.recurrenceNoCycleLeft);
+      if (amountCents > row.maxAmountCents) throw new InvalidRequestError(messages.recurrenceAmountAboveCeiling(row.maxAmountCents));
+      return repository.setRecurrenceAmount(tx, id, amountCents, this.clock.now());
+    });
   }
 
   /**
@@ -583,10 +610,13 @@ export class RecurrenceService {
     return expired;
   }
 
-  /** The day of a cycle, or null when it falls after the recurrence's end. */
+  /**
+   * The day a cycle is due, or null when its calendar day falls after the recurrence's end (a
+   * cycle of the end's period moved past it by the business-day adjustment is still due).
+   */
   private dateOfCycle(row: RecurrenceRow, cycle: number): string | null {
     const day = cycleDate(row.startDate, row.frequency, cycle);
-    return row.endDate !== null && day > row.endDate ? null : day;
+    return row.endDate !== null && day > row.endDate ? null : debitDay(day, row.businessDayAdjustment);
   }
 
   private async lockPendingCycle(tx: Tx, accountId: string, id: string, cycleNumber: number) {

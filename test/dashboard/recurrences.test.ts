@@ -246,6 +246,72 @@ describe(`Recorrências (${backend})`, () => {
     await page.context().close();
   });
 
+  it("changes a variable recurrence's amount with the keyboard: over the ceiling the API's message keeps what was typed; a viewer, a forged or missing token and another account are refused", async () => {
+    const merchant = await gateway.createMerchant(FEES);
+    const id = await createByApi(merchant, { contract: 'ENERGIA-12', maxAmountCents: 8_000 });
+    const fixed = await createByApi(merchant, { contract: 'FIXA-1' });
+    const page = await signedInPage(merchant.accountId, 'owner');
+    await page.goto(`${gateway.url}/dashboard/recorrencias/${id}`);
+    expect(await valueOf(page, 'Dias úteis')).toBe('Não: os ciclos vencem em dias corridos');
+    // Right after the menu, the first stop of the content is the amount.
+    await page.getByRole('button', { name: 'Sair' }).focus();
+    await page.keyboard.press('Tab');
+    expect(await page.locator(':focus').getAttribute('name')).toBe('amount');
+    await page.keyboard.type('90,00');
+    await Promise.all([
+      page.waitForResponse((answer) => answer.url().endsWith(`/dashboard/recorrencias/${id}/valor`) && answer.status() === 400),
+      page.keyboard.press('Enter'),
+    ]);
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe(messages.recurrenceAmountAboveCeiling(8_000));
+    expect(await page.getByLabel('Valor dos próximos ciclos (R$)').inputValue()).toBe('90,00');
+    expect((await readByApi(merchant, id)).amountCents).toBe(5_000);
+    await expectAccessible(page);
+    await screenshot(page, 'recorrencia-valor-recusado-390');
+
+    await page.getByLabel('Valor dos próximos ciclos (R$)').fill('72,50');
+    await Promise.all([
+      page.waitForResponse((answer) => answer.url().endsWith(`/dashboard/recorrencias/${id}/valor`) && answer.status() === 200),
+      page.getByLabel('Valor dos próximos ciclos (R$)').press('Enter'),
+    ]);
+    await expect.poll(() => page.getByRole('status').textContent()).toBe(messages.recurrenceAmountChangedNotice);
+    expect(await valueOf(page, 'Valor por ciclo')).toBe('R$ 72,50, variável até R$ 80,00');
+    expect((await readByApi(merchant, id)).amountCents).toBe(7_250);
+    expect(await scrollWidth(page)).toBe(390);
+    await expectAccessible(page);
+    await screenshot(page, 'recorrencia-valor-alterado-390');
+
+    // A fixed recurrence offers no amount to change, and the server refuses one.
+    await page.goto(`${gateway.url}/dashboard/recorrencias/${fixed}`);
+    expect(await page.getByLabel('Valor dos próximos ciclos (R$)').count()).toBe(0);
+    const onFixed = await postFromPage(gateway, page, `/dashboard/recorrencias/${fixed}/valor`, { amount: '60,00' });
+    expect(onFixed.status).toBe(422);
+    expect(onFixed.text).toContain(messages.recurrenceAmountFixed);
+    // Without its token, or with a forged one.
+    const tokenless: Record<string, string>[] = [{ amount: '60,00' }, { amount: '60,00', _csrf: 'forjado' }];
+    for (const form of tokenless) {
+      const refused = await page.request.post(`${gateway.url}/dashboard/recorrencias/${id}/valor`, { form, maxRedirects: 0 });
+      expect(refused.status()).toBe(403);
+    }
+    await page.context().close();
+
+    const viewer = await signedInPage(merchant.accountId, 'viewer');
+    await viewer.goto(`${gateway.url}/dashboard/recorrencias/${id}`);
+    expect(await viewer.getByLabel('Valor dos próximos ciclos (R$)').count()).toBe(0);
+    expect(await viewer.getByText('Seu papel permite ver, não alterar o valor de recorrências.').count()).toBe(1);
+    const forged = await postFromPage(gateway, viewer, `/dashboard/recorrencias/${id}/valor`, { amount: '60,00' });
+    expect(forged.status).toBe(403);
+    expect(forged.text).toContain(messages.roleNotAllowed('viewer'));
+    await viewer.context().close();
+
+    const other = await signedInPage((await gateway.createMerchant(FEES)).accountId, 'owner');
+    await other.goto(`${gateway.url}/dashboard/recorrencias`);
+    const elsewhere = await postFromPage(gateway, other, `/dashboard/recorrencias/${id}/valor`, { amount: '60,00' });
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.text).toContain(messages.recurrenceNotFound);
+    await other.context().close();
+    expect((await readByApi(merchant, id)).amountCents).toBe(7_250);
+  });
+
   it('a viewer or a developer sees no cancel button and the server refuses their cancellation (403); nothing changes', async () => {
     const merchant = await gateway.createMerchant(FEES);
     const id = await createByApi(merchant);

@@ -82,6 +82,8 @@ const SAMPLES: { [K in FunctionKey]?: Arguments<K>[] } = {
   recurrenceNotAwaitingAuthorization: [['authorized']],
   recurrenceCycleNotPending: [['paid']],
   recurrenceDebitNotDue: [['2027-03-10']],
+  recurrenceAmountAboveCeiling: [[15_000]],
+  recurrenceAmountNotOpen: [['cancelled']],
 };
 
 /** Each catalog entry as text: a fixed message, or one text per sample call of a function. */

@@ -571,6 +571,68 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(await gateway.ledgerProblems()).toEqual([]);
   });
 
+  it("a variable recurrence's amount changes for its cycles not charged yet, up to its ceiling; a fixed or ended one's, or bad input, is refused and nothing changes", async () => {
+    const change = (id: string, payload: unknown, key = merchant.apiKey) => gateway.call('PATCH', `/v1/recurrences/${id}`, { key, body: payload });
+    const start = dayAfter(today(), 12);
+    const created = await create({ maxAmountCents: 8_000, startDate: start, endDate: dayAfter(start, 7), retryPolicy: 'none' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id: string = created.body.id;
+    expect((await sandbox(`${id}/authorize`)).status).toBe(200);
+    advanceDays(2);
+    await cycles();
+    expect((await read(id)).cycles).toHaveLength(1);
+
+    const changed = await change(id, { amountCents: 7_000 });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body).toMatchObject({ id, amountCents: 7_000, maxAmountCents: 8_000, nextCycleDate: dayAfter(start, 7) });
+    expect(changed.body.updatedAt).toBeGreaterThan(created.body.updatedAt);
+    expect(changed.body.updatedAt).toBeLessThanOrEqual(gateway.clock.now().getTime());
+    // Cycle 1's charge is at the PSP already: it keeps its amount.
+    expect(changed.body.cycles).toMatchObject([{ cycle: 1, amountCents: 5_000, status: 'pending' }]);
+
+    for (const [payload, status, message] of [
+      [{ amountCents: 8_001 }, 400, messages.recurrenceAmountAboveCeiling(8_000)],
+      [{ amountCents: 0 }, 400, messages.chargeAmountInvalid],
+      [{ amountCents: '7000' }, 400, messages.chargeAmountInvalid],
+      [{}, 400, messages.chargeAmountInvalid],
+      [[7_000], 400, messages.bodyNotObject],
+      [{ amountCents: 1_000_001 }, 400, messages.amountAboveMaximum(1_000_000)],
+    ] as const) {
+      expect(await change(id, payload), JSON.stringify(payload)).toMatchObject({ status, body: { error: message } });
+    }
+    expect(await change('nope', { amountCents: 6_000 })).toMatchObject({ status: 400, body: { error: messages.recurrenceIdInvalid } });
+    const other = await gateway.createMerchant(FEES);
+    expect(await change(id, { amountCents: 6_000 }, other.apiKey)).toMatchObject({ status: 404, body: { error: messages.recurrenceNotFound } });
+    expect((await recurrenceRow(id)).amountCents).toBe(7_000);
+
+    // Cycle 2 is charged at the new amount, and credited so.
+    advanceDays(7);
+    await cycles();
+    expect((await read(id)).cycles).toHaveLength(2);
+    const second = (await read(id)).cycles[1];
+    expect(second).toMatchObject({ cycle: 2, dueDate: dayAfter(start, 7), amountCents: 7_000, status: 'pending' });
+    expect(await readTransaction(gateway, merchant, second.transactionId)).toMatchObject({ amountCents: 7_000, feeCents: 70, netCents: 6_930 });
+    const before = await balanceOf(gateway, merchant);
+    advanceDays(10); // cycle 2's date
+    expect((await sandbox(`${id}/cycles/2/debit`, { outcome: 'paid' })).status).toBe(200);
+    expect(await balanceOf(gateway, merchant)).toBe(before + 6_930);
+
+    // Its last cycle is charged: nothing is left to change.
+    expect(await change(id, { amountCents: 6_000 })).toMatchObject({ status: 422, body: { error: messages.recurrenceNoCycleLeft } });
+    // A fixed recurrence's amount is the one the payer authorized.
+    const fixed = await create();
+    expect(await change(fixed.body.id, { amountCents: 6_000 })).toMatchObject({ status: 422, body: { error: messages.recurrenceAmountFixed } });
+    // An ended one's cannot change.
+    const cancelled = await create({ maxAmountCents: 8_000 });
+    expect((await gateway.call('POST', `/v1/recurrences/${cancelled.body.id}/cancel`, { key: merchant.apiKey })).status).toBe(200);
+    expect(await change(cancelled.body.id, { amountCents: 6_000 })).toMatchObject({
+      status: 422,
+      body: { error: messages.recurrenceAmountNotOpen('cancelled') },
+    });
+    for (const recurrence of [fixed.body.id, cancelled.body.id]) expect((await recurrenceRow(recurrence)).amountCents).toBe(5_000);
+    expect(await gateway.ledgerProblems()).toEqual([]);
+  });
+
   it('lists recurrences newest first with a cursor; 404 for unknown ids and cycles', async () => {
     const page = await gateway.call('GET', '/v1/recurrences?limit=2', { key: merchant.apiKey });
     expect(page.status).toBe(200);

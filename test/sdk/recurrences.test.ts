@@ -75,6 +75,21 @@ describe('recurrences', () => {
     expect(await pix.transactions.get(debited.transactionId)).toMatchObject({ status: 'paid' });
   });
 
+  it("changeAmount: a variable recurrence's next cycles at the new amount; a fixed one's is refused with the API's message", async () => {
+    const variable = await pix.recurrences.create(recurrence('C-VARIABLE', { maxAmountCents: 15_000 }));
+    const changed = await pix.recurrences.changeAmount(variable.id, { amountCents: 12_000 });
+    expect(changed).toMatchObject({ id: variable.id, amountCents: 12_000, maxAmountCents: 15_000, cycles: [] });
+    expect(sent.at(-1)).toMatchObject({ method: 'PATCH' });
+    const fixed = await pix.recurrences.create(recurrence('C-FIXED'));
+    const refused = await pix.recurrences.changeAmount(fixed.id, { amountCents: 12_000 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PixGatewayError);
+    expect(refused).toMatchObject({
+      status: 422,
+      retryable: false,
+      message: 'Recorrência de valor fixo: o valor dos ciclos é o que o pagador autorizou e não pode ser alterado.',
+    });
+  });
+
   it('refused, or cancelled by the payer; a second cancel is refused with the API’s message', async () => {
     const refused = await pix.recurrences.create(recurrence('C-REFUSE'));
     expect(await pix.sandbox.refuseRecurrence(refused.id)).toMatchObject({ status: 'refused' });

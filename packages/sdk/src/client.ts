@@ -6,6 +6,7 @@ import type {
   AmountDue,
   Balance,
   CreateChargeRequest,
+  ChangeRecurrenceAmountRequest,
   CreateRecurrenceRequest,
   CreateDueChargeRequest,
   CreateRecipientRequest,
@@ -394,6 +395,11 @@ export class Recurrences {
   /** One recurrence with its cycles. */
   get(id: string, options?: RequestOptions): Promise<RecurrenceWithCycles> {
     return this.#transport.json({ method: 'GET', path: `/v1/recurrences/${segment(id)}`, rule: 'read', options });
+  }
+
+  /** A variable recurrence's amount (up to its `maxAmountCents`) for the cycles not charged yet; the ones charged keep theirs. Never retried by the SDK. */
+  changeAmount(id: string, body: ChangeRecurrenceAmountRequest, options?: RequestOptions): Promise<RecurrenceWithCycles> {
+    return this.#transport.json({ method: 'PATCH', path: `/v1/recurrences/${segment(id)}`, body, rule: 'none', options });
   }
 
   /** Cancels the recurrence and its pending cycles. */

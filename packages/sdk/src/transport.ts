@@ -38,7 +38,7 @@ export type TransportOptions = {
 };
 
 export type Call = {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   /** The path with its parameters already encoded. */
   path: string;
   query?: Record<string, string | undefined>;

@@ -82,6 +82,8 @@ export type DefenseRequest = RequestBody<'defendInfraction'>;
 export type Recurrence = Schemas['Recurrence'];
 export type RecurrenceWithCycles = Schemas['RecurrenceWithCycles'];
 export type CreateRecurrenceRequest = RequestBody<'createRecurrence'>;
+/** A variable recurrence's amount for its cycles not charged yet. */
+export type ChangeRecurrenceAmountRequest = RequestBody<'changeRecurrenceAmount'>;
 /** 201: a new recurrence; 200 (`idempotent: true`): the one its `externalRef` already created. */
 export type CreatedRecurrence = ResponseBody<'createRecurrence', 201> | ResponseBody<'createRecurrence', 200>;
 export type RecurrencePage = ResponseBody<'listRecurrences', 200>;

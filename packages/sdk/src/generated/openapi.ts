@@ -236,7 +236,11 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Change a variable recurrence's amount
+     * @description For a recurrence with maxAmountCents (variable): the amount of each cycle not charged yet, up to that ceiling. Cycles already charged keep theirs; a fixed recurrence's amount is the one the payer authorized (422).
+     */
+    patch: operations['changeRecurrenceAmount'];
     trace?: never;
   };
   '/v1/recurrences/{id}/cancel': {
@@ -1563,6 +1567,8 @@ export interface components {
       endDate: string | null;
       /** @enum {string} */
       retryPolicy: 'none' | 'three_in_seven_days';
+      /** @description BCB's ajusteDiaUtil: cycles falling on a day that is not a business day are due on the next one. */
+      businessDayAdjustment: boolean;
       externalRef: string | null;
       /** @description Unix milliseconds: the payer's authorization request lapses then. */
       authorizationExpiresAt: number;
@@ -1599,6 +1605,8 @@ export interface components {
       endDate: string | null;
       /** @enum {string} */
       retryPolicy: 'none' | 'three_in_seven_days';
+      /** @description BCB's ajusteDiaUtil: cycles falling on a day that is not a business day are due on the next one. */
+      businessDayAdjustment: boolean;
       externalRef: string | null;
       /** @description Unix milliseconds: the payer's authorization request lapses then. */
       authorizationExpiresAt: number;
@@ -1637,6 +1645,8 @@ export interface components {
       endDate: string | null;
       /** @enum {string} */
       retryPolicy: 'none' | 'three_in_seven_days';
+      /** @description BCB's ajusteDiaUtil: cycles falling on a day that is not a business day are due on the next one. */
+      businessDayAdjustment: boolean;
       externalRef: string | null;
       /** @description Unix milliseconds: the payer's authorization request lapses then. */
       authorizationExpiresAt: number;
@@ -2576,6 +2586,8 @@ export interface components {
       endDate: string | null;
       /** @enum {string} */
       retryPolicy: 'none' | 'three_in_seven_days';
+      /** @description BCB's ajusteDiaUtil: cycles falling on a day that is not a business day are due on the next one. */
+      businessDayAdjustment: boolean;
       externalRef: string | null;
       /** @description Unix milliseconds: the payer's authorization request lapses then. */
       authorizationExpiresAt: number;
@@ -2621,6 +2633,8 @@ export interface components {
       endDate: string | null;
       /** @enum {string} */
       retryPolicy: 'none' | 'three_in_seven_days';
+      /** @description BCB's ajusteDiaUtil: cycles falling on a day that is not a business day are due on the next one. */
+      businessDayAdjustment: boolean;
       externalRef: string | null;
       /** @description Unix milliseconds: the payer's authorization request lapses then. */
       authorizationExpiresAt: number;
@@ -2666,6 +2680,8 @@ export interface components {
       endDate: string | null;
       /** @enum {string} */
       retryPolicy: 'none' | 'three_in_seven_days';
+      /** @description BCB's ajusteDiaUtil: cycles falling on a day that is not a business day are due on the next one. */
+      businessDayAdjustment: boolean;
       externalRef: string | null;
       /** @description Unix milliseconds: the payer's authorization request lapses then. */
       authorizationExpiresAt: number;
@@ -2711,6 +2727,8 @@ export interface components {
       endDate: string | null;
       /** @enum {string} */
       retryPolicy: 'none' | 'three_in_seven_days';
+      /** @description BCB's ajusteDiaUtil: cycles falling on a day that is not a business day are due on the next one. */
+      businessDayAdjustment: boolean;
       externalRef: string | null;
       /** @description Unix milliseconds: the payer's authorization request lapses then. */
       authorizationExpiresAt: number;
@@ -2756,6 +2774,8 @@ export interface components {
       endDate: string | null;
       /** @enum {string} */
       retryPolicy: 'none' | 'three_in_seven_days';
+      /** @description BCB's ajusteDiaUtil: cycles falling on a day that is not a business day are due on the next one. */
+      businessDayAdjustment: boolean;
       externalRef: string | null;
       /** @description Unix milliseconds: the payer's authorization request lapses then. */
       authorizationExpiresAt: number;
@@ -2802,6 +2822,8 @@ export interface components {
       endDate: string | null;
       /** @enum {string} */
       retryPolicy: 'none' | 'three_in_seven_days';
+      /** @description BCB's ajusteDiaUtil: cycles falling on a day that is not a business day are due on the next one. */
+      businessDayAdjustment: boolean;
       externalRef: string | null;
       /** @description Unix milliseconds: the payer's authorization request lapses then. */
       authorizationExpiresAt: number;
@@ -4348,6 +4370,8 @@ export interface operations {
           endDate?: string;
           /** @description BCB's politicaRetentativa: 'none' (NAO_PERMITE, the default) or 'three_in_seven_days' (PERMITE_3R_7D). */
           retryPolicy?: string;
+          /** @description BCB's ajusteDiaUtil: true moves a cycle that falls on a weekend or a national or bank holiday to the next business day (its dueDate). Default false: calendar days. */
+          businessDayAdjustment?: boolean;
           /** @description Idempotency key, scoped to the account (max 100 characters). */
           externalRef?: string | null;
         };
@@ -4531,6 +4555,133 @@ export interface operations {
       };
       /** @description Not found (another account’s resources are not found either). */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Erro interno. Tente novamente."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unavailable for a moment: retry (idempotency keys make it safe). */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Serviço temporariamente indisponível. Tente novamente em instantes."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  changeRecurrenceAmount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The recurrence id (UUID v7). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The amount of each cycle whose charge is not created yet, up to the recurrence's maxAmountCents. Cycles already charged keep theirs. */
+          amountCents: number;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RecurrenceWithCycles'];
+        };
+      };
+      /** @description Invalid request: the message names the field or the rule (docs/errors.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "API key obrigatória. Use: Authorization: Bearer <key>"
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (KYC, block, IP allowlist, key type or holder rules). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Conta não está aprovada para uso da API."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (another account’s resources are not found either). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body larger than 64 KB. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Corpo da requisição excede o tamanho máximo."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Valid request that the current state refuses. */
+      422: {
         headers: {
           [name: string]: unknown;
         };

@@ -215,8 +215,18 @@ export type CycleChargeReport =
   | { status: 'failed' }
   | { status: 'cancelled' };
 
-/** `retry_on`: the attempt failed and the next one is on `day` (the provider is asked for it); `ignored`: nothing to apply (a repeat, or a state that takes no such report). */
-export type CycleChargeReceipt = { outcome: 'applied' } | { outcome: 'retry_on'; day: string } | { outcome: 'ignored' } | { outcome: 'unknown_charge' };
+/**
+ * `retry_on`: the attempt failed and the next one is on `day` (the provider is asked for it);
+ * `retry_owed`: a repeat of a failure counted before, whose retry on `day` is still ahead (the
+ * provider asks for it again unless it holds an attempt in flight: the first ask may have failed);
+ * `ignored`: nothing to apply (a repeat, or a state that takes no such report).
+ */
+export type CycleChargeReceipt =
+  | { outcome: 'applied' }
+  | { outcome: 'retry_on'; day: string }
+  | { outcome: 'retry_owed'; day: string }
+  | { outcome: 'ignored' }
+  | { outcome: 'unknown_charge' };
 
 /** A provider's own listeners and pollers, started by the process that runs the workers. */
 export interface ProviderInbound {

@@ -475,7 +475,10 @@ export class RecurrenceService {
           await this.applyDebit(tx, recurrence, cycle, charge, { outcome: 'paid', payment: report.payment }, now);
           return { outcome: 'applied' };
         case 'attempt_failed': {
-          if (report.failedAttempts <= cycle.failedAttempts) return { outcome: 'ignored' };
+          if (report.failedAttempts <= cycle.failedAttempts) {
+            // Counted before: a pending cycle with failures has its retry scheduled on attemptDate, owed to the provider while that day is ahead.
+            return cycle.failedAttempts > 0 && cycle.attemptDate > dayOf(now) ? { outcome: 'retry_owed', day: cycle.attemptDate } : { outcome: 'ignored' };
+          }
           const { retryOn } = await this.applyDebit(tx, recurrence, cycle, charge, { outcome: 'failed' }, now);
           return retryOn ? { outcome: 'retry_on', day: retryOn } : { outcome: 'applied' };
         }

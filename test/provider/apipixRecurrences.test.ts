@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
+import { ApiPixInbound } from '../../src/provider/apipix/inbound.js';
 import { derivedId } from '../../src/platform/ids.js';
 import { balanceOf, eventNames, eventually, readTransaction } from '../helpers/api.js';
 import { backend, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
@@ -53,6 +54,13 @@ const cycles = async () => {
 };
 const rows = async () =>
   (await gateway.database.db.selectFrom('recurrences').select(['id', 'status']).where('accountId', '=', merchant.accountId).execute()).length;
+
+/** The API Pix provider's listener and poller, whose read-backs a test waits for. */
+const inbound = () => {
+  const found = gateway.services.providerInbound[0];
+  if (!(found instanceof ApiPixInbound)) throw new Error('no API Pix inbound');
+  return found;
+};
 
 /** A recurrence registered and authorized by the payer (through the PSP's callback). */
 async function authorized(overrides: Record<string, unknown> = {}): Promise<{ id: string; idRec: string }> {
@@ -305,6 +313,32 @@ describe(`API Pix adapter: Pix Automático (${backend})`, () => {
     await double.debitCobr(txid, 'attempt_expired');
     await eventually(async () => expect((await read(id)).cycles[0]).toMatchObject({ failedAttempts: 1, attemptDate: '2032-01-11', status: 'pending' }));
     await eventually(() => expect(double.cobr(txid)?.tentativas.at(-1)).toMatchObject({ tipo: 'RIFL', status: 'SOLICITADA', dataLiquidacao: '2032-01-11' }));
+  });
+
+  it('a retry the PSP did not take is asked again at the next read of its cobr, once: not while an attempt is in flight', async () => {
+    setDay('2032-02-01');
+    await cycles(); // the earlier tests' cycles, out of the way
+    const { id } = await authorized({ startDate: '2032-02-10', frequency: 'monthly' });
+    expect(await cycles()).toBe(1);
+    const txid = hex(derivedId(id, 'cycle-1'));
+    const asked = () => double.calls.filter((call) => call === `POST /api/v2/cobr/${txid}/retentativa/2032-02-11`).length;
+    setDay('2032-02-10');
+    double.failNextOf('POST /cobr/:txid/retentativa/:data');
+    await double.debitCobr(txid, 'attempt_failed');
+    await eventually(async () => expect((await read(id)).cycles[0]).toMatchObject({ failedAttempts: 1, attemptDate: '2032-02-11', status: 'pending' }));
+    await eventually(() => expect(asked()).toBe(1));
+    await inbound().settled();
+    expect(double.cobr(txid)?.tentativas.filter((attempt) => attempt.tipo === 'RIFL')).toEqual([]);
+
+    // The PSP's next word on the cobr (a callback, or the sweep's list) asks for the retry again.
+    await double.notifyCobrOf(txid);
+    await eventually(() => expect(double.cobr(txid)?.tentativas.at(-1)).toMatchObject({ tipo: 'RIFL', status: 'SOLICITADA', dataLiquidacao: '2032-02-11' }));
+    expect(asked()).toBe(2);
+    // Requested now: not asked a third time, and the failure is still counted once.
+    await double.notifyCobrOf(txid);
+    await inbound().settled();
+    expect(asked()).toBe(2);
+    expect((await read(id)).cycles[0]).toMatchObject({ failedAttempts: 1, attemptDate: '2032-02-11', status: 'pending' });
   });
 
   it('provider failures: 502 with nothing left live at the PSP; a payer without an account is a 400 before anything is written; a cobr refused backs off', async () => {

@@ -149,11 +149,13 @@ export class ApiPixInbound implements ProviderInbound {
     if (!transactionId || !report) return false;
     const receipt = await this.reports.cycleChargeReported(transactionId, report);
     if (receipt.outcome === 'unknown_charge') this.logger.warn({ txid: cobr.txid }, 'PSP reported a cobr of no cycle of ours');
-    if (receipt.outcome === 'retry_on') {
+    // A retry owed is asked again (the first ask failed, or its answer was lost) unless the cobr holds an attempt not finished: BCB refuses a second one.
+    const asks = receipt.outcome === 'retry_on' || (receipt.outcome === 'retry_owed' && !hasAttemptInFlight(cobr));
+    if (asks) {
       await this.client.call({ method: 'POST', path: `/cobr/${cobr.txid}/retentativa/${receipt.day}`, idempotent: false });
       this.logger.info({ transactionId, day: receipt.day }, "cycle's debit retry asked of the PSP");
     }
-    return receipt.outcome !== 'unknown_charge' && receipt.outcome !== 'ignored';
+    return asks || receipt.outcome === 'applied';
   }
 
   /** Waits for the notifications being read back (tests, shutdown). */
@@ -324,6 +326,9 @@ function recurrenceReportOf(rec: Rec): RecurrenceReport | null {
       return null;
   }
 }
+
+/** BCB: an attempt requested or scheduled is one in flight; a retry is refused while one is. */
+const hasAttemptInFlight = (cobr: CobR): boolean => (cobr.tentativas ?? []).some((attempt) => attempt.status === 'SOLICITADA' || attempt.status === 'AGENDADA');
 
 /**
  * A cobr's state as the services read it: CONCLUIDA is paid by its PAGA attempt; ATIVA with rejected

@@ -512,6 +512,8 @@ export interface RecurrencesTable {
   nextCycleDate: string | null;
   /** The next cycle's charge failed at the provider this many times in a row; the worker tries it again from cycleRetryAt. */
   cycleFailures: Generated<number>;
+  /** The amount the next cycle's charge was sent with when the provider did not confirm it: its retries send the same (a change of amount waits for the cycle after). */
+  cycleAmountCents: ColumnType<number | null, number | null | undefined, number | null>;
   cycleRetryAt: Date | null;
   /** While `created`: the request registering it at the provider holds it until then; no other asks meanwhile. */
   registrationClaimedUntil: Date | null;

@@ -62,7 +62,10 @@ export type CycleChargeRequest = {
   /** Our transaction id, the cobr's txid: derived from the recurrence and the cycle, the same on every attempt (a repeat is the same cobr). */
   transactionId: string;
   providerRecurrenceId: string;
+  /** BCB's dataDeVencimento: the cycle's calendar day. */
   dueDate: string;
+  /** BCB's ajusteDiaUtil: the debit moves to the next business day when the due day is not one. */
+  businessDayAdjustment: boolean;
   amountCents: number;
   debtor: Holder;
 };

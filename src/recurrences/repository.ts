@@ -1,6 +1,14 @@
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
-import type { RecurrenceCycleRow, RecurrenceCyclesTable, RecurrenceRow, RecurrencesTable, RecurrenceStatus, TransactionRow } from '../platform/schema.js';
+import type {
+  RecurrenceCycleRow,
+  RecurrenceCyclesTable,
+  RecurrenceRow,
+  RecurrencesTable,
+  RecurrenceStatus,
+  TransactionRow,
+  TransactionStatus,
+} from '../platform/schema.js';
 import type { CycleWithCharge } from './presenter.js';
 import type { RecurrenceTransition } from './states.js';
 
@@ -117,10 +125,11 @@ export function recurrencesWithCycleDue(db: Executor, upTo: string, now: Date, l
 }
 
 /** The next cycle's charge failed at the provider: one more failure, and the sweep skips the recurrence until `retryAt`. */
-export async function deferCycle(db: Executor, id: string, cycle: number, retryAt: Date): Promise<void> {
+export async function deferCycle(db: Executor, id: string, cycle: number, retryAt: Date, amountCents: number): Promise<void> {
   await db
     .updateTable('recurrences')
-    .set((eb) => ({ cycleFailures: eb('cycleFailures', '+', 1), cycleRetryAt: retryAt }))
+    // The amount sent: the provider may hold the charge with it (an answer lost), so the retries send the same.
+    .set((eb) => ({ cycleFailures: eb('cycleFailures', '+', 1), cycleRetryAt: retryAt, cycleAmountCents: amountCents }))
     .where('id', '=', id)
     .where('nextCycle', '=', cycle)
     .execute();
@@ -135,7 +144,7 @@ export function lapsedAuthorizations(db: Executor, statuses: readonly Recurrence
 export function advanceCycle(tx: Tx, id: string, nextCycle: number, nextCycleDate: string | null, at: Date): Promise<RecurrenceRow> {
   return tx
     .updateTable('recurrences')
-    .set({ nextCycle, nextCycleDate, cycleFailures: 0, cycleRetryAt: null, updatedAt: at })
+    .set({ nextCycle, nextCycleDate, cycleFailures: 0, cycleRetryAt: null, cycleAmountCents: null, updatedAt: at })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -227,7 +236,8 @@ export async function oldestOpenAtProvider(db: Executor, providerId: string): Pr
     .selectFrom('recurrences')
     .select((eb) => eb.fn.min<Date | null>('createdAt').as('since'))
     .where('providerId', '=', providerId)
-    .where('status', 'in', ['awaiting_authorization', 'authorized'])
+    // Literals, not parameters: the partial indexes (migration 030) match them in every plan, a prepared statement's generic one too.
+    .where('status', 'in', [sql.lit<RecurrenceStatus>('awaiting_authorization'), sql.lit<RecurrenceStatus>('authorized')])
     .where('providerRecurrenceId', 'is not', null)
     .executeTakeFirst();
   // A cycle's charge is bound to its recurrence's provider (createCycle).
@@ -236,7 +246,7 @@ export async function oldestOpenAtProvider(db: Executor, providerId: string): Pr
     .select((eb) => eb.fn.min<Date | null>('createdAt').as('since'))
     .where('providerId', '=', providerId)
     .where('recurrenceId', 'is not', null)
-    .where('status', '=', 'pending')
+    .where('status', '=', sql.lit<TransactionStatus>('pending'))
     .executeTakeFirst();
   const dateOf = (since: Date | null | undefined) => (since ? new Date(since) : null);
   return { recurrences: dateOf(recurrences?.since), cycleCharges: dateOf(cycleCharges?.since) };

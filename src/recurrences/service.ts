@@ -62,11 +62,10 @@ const MIN_START_DAYS = CREATE_AHEAD_MIN_DAYS + 1;
 type Debit = { outcome: 'paid'; payment: ReceivedPayment } | { outcome: 'failed' };
 
 /**
- * A cycle's due day: its calendar day, or with BCB's ajusteDiaUtil the next business day (the
- * banking calendar of due-date charges). The gateway moves it itself, so the day it records and
- * the cobr's dataDeVencimento are one.
+ * The day a cycle is debited: its due day (BCB's dataDeVencimento, a calendar day), or with BCB's
+ * ajusteDiaUtil the next business day (the banking calendar of due-date charges), as the PSP moves it.
  */
-const debitDay = (day: string, businessDayAdjustment: boolean): string => (businessDayAdjustment ? nextBusinessDay(day) : day);
+const debitDay = (dueDate: string, businessDayAdjustment: boolean): string => (businessDayAdjustment ? nextBusinessDay(dueDate) : dueDate);
 
 /**
  * Pix Automático (DESIGN.md §17, docs/recurrences.md): a recurrence the payer authorizes, then one
@@ -131,7 +130,7 @@ export class RecurrenceService {
       status: RECURRENCE.create.to,
       authorizationExpiresAt,
       cancelledBy: null,
-      nextCycleDate: debitDay(input.startDate, input.businessDayAdjustment ?? false),
+      nextCycleDate: input.startDate,
       // Written claimed: this request registers it; a concurrent one with its externalRef answers it as it is.
       registrationClaimedUntil: new Date(now.getTime() + REGISTRATION_LEASE_MS),
       createdAt: now,
@@ -146,7 +145,8 @@ export class RecurrenceService {
 
   /**
    * A variable recurrence's amount from its next cycle on: the cycles already charged keep theirs
-   * (their cobr is at the PSP). A cycle being charged while this commits keeps the amount it read.
+   * (their cobr is at the PSP), and so does a cycle whose charge was sent and not confirmed (the
+   * provider may hold it with that amount), or is being sent while this commits.
    */
   async changeAmount(account: Account, id: string, amountCents: number): Promise<RecurrenceRow> {
     const { chargeMinCents, chargeMaxCents } = account.limits;
@@ -339,7 +339,11 @@ export class RecurrenceService {
 
   private async cancellableCycle(tx: Tx, accountId: string, id: string, cycleNumber: number) {
     const found = await this.lockPendingCycle(tx, accountId, id, cycleNumber);
-    if (dayOf(this.clock.now()) >= found.cycle.dueDate) throw new InvalidStateError(messages.recurrenceCycleCancelTooLate);
+    // BCB: not on or after the day of its first attempt (the due day, moved to a business day when the recurrence asks; a setting that never changes: read, not locked).
+    const adjusted = (await repository.findRecurrence(tx, accountId, id))?.businessDayAdjustment ?? false;
+    if (dayOf(this.clock.now()) >= debitDay(found.cycle.dueDate, adjusted)) {
+      throw new InvalidStateError(messages.recurrenceCycleCancelTooLate);
+    }
     return found;
   }
 
@@ -395,7 +399,7 @@ export class RecurrenceService {
     }
     const retryOn = dayAfter(dayOf(now));
     const retries = recurrence.retryPolicy === 'three_in_seven_days' && cycle.failedAttempts < MAX_RETRIES;
-    if (retries && retryOn <= dayAfter(cycle.dueDate, RETRY_WINDOW_DAYS)) {
+    if (retries && retryOn <= dayAfter(debitDay(cycle.dueDate, recurrence.businessDayAdjustment), RETRY_WINDOW_DAYS)) {
       const rescheduled = await repository.recordFailedAttempt(tx, charge.id, retryOn);
       await this.recordEvents(
         tx,
@@ -523,18 +527,28 @@ export class RecurrenceService {
       }
     }
     const account = await this.accounts.getAccount(accountId);
-    const amountCents = row.amountCents ?? 0;
+    // A charge already tried may be at the provider with its amount (an answer lost): the same again, not a changed one.
+    const amountCents = row.cycleAmountCents ?? row.amountCents ?? 0;
     try {
-      await this.recurrencesAt(row.providerId).createCycleCharge({ accountId, transactionId, providerRecurrenceId, dueDate, amountCents, debtor: row.debtor });
+      await this.recurrencesAt(row.providerId).createCycleCharge({
+        accountId,
+        transactionId,
+        providerRecurrenceId,
+        dueDate,
+        businessDayAdjustment: row.businessDayAdjustment,
+        amountCents,
+        debtor: row.debtor,
+      });
     } catch (error) {
       if (!(error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError || error instanceof InvalidStateError)) throw error;
       // Tried again after a backoff, while the cycle is still at least 2 days ahead: meanwhile the sweep serves the others.
       const retryMs = Math.min(CYCLE_RETRY_MS * 2 ** row.cycleFailures, CYCLE_RETRY_MAX_MS);
-      await repository.deferCycle(this.db, id, cycle, new Date(this.clock.now().getTime() + retryMs));
+      await repository.deferCycle(this.db, id, cycle, new Date(this.clock.now().getTime() + retryMs), amountCents);
       return false;
     }
-    // Unpaid, it expires after its last possible attempt (the due day, or 7 days later with retries) and the grace days.
-    const lastDay = row.retryPolicy === 'three_in_seven_days' ? dayAfter(dueDate, RETRY_WINDOW_DAYS) : dueDate;
+    // Unpaid, it expires after its last possible attempt (the debit day, or 7 days later with retries) and the grace days.
+    const firstAttempt = debitDay(dueDate, row.businessDayAdjustment);
+    const lastDay = row.retryPolicy === 'three_in_seven_days' ? dayAfter(firstAttempt, RETRY_WINDOW_DAYS) : firstAttempt;
     const expiresAt = dayStart(dayAfter(lastDay, 1 + CYCLE_GRACE_DAYS));
     if (!expiresAt) throw new Error(`no day after ${lastDay}`);
     return this.db.transaction().execute(async (tx) => {
@@ -558,7 +572,16 @@ export class RecurrenceService {
         createdAt: now,
         updatedAt: now,
       });
-      await repository.insertCycle(tx, { transactionId, status: 'charged', recurrenceId: id, accountId, cycle, dueDate, attemptDate: dueDate, createdAt: now });
+      await repository.insertCycle(tx, {
+        transactionId,
+        status: 'charged',
+        recurrenceId: id,
+        accountId,
+        cycle,
+        dueDate,
+        attemptDate: firstAttempt,
+        createdAt: now,
+      });
       await repository.advanceCycle(tx, id, cycle + 1, this.dateOfCycle(locked, cycle + 1), now);
       return true;
     });
@@ -613,13 +636,10 @@ export class RecurrenceService {
     return expired;
   }
 
-  /**
-   * The day a cycle is due, or null when its calendar day falls after the recurrence's end (a
-   * cycle of the end's period moved past it by the business-day adjustment is still due).
-   */
+  /** The day a cycle is due (a calendar day), or null when it falls after the recurrence's end. */
   private dateOfCycle(row: RecurrenceRow, cycle: number): string | null {
     const day = cycleDate(row.startDate, row.frequency, cycle);
-    return row.endDate !== null && day > row.endDate ? null : debitDay(day, row.businessDayAdjustment);
+    return row.endDate !== null && day > row.endDate ? null : day;
   }
 
   private async lockPendingCycle(tx: Tx, accountId: string, id: string, cycleNumber: number) {

@@ -5,8 +5,8 @@ import { backend, startGateway, type Gateway, type JsonBody, type Merchant } fro
 
 /**
  * Pix Automático with BCB's ajusteDiaUtil (docs/recurrences.md, `businessDayAdjustment`): a cycle
- * on a weekend or a national holiday is due on the next business day; the next one counts from the
- * calendar. In 2027: 28 August and 4 September are Saturdays, 7 September (Independência) a Tuesday.
+ * due on a weekend or a national holiday is debited on the next business day; its due day and the
+ * next cycle's stay the calendar's. In 2027: 28 August and 4 September are Saturdays, 7 September (Independência) a Tuesday.
  */
 
 const HOUR_MS = 3_600_000;
@@ -49,7 +49,7 @@ describe(`Pix Automático: cycles on business days (${backend})`, () => {
     goTo('2027-08-10');
     const fromSaturday = await create({ startDate: '2027-08-28', endDate: '2027-09-04', businessDayAdjustment: true });
     expect(fromSaturday.status, JSON.stringify(fromSaturday.body)).toBe(201);
-    expect(fromSaturday.body).toMatchObject({ startDate: '2027-08-28', businessDayAdjustment: true, nextCycleDate: '2027-08-30' });
+    expect(fromSaturday.body).toMatchObject({ startDate: '2027-08-28', businessDayAdjustment: true, nextCycleDate: '2027-08-28' });
     const overHoliday = await create({ startDate: '2027-08-31', endDate: '2027-09-07', businessDayAdjustment: true });
     const calendarDays = await create({ startDate: '2027-08-31', endDate: '2027-09-07' });
     expect(calendarDays.body).toMatchObject({ businessDayAdjustment: false, nextCycleDate: '2027-08-31' });
@@ -61,31 +61,41 @@ describe(`Pix Automático: cycles on business days (${backend})`, () => {
       goTo(day);
       while ((await gateway.services.recurrences.createDueCycles()) > 0);
     }
-    const dueDates = async (id: string) => (await read(id)).cycles.map((cycle: JsonBody) => [cycle.dueDate, cycle.status]);
-    // 4 September is on or before the end: its cycle is due on the 6th, past it.
-    expect(await dueDates(fromSaturday.body.id)).toEqual([
-      ['2027-08-30', 'pending'],
-      ['2027-09-06', 'pending'],
+    // Each cycle: its due day (BCB's dataDeVencimento, the calendar's) and its debit day (the PSP's, with ajusteDiaUtil).
+    const days = async (id: string) => (await read(id)).cycles.map((cycle: JsonBody) => [cycle.dueDate, cycle.attemptDate, cycle.status]);
+    // 4 September is the end: its cycle is due then and debited on the 6th.
+    expect(await days(fromSaturday.body.id)).toEqual([
+      ['2027-08-28', '2027-08-30', 'pending'],
+      ['2027-09-04', '2027-09-06', 'pending'],
     ]);
-    expect(await dueDates(overHoliday.body.id)).toEqual([
-      ['2027-08-31', 'pending'],
-      ['2027-09-08', 'pending'],
+    expect(await days(overHoliday.body.id)).toEqual([
+      ['2027-08-31', '2027-08-31', 'pending'],
+      ['2027-09-07', '2027-09-08', 'pending'],
     ]);
-    expect(await dueDates(calendarDays.body.id)).toEqual([
-      ['2027-08-31', 'pending'],
-      ['2027-09-07', 'pending'],
+    expect(await days(calendarDays.body.id)).toEqual([
+      ['2027-08-31', '2027-08-31', 'pending'],
+      ['2027-09-07', '2027-09-07', 'pending'],
     ]);
     for (const id of ids) expect((await read(id)).nextCycleDate).toBeNull();
 
-    // The payer's bank debits on the moved day, not on the Saturday.
+    // A cycle may be cancelled until the day before its first debit: the Saturday's, on Sunday.
     expect(dayOf(gateway.clock.now())).toBe('2027-08-29');
-    expect((await sandbox(`${fromSaturday.body.id}/cycles/1/debit`, { outcome: 'paid' })).body).toEqual({
-      error: messages.recurrenceDebitNotDue('2027-08-30'),
+    const cancelled = await gateway.call('POST', `/v1/recurrences/${fromSaturday.body.id}/cycles/1/cancel`, { key: merchant.apiKey });
+    expect(cancelled).toMatchObject({ status: 200, body: { status: 'cancelled' } });
+
+    // On the holiday: the adjusted cycle is not debited yet, and the unadjusted one can no longer be cancelled.
+    goTo('2027-09-07');
+    expect((await sandbox(`${overHoliday.body.id}/cycles/2/debit`, { outcome: 'paid' })).body).toEqual({
+      error: messages.recurrenceDebitNotDue('2027-09-08'),
     });
-    goTo('2027-08-30');
-    const paid = await sandbox(`${fromSaturday.body.id}/cycles/1/debit`, { outcome: 'paid' });
+    expect(await gateway.call('POST', `/v1/recurrences/${calendarDays.body.id}/cycles/2/cancel`, { key: merchant.apiKey })).toMatchObject({
+      status: 422,
+      body: { error: messages.recurrenceCycleCancelTooLate },
+    });
+    goTo('2027-09-08');
+    const paid = await sandbox(`${overHoliday.body.id}/cycles/2/debit`, { outcome: 'paid' });
     expect(paid.status, JSON.stringify(paid.body)).toBe(200);
-    expect(paid.body).toMatchObject({ status: 'paid', amountCents: 5_000, recurrenceId: fromSaturday.body.id, cycle: 1 });
+    expect(paid.body).toMatchObject({ status: 'paid', amountCents: 5_000, recurrenceId: overHoliday.body.id, cycle: 2 });
     expect(await gateway.ledgerProblems()).toEqual([]);
   });
 

@@ -411,6 +411,34 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect((await cobrs())[0]!.cancelledAt).not.toBeNull();
   });
 
+  it("a variable recurrence's amount changed while its cycle's charge is unconfirmed (an answer lost): the retry sends the amount first sent, the next cycle the new one", async () => {
+    await cycles(); // the earlier tests' cycles, out of the way
+    const { id, providerRecurrenceId } = (await create({ startDate: dayAfter(today(), 5), maxAmountCents: 8_000, retryPolicy: 'none' })).body;
+    await sandbox(`${id}/authorize`);
+    const outage = (mode: string) => gateway.admin('POST', '/sandbox/v1/providers/default/outage', { mode });
+    expect((await outage('timeout')).status).toBe(200);
+    // Registered at the PSP with R$ 50,00, the answer lost: nothing written here.
+    expect(await gateway.services.recurrences.createDueCycles()).toBe(0);
+    expect((await outage('up')).status).toBe(200);
+    const changed = await gateway.call('PATCH', `/v1/recurrences/${id}`, { key: merchant.apiKey, body: { amountCents: 7_000 } });
+    expect(changed).toMatchObject({ status: 200, body: { amountCents: 7_000, cycles: [] } });
+    gateway.clock.advance(30_000);
+    await cycles();
+    expect((await read(id)).cycles).toMatchObject([{ cycle: 1, status: 'pending', amountCents: 5_000 }]);
+    const cobrs = () =>
+      gateway.database.db
+        .selectFrom('sandboxCycleCharges')
+        .select('amountCents')
+        .where('providerRecurrenceId', '=', providerRecurrenceId)
+        .orderBy('createdAt')
+        .execute();
+    expect(await cobrs()).toEqual([{ amountCents: 5_000 }]);
+    advanceDays(7);
+    await cycles();
+    expect((await read(id)).cycles[1]).toMatchObject({ cycle: 2, status: 'pending', amountCents: 7_000 });
+    expect(await cobrs()).toEqual([{ amountCents: 5_000 }, { amountCents: 7_000 }]);
+  });
+
   it('concurrent requests with one externalRef: one recurrence, registered at the provider once', async () => {
     const answers = await Promise.all(Array.from({ length: 4 }, () => create({ externalRef: 'concorrente' })));
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 201]);

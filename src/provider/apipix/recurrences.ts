@@ -114,8 +114,7 @@ export class ApiPixRecurrences implements RecurrenceProvider {
           idRec: request.providerRecurrenceId,
           calendario: { dataDeVencimento: request.dueDate },
           valor: { original: valorOf(request.amountCents) },
-          // Cycle days are calendar days (docs/recurrences.md).
-          ajusteDiaUtil: false,
+          ajusteDiaUtil: request.businessDayAdjustment,
           recebedor: { conta, tipoConta, ...(agencia ? { agencia } : {}) },
         },
         idempotent: true,

@@ -1,5 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Executor, Tx } from '../platform/database.js';
+import { isDatabaseUnavailable } from '../platform/errors.js';
+import { grouped } from '../platform/grouped.js';
 import type { TransactionRow } from '../platform/schema.js';
 import {
   findBalance,
@@ -32,7 +34,7 @@ export type WithdrawalWrite = {
  * externalRef. When the balance row's sums are of a later period (ledger's 'late'), it is written
  * again in a transaction that locks the row and sums the withdrawal's period first.
  */
-export async function insertWithdrawal(db: Db, write: WithdrawalWrite): Promise<TransactionRow | ReservationRefusal | 'replay'> {
+async function insertWithdrawal(db: Db, write: WithdrawalWrite): Promise<TransactionRow | ReservationRefusal | 'replay'> {
   const refused = (error: unknown) => {
     const refusal = reservationRefusalOf(error);
     if (refusal === undefined || refusal === 'late') throw error;
@@ -51,6 +53,63 @@ export async function insertWithdrawal(db: Db, write: WithdrawalWrite): Promise<
       return writeOnce(tx, write, await sumWithdrawalsOfPeriod(tx, accountId, withdrawnPeriods(at), write.transactionId));
     })
     .catch(refused);
+}
+
+/** What a batch did with a withdrawal: wrote it (its row), failed with an error, or left it to be written alone (`alone`). */
+type Written = { value: TransactionRow } | { error: unknown } | 'alone';
+
+/**
+ * How long a statement of a batch waits for a lock (an account's balance row held by another
+ * transaction) before the batch gives up and each of its withdrawals is written alone: a held
+ * account delays the others of its batch by this much at most.
+ */
+const BATCH_LOCK_TIMEOUT = '100ms';
+
+/**
+ * insertWithdrawal, with the withdrawals of concurrent requests written in one database
+ * transaction (platform/grouped.ts): one commit for many, as charges share one statement. One
+ * batch at a time per process (measured: more at once made smaller batches and more commits,
+ * 0.75–0.86 ms of PostgreSQL CPU per withdrawal with one, 0.99–1.05 with four).
+ *
+ * A batch takes its balance rows in account order, so batches of two processes never wait on each
+ * other in a cycle, and waits at most BATCH_LOCK_TIMEOUT for each. A refusal raises an error that
+ * undoes the whole batch (the statement's design): then, as after a lock awaited too long or any
+ * statement's failure, each of its withdrawals is written alone by its own request, outside the
+ * batches, so that an account held elsewhere holds up nobody else. A lost database (or commit)
+ * answers every one of them with its error, as one statement's would: the request names its
+ * withdrawal either way.
+ */
+export function withdrawalWriter(db: Db): (write: WithdrawalWrite) => Promise<TransactionRow | ReservationRefusal | 'replay'> {
+  const batched = grouped((writes: WithdrawalWrite[]) => writeBatch(db, writes), 50);
+  return async (write) => {
+    const written = await batched(write);
+    if (written === 'alone') return insertWithdrawal(db, write);
+    if ('error' in written) throw written.error;
+    return written.value;
+  };
+}
+
+async function writeBatch(db: Db, writes: WithdrawalWrite[]): Promise<Written[]> {
+  const inLockOrder = writes.toSorted((a, b) =>
+    a.reservation.accountId < b.reservation.accountId ? -1 : a.reservation.accountId > b.reservation.accountId ? 1 : 0,
+  );
+  let statementsRan = false;
+  try {
+    const rows = new Map<WithdrawalWrite, TransactionRow>();
+    await db.transaction().execute(async (tx) => {
+      await sql`SET LOCAL lock_timeout = ${sql.lit(BATCH_LOCK_TIMEOUT)}`.execute(tx);
+      for (const write of inLockOrder) rows.set(write, await writeOnce(tx, write, null));
+      statementsRan = true;
+    });
+    return writes.map((write) => {
+      const row = rows.get(write);
+      return row ? { value: row } : { error: new Error(`withdrawal ${write.transactionId} written without its row`) };
+    });
+  } catch (error) {
+    // Nothing of the batch was committed: a refusal, a late period, a lock awaited too long, a deadlock…: each decided alone.
+    if (!statementsRan && !isDatabaseUnavailable(error)) return writes.map(() => 'alone' as const);
+    return writes.map(() => ({ error }));
+  }
 }
 
 /**

@@ -88,7 +88,11 @@ export class WithdrawalService {
     private readonly config: Pick<Config, 'serviceName'>,
   ) {
     this.acknowledge = sends.acknowledgementWriter(db);
+    this.writeWithdrawal = repository.withdrawalWriter(db);
   }
+
+  /** New withdrawals, committed with those of concurrent requests. */
+  private readonly writeWithdrawal: ReturnType<typeof repository.withdrawalWriter>;
 
   /** The PSP's acceptances, recorded with those of concurrent requests. */
   private readonly acknowledge: (acknowledgement: sends.Acknowledgement) => Promise<boolean>;
@@ -203,7 +207,7 @@ export class WithdrawalService {
     };
     // From here the commit may land whatever the client hears: the answer names the withdrawal.
     progress.committing = transactionId;
-    const written = await repository.insertWithdrawal(this.db, write);
+    const written = await this.writeWithdrawal(write);
     if (written === 'replay' && key !== undefined) {
       // Nothing of this request was written: only the winner's id may be named from here.
       progress.committing = undefined;

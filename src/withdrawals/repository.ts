@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Executor, Tx } from '../platform/database.js';
-import { isDatabaseUnavailable } from '../platform/errors.js';
+import { errorCode, isDatabaseUnavailable } from '../platform/errors.js';
 import { grouped } from '../platform/grouped.js';
 import type { TransactionRow } from '../platform/schema.js';
 import {
@@ -60,10 +60,16 @@ type Written = { value: TransactionRow } | { error: unknown } | 'alone';
 
 /**
  * How long a statement of a batch waits for a lock (an account's balance row held by another
- * transaction) before the batch gives up and each of its withdrawals is written alone: a held
- * account delays the others of its batch by this much at most.
+ * transaction) before that withdrawal leaves the batch to be written alone, and how long its
+ * account's next withdrawals then skip the batches: a held account holds up the others once, briefly.
  */
 const BATCH_LOCK_TIMEOUT = '100ms';
+const HELD_ACCOUNT_MS = 1_000;
+/** A batch whose statements fail (refusals, held rows) runs again without the one that failed at most this many times; then the rest are written alone. */
+const BATCH_ATTEMPTS = 3;
+
+/** PostgreSQL's lock_not_available: lock_timeout ran out. */
+const LOCK_TIMEOUT = '55P03';
 
 /**
  * insertWithdrawal, with the withdrawals of concurrent requests written in one database
@@ -72,44 +78,65 @@ const BATCH_LOCK_TIMEOUT = '100ms';
  * 0.75–0.86 ms of PostgreSQL CPU per withdrawal with one, 0.99–1.05 with four).
  *
  * A batch takes its balance rows in account order, so batches of two processes never wait on each
- * other in a cycle, and waits at most BATCH_LOCK_TIMEOUT for each. A refusal raises an error that
- * undoes the whole batch (the statement's design): then, as after a lock awaited too long or any
- * statement's failure, each of its withdrawals is written alone by its own request, outside the
- * batches, so that an account held elsewhere holds up nobody else. A lost database (or commit)
- * answers every one of them with its error, as one statement's would: the request names its
- * withdrawal either way.
+ * other in a cycle. A statement that fails (a refusal raises its error, the statement's design; a
+ * row awaited longer than BATCH_LOCK_TIMEOUT) undoes the batch, which runs again without it; that
+ * one is written alone by its own request, outside the batches, and answers for itself (a refusal
+ * costs the batch's statements once more). Nothing is run again once COMMIT was sent: its outcome,
+ * unknown to all of the batch, answers each of them with its error, as one statement's loss did.
  */
 export function withdrawalWriter(db: Db): (write: WithdrawalWrite) => Promise<TransactionRow | ReservationRefusal | 'replay'> {
-  const batched = grouped((writes: WithdrawalWrite[]) => writeBatch(db, writes), 50);
+  const heldUntil = new Map<string, number>();
+  const held = (accountId: string) => {
+    const until = heldUntil.get(accountId);
+    if (until !== undefined && until <= Date.now()) heldUntil.delete(accountId);
+    return until !== undefined && until > Date.now();
+  };
+  const hold = (accountId: string) => heldUntil.set(accountId, Date.now() + HELD_ACCOUNT_MS);
+  const batched = grouped((writes: WithdrawalWrite[]) => writeBatch(db, writes, hold), 50);
   return async (write) => {
-    const written = await batched(write);
+    // An account whose row was held elsewhere a moment ago waits on its own, not in a batch.
+    const written = held(write.reservation.accountId) ? 'alone' : await batched(write);
     if (written === 'alone') return insertWithdrawal(db, write);
     if ('error' in written) throw written.error;
     return written.value;
   };
 }
 
-async function writeBatch(db: Db, writes: WithdrawalWrite[]): Promise<Written[]> {
-  const inLockOrder = writes.toSorted((a, b) =>
+async function writeBatch(db: Db, writes: WithdrawalWrite[], hold: (accountId: string) => void): Promise<Written[]> {
+  const outcomes = new Map<WithdrawalWrite, Written>();
+  let remaining = writes.toSorted((a, b) =>
     a.reservation.accountId < b.reservation.accountId ? -1 : a.reservation.accountId > b.reservation.accountId ? 1 : 0,
   );
-  let statementsRan = false;
-  try {
+  for (let attempt = 1; remaining.length > 0 && attempt <= BATCH_ATTEMPTS; attempt++) {
+    const progress: { running?: WithdrawalWrite; committing: boolean } = { committing: false };
     const rows = new Map<WithdrawalWrite, TransactionRow>();
-    await db.transaction().execute(async (tx) => {
-      await sql`SET LOCAL lock_timeout = ${sql.lit(BATCH_LOCK_TIMEOUT)}`.execute(tx);
-      for (const write of inLockOrder) rows.set(write, await writeOnce(tx, write, null));
-      statementsRan = true;
-    });
-    return writes.map((write) => {
-      const row = rows.get(write);
-      return row ? { value: row } : { error: new Error(`withdrawal ${write.transactionId} written without its row`) };
-    });
-  } catch (error) {
-    // Nothing of the batch was committed: a refusal, a late period, a lock awaited too long, a deadlock…: each decided alone.
-    if (!statementsRan && !isDatabaseUnavailable(error)) return writes.map(() => 'alone' as const);
-    return writes.map(() => ({ error }));
+    try {
+      await db.transaction().execute(async (tx) => {
+        await sql`SET LOCAL lock_timeout = ${sql.lit(BATCH_LOCK_TIMEOUT)}`.execute(tx);
+        for (const write of remaining) {
+          progress.running = write;
+          rows.set(write, await writeOnce(tx, write, null));
+        }
+        progress.committing = true;
+      });
+      for (const write of remaining) {
+        const row = rows.get(write);
+        outcomes.set(write, row ? { value: row } : { error: new Error(`withdrawal ${write.transactionId} written without its row`) });
+      }
+      return writes.map((write) => outcomes.get(write) ?? 'alone');
+    } catch (error) {
+      if (progress.committing) {
+        for (const write of remaining) outcomes.set(write, { error });
+        break;
+      }
+      // Nothing committed. A lost database: each is written alone and learns its own outcome.
+      const failed = progress.running;
+      if (failed === undefined || isDatabaseUnavailable(error)) break;
+      if (errorCode(error) === LOCK_TIMEOUT) hold(failed.reservation.accountId);
+      remaining = remaining.filter((write) => write !== failed);
+    }
   }
+  return writes.map((write) => outcomes.get(write) ?? 'alone');
 }
 
 /**

@@ -1,4 +1,6 @@
 import type { FeePlan } from '../config.js';
+import { InvalidRequestError } from '../errors.js';
+import { messages } from '../messages.js';
 import { recordOf } from '../platform/records.js';
 import type { AccountRow, AccountsTable, TransactionType } from '../platform/schema.js';
 
@@ -73,4 +75,10 @@ export function toAccount(row: AccountRow, feePlans: FeePlanRow[]): Account {
 export function presentAccount(account: Account) {
   const { id, createdAt, updatedAt, ...rest } = account;
   return { accountId: id, ...rest, createdAt: createdAt.getTime(), updatedAt: updatedAt.getTime() };
+}
+
+/** A charge's amount (a charge, a static QR code's, a recurrence's cycle) within the account's limits: else a 400 with the spec's messages. */
+export function assertChargeAmountAllowed(limits: AccountLimits, amountCents: number): void {
+  if (amountCents < limits.chargeMinCents) throw new InvalidRequestError(messages.amountBelowMinimum(limits.chargeMinCents));
+  if (amountCents > limits.chargeMaxCents) throw new InvalidRequestError(messages.amountAboveMaximum(limits.chargeMaxCents));
 }

@@ -1,4 +1,4 @@
-import type { Account } from '../accounts/model.js';
+import { assertChargeAmountAllowed, type Account } from '../accounts/model.js';
 import { InvalidRequestError, InvalidStateError, NotFoundError, ProviderFailedError, RateLimitedError } from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
 import { postMovement } from '../ledger/repository.js';
@@ -114,9 +114,7 @@ export class ChargeService {
   }
 
   private async write(account: Account, input: ChargeDraft): Promise<ChargeResult> {
-    const { limits } = account;
-    if (input.amountCents < limits.chargeMinCents) throw new InvalidRequestError(messages.amountBelowMinimum(limits.chargeMinCents));
-    if (input.amountCents > limits.chargeMaxCents) throw new InvalidRequestError(messages.amountAboveMaximum(limits.chargeMaxCents));
+    assertChargeAmountAllowed(account.limits, input.amountCents);
 
     const externalRef = input.externalRef ?? null;
     const now = this.clock.now();

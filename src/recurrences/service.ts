@@ -1,4 +1,4 @@
-import type { Account } from '../accounts/model.js';
+import { assertChargeAmountAllowed, type Account } from '../accounts/model.js';
 import type { AccountService } from '../accounts/service.js';
 import { postChargePaid } from '../charges/service.js';
 import { InvalidRequestError, InvalidStateError, NotFoundError, ProviderFailedError } from '../errors.js';
@@ -83,11 +83,9 @@ export class RecurrenceService {
   ) {}
 
   async create(account: Account, input: CreateRecurrenceBody): Promise<{ outcome: 'created' | 'replayed'; recurrence: RecurrenceRow }> {
-    const { chargeMinCents, chargeMaxCents } = account.limits;
-    if (input.amountCents < chargeMinCents) throw new InvalidRequestError(messages.amountBelowMinimum(chargeMinCents));
-    if (input.amountCents > chargeMaxCents || (input.maxAmountCents ?? 0) > chargeMaxCents) {
-      throw new InvalidRequestError(messages.amountAboveMaximum(chargeMaxCents));
-    }
+    assertChargeAmountAllowed(account.limits, input.amountCents);
+    const { chargeMaxCents } = account.limits;
+    if ((input.maxAmountCents ?? 0) > chargeMaxCents) throw new InvalidRequestError(messages.amountAboveMaximum(chargeMaxCents));
     const externalRef = input.externalRef ?? null;
     if (externalRef) {
       const existing = await repository.findRecurrenceByExternalRef(this.db, account.id, externalRef);
@@ -149,9 +147,7 @@ export class RecurrenceService {
    * provider may hold it with that amount), or is being sent while this commits.
    */
   async changeAmount(account: Account, id: string, amountCents: number): Promise<RecurrenceRow> {
-    const { chargeMinCents, chargeMaxCents } = account.limits;
-    if (amountCents < chargeMinCents) throw new InvalidRequestError(messages.amountBelowMinimum(chargeMinCents));
-    if (amountCents > chargeMaxCents) throw new InvalidRequestError(messages.amountAboveMaximum(chargeMaxCents));
+    assertChargeAmountAllowed(account.limits, amountCents);
     return this.db.transaction().execute(async (tx) => {
       const row = await this.lockOrThrow(tx, id, account.id);
       if (row.maxAmountCents === null) throw new InvalidStateError(messages.recurrenceAmountFixed);

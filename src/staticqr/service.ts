@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { Account } from '../accounts/model.js';
+import { assertChargeAmountAllowed, type Account } from '../accounts/model.js';
 import { InvalidRequestError, InvalidStateError, NotFoundError } from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
 import { renderQrImage, type QrFormat } from '../charges/qrImage.js';
@@ -39,10 +39,7 @@ export class StaticQrService {
   ) {}
 
   async create(account: Account, input: CreateStaticQrBody): Promise<{ outcome: 'created' | 'replayed'; code: StaticQrCodeRow }> {
-    if (input.amountCents !== undefined) {
-      if (input.amountCents < account.limits.chargeMinCents) throw new InvalidRequestError(messages.amountBelowMinimum(account.limits.chargeMinCents));
-      if (input.amountCents > account.limits.chargeMaxCents) throw new InvalidRequestError(messages.amountAboveMaximum(account.limits.chargeMaxCents));
-    }
+    if (input.amountCents !== undefined) assertChargeAmountAllowed(account.limits, input.amountCents);
     const externalRef = input.externalRef ?? null;
     if (externalRef) {
       const existing = await repository.findStaticQrCodeByExternalRef(this.db, account.id, externalRef);

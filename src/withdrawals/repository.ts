@@ -88,8 +88,10 @@ export function withdrawalWriter(db: Db): (write: WithdrawalWrite) => Promise<Tr
   const heldUntil = new Map<string, number>();
   const held = (accountId: string) => {
     const until = heldUntil.get(accountId);
-    if (until !== undefined && until <= Date.now()) heldUntil.delete(accountId);
-    return until !== undefined && until > Date.now();
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    heldUntil.delete(accountId);
+    return false;
   };
   const hold = (accountId: string) => heldUntil.set(accountId, Date.now() + HELD_ACCOUNT_MS);
   const batched = grouped((writes: WithdrawalWrite[]) => writeBatch(db, writes, hold), 50);

@@ -1,5 +1,6 @@
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import pg from 'pg';
+import pgUtils from 'pg/lib/utils.js';
 import { isDatabaseUnavailable } from './errors.js';
 
 /**
@@ -72,6 +73,139 @@ class RenamingQuery extends pg.Query {
   }
 }
 
+declare module 'pg' {
+  // A connection's record of its prepared statements, which pg keeps and its type definitions leave out.
+  interface Connection {
+    /** Statement name → text, for the statements the server confirmed as parsed. */
+    parsedStatements: Record<string, string | undefined>;
+    /** Statement name → text, for the statements sent to be parsed and not confirmed yet. */
+    submittedNamedStatements: Record<string, string | undefined>;
+  }
+}
+
+/** Stands, in place of a statement's text, for a pipeline of statements (see `pipelined` in database.ts). */
+export const PIPELINE = '-- pipeline of statements';
+
+/** What one statement of a pipeline answered: its rows, or its error. */
+export type PipelineOutcome<Row> = { rows: Row[] } | { error: Error };
+
+/** The answer of a statement that came after a failed one in its pipeline: the server skipped it. */
+export class StatementNotRunError extends Error {
+  constructor() {
+    super('not run: an earlier statement of its pipeline failed');
+  }
+}
+
+type PipelinedStatement = { text: string; values: (Buffer | string | null)[]; name: string | undefined };
+/** The pool's type parsers (database.ts), which every query's rows go through. */
+type TypeParsers = { getTypeParser(oid: number, format: 'text'): (value: string) => unknown };
+
+type CompiledStatement = { sql: string; parameters: readonly unknown[] };
+
+const isCompiledStatement = (value: unknown): value is CompiledStatement =>
+  typeof value === 'object' && value !== null && 'sql' in value && typeof value.sql === 'string' && 'parameters' in value && Array.isArray(value.parameters);
+
+/**
+ * Several statements sent at once, each as Parse (once per connection) / Bind / Describe /
+ * Execute, with one Sync after the last: the server runs them one after another without waiting
+ * for the client between them (PostgreSQL's extended protocol, "pipelining"). After a statement
+ * fails, the server skips the others up to the Sync: they answer StatementNotRunError. Rows come
+ * back with the same names and type parsers as every other query's.
+ */
+class StatementPipeline implements pg.Submittable {
+  private readonly outcomes: PipelineOutcome<unknown>[] = [];
+  private columns: { names: string[]; parsers: ((value: string) => unknown)[] } | undefined;
+  private rows: Record<string, unknown>[] = [];
+  private finished = false;
+
+  constructor(
+    private readonly statements: readonly PipelinedStatement[],
+    private readonly naming: ColumnNaming,
+    private readonly types: TypeParsers,
+    private readonly done: (outcomes: PipelineOutcome<unknown>[]) => void,
+  ) {}
+
+  submit(connection: pg.Connection): void {
+    connection.stream.cork();
+    try {
+      for (const { text, values, name } of this.statements) {
+        if (name === undefined || (connection.parsedStatements[name] === undefined && connection.submittedNamedStatements[name] === undefined)) {
+          connection.parse({ name: name ?? '', text, types: [] }, false);
+          if (name !== undefined) connection.submittedNamedStatements[name] = text;
+        }
+        connection.bind({ statement: name ?? '', values }, false);
+        connection.describe({ type: 'P', name: '' }, false);
+        connection.execute({ portal: '' }, false);
+      }
+      connection.sync();
+    } finally {
+      connection.stream.uncork();
+    }
+  }
+
+  handleRowDescription(message: { fields: { name: string; dataTypeID: number }[] }): void {
+    this.columns = {
+      names: message.fields.map((field) => this.naming(field.name)),
+      parsers: message.fields.map((field) => this.types.getTypeParser(field.dataTypeID, 'text')),
+    };
+  }
+
+  handleDataRow(message: { fields: (string | null)[] }): void {
+    const row: Record<string, unknown> = {};
+    const { names = [], parsers = [] } = this.columns ?? {};
+    message.fields.forEach((value, index) => {
+      const parse = parsers[index];
+      row[names[index] ?? String(index)] = value === null || parse === undefined ? value : parse(value);
+    });
+    this.rows.push(row);
+  }
+
+  handleCommandComplete(_message: unknown, connection: pg.Connection): void {
+    const statement = this.statements[this.outcomes.length];
+    if (statement?.name !== undefined) {
+      connection.parsedStatements[statement.name] = statement.text;
+      delete connection.submittedNamedStatements[statement.name];
+    }
+    this.outcomes.push({ rows: this.rows });
+    this.rows = [];
+    this.columns = undefined;
+  }
+
+  handleEmptyQuery(connection: pg.Connection): void {
+    this.handleCommandComplete(undefined, connection);
+  }
+
+  /** A statement's error (the server then skips the rest up to the Sync), or the connection's (then all of them fail with it). */
+  handleError(error: Error, connection: pg.Connection): void {
+    if (this.finished) return;
+    const failed = this.outcomes.length;
+    if (!(error instanceof pg.DatabaseError)) {
+      this.finish(this.statements.map(() => ({ error })));
+      return;
+    }
+    // A statement skipped after the failure was never parsed, unless its name was parsed by one before it.
+    const reached = new Set(this.statements.slice(0, failed + 1).map((statement) => statement.name));
+    for (const skipped of this.statements.slice(failed + 1)) {
+      if (skipped.name !== undefined && !reached.has(skipped.name)) delete connection.submittedNamedStatements[skipped.name];
+    }
+    this.finish([...this.outcomes, { error }, ...this.statements.slice(failed + 1).map(() => ({ error: new StatementNotRunError() }))]);
+  }
+
+  handleReadyForQuery(): void {
+    this.finish(this.outcomes);
+  }
+
+  handlePortalSuspended(): void {
+    // Never: each Execute asks for all its rows.
+  }
+
+  private finish(outcomes: PipelineOutcome<unknown>[]): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.done(outcomes);
+  }
+}
+
 /** The pool Kysely's PostgresDialect uses: statements run prepared, rows come back with camelCase properties. */
 /** Told when the server drops a connection (restart, failover, a proxy reaping it, pg_terminate_backend). */
 export type ConnectionLost = (error: Error) => void;
@@ -82,6 +216,9 @@ export class GatewayPool implements PostgresPool {
     private readonly pool: pg.Pool,
     private readonly naming: ColumnNaming,
     private readonly onConnectionLost: ConnectionLost,
+    private readonly types: TypeParsers,
+    /** false: a pipeline's statements are sent one after another (PGlite's connection left a pipeline unanswered). */
+    private readonly pipelining: boolean,
     private readonly statements = new StatementNames(),
   ) {
     // An idle connection the server drops: pg-pool discards it, then emits this (unhandled, it
@@ -105,7 +242,7 @@ export class GatewayPool implements PostgresPool {
     // One wrapper per connection: Kysely keys its connection objects on the client's identity.
     let wrapped = this.clients.get(client);
     if (!wrapped) {
-      wrapped = new GatewayClient(client, this.naming, this.statements);
+      wrapped = new GatewayClient(client, this.naming, this.statements, this.types, this.pipelining);
       this.clients.set(client, wrapped);
     }
     return wrapped;
@@ -124,6 +261,8 @@ class GatewayClient implements PostgresPoolClient {
     private readonly client: pg.PoolClient,
     private readonly naming: ColumnNaming,
     private readonly statements: StatementNames,
+    private readonly types: TypeParsers,
+    private readonly pipelining: boolean,
   ) {}
 
   query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
@@ -131,6 +270,7 @@ class GatewayClient implements PostgresPoolClient {
   query<R>(textOrCursor: string | PostgresCursor<R>, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
     // eslint-disable-next-line @typescript-eslint/consistent-type-assertions, @typescript-eslint/no-unnecessary-type-assertion -- Kysely's cursor and pg's Submittable are the same object under two type definitions
     if (typeof textOrCursor !== 'string') return this.client.query(textOrCursor as never) as PostgresCursor<R>;
+    if (textOrCursor === PIPELINE) return this.pipeline(parameters ?? []);
     const values = parameters ? [...parameters] : [];
     const name = values.length > 0 ? this.statements.nameFor(textOrCursor) : undefined;
     // An empty values array keeps pg on the simple protocol; named ones go prepared.
@@ -146,6 +286,55 @@ class GatewayClient implements PostgresPoolClient {
         reject(error);
       };
       this.client.query(new RenamingQuery(textOrCursor, values, name, done, this.naming));
+    });
+  }
+
+  /** The statements compiled in `items`, sent as one pipeline; the rows of the answer are their outcomes, in order. */
+  private async pipeline<R>(items: readonly unknown[]): Promise<PostgresQueryResult<R>> {
+    const compiled = items.map((item) => {
+      if (!isCompiledStatement(item)) throw new Error('a pipeline holds compiled statements only');
+      return item;
+    });
+    const outcomes = this.pipelining ? await this.sendTogether(compiled) : await this.sendInTurn(compiled);
+    // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the rows of a pipeline's answer are its outcomes, by `pipelined`'s contract (database.ts)
+    return { command: 'SELECT', rowCount: outcomes.length, rows: outcomes as unknown as R[] };
+  }
+
+  /** The same outcomes as sendTogether, one statement at a time. */
+  private async sendInTurn(compiled: readonly CompiledStatement[]): Promise<PipelineOutcome<unknown>[]> {
+    const outcomes: PipelineOutcome<unknown>[] = [];
+    for (const { sql, parameters } of compiled) {
+      if (outcomes.some((outcome) => 'error' in outcome)) {
+        outcomes.push({ error: new StatementNotRunError() });
+        continue;
+      }
+      try {
+        outcomes.push({ rows: (await this.query<unknown>(sql, parameters)).rows });
+      } catch (error) {
+        outcomes.push({ error: error instanceof Error ? error : new Error(String(error)) });
+      }
+    }
+    return outcomes;
+  }
+
+  private sendTogether(compiled: readonly CompiledStatement[]): Promise<PipelineOutcome<unknown>[]> {
+    const statements = compiled.map((item): PipelinedStatement => {
+      const values = item.parameters.map((value) => pgUtils.prepareValue(value));
+      return { text: item.sql, values, name: values.length > 0 ? this.statements.nameFor(item.sql) : undefined };
+    });
+    return new Promise((resolve) => {
+      const done = (outcomes: PipelineOutcome<unknown>[]) => {
+        outcomes.forEach((outcome, index) => {
+          if (!('error' in outcome)) return;
+          const statement = statements[index];
+          // A statement the server skipped says nothing of its prepared form: named anew, every connection would prepare it again.
+          if (outcome.error instanceof StatementNotRunError) return;
+          if (statement?.name !== undefined && isStalePreparedStatement(outcome.error)) this.statements.renew(statement.text);
+          if (isDatabaseUnavailable(outcome.error)) this.broken = true;
+        });
+        resolve(outcomes);
+      };
+      this.client.query(new StatementPipeline(statements, this.naming, this.types, done));
     });
   }
 

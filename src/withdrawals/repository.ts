@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Db, Executor, Tx } from '../platform/database.js';
+import { pipelined, type Db, type Executor, type Tx } from '../platform/database.js';
 import { errorCode, isDatabaseUnavailable } from '../platform/errors.js';
 import { grouped } from '../platform/grouped.js';
 import type { TransactionRow } from '../platform/schema.js';
@@ -115,9 +115,18 @@ async function writeBatch(db: Db, writes: WithdrawalWrite[], hold: (accountId: s
     try {
       await db.transaction().execute(async (tx) => {
         await sql`SET LOCAL lock_timeout = ${sql.lit(BATCH_LOCK_TIMEOUT)}`.execute(tx);
-        for (const write of remaining) {
+        // Sent together: awaiting each statement before sending the next made a batch wait for
+        // its own process between statements (about 70% of the batch's time).
+        const outcomes = await pipelined<TransactionRow>(
+          tx,
+          remaining.map((write) => withdrawalStatement(write, null).compile(tx.withoutPlugins())),
+        );
+        for (const [index, outcome] of outcomes.entries()) {
+          const write = remaining[index];
+          if (write === undefined) continue;
           progress.running = write;
-          rows.set(write, await writeOnce(tx, write, null));
+          if ('error' in outcome) throw outcome.error;
+          rows.set(write, writtenRow(write, outcome.rows));
         }
         progress.committing = true;
       });
@@ -146,10 +155,18 @@ async function writeBatch(db: Db, writes: WithdrawalWrite[], hold: (accountId: s
  * snake_case already, and the plugin's pass rebuilt each of its ~300 nodes on every call.
  */
 async function writeOnce(db: Executor, write: WithdrawalWrite, given: PeriodSums | null): Promise<TransactionRow> {
+  const { rows } = await withdrawalStatement(write, given).execute(db.withoutPlugins());
+  return writtenRow(write, rows);
+}
+
+function withdrawalStatement(write: WithdrawalWrite, given: PeriodSums | null) {
   const extra = [write.send && sql`send AS (${write.send})`, write.alert && sql`alert AS (${write.alert})`].filter((part) => part !== undefined);
-  const { rows } = await sql<TransactionRow>`
+  return sql<TransactionRow>`
     WITH ${withdrawalReservation(write.reservation, given, write.claim)}, ${write.creation}${extra.length > 0 ? sql`, ${sql.join(extra)}` : sql``}
-    SELECT created.* FROM created, verdict`.execute(db.withoutPlugins());
+    SELECT created.* FROM created, verdict`;
+}
+
+function writtenRow(write: WithdrawalWrite, rows: TransactionRow[]): TransactionRow {
   const [row] = rows;
   if (!row) throw new Error(`withdrawal ${write.transactionId} written without its row`);
   return row;

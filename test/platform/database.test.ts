@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/platform/database.js';
-import { StatementNames } from '../../src/platform/postgresPool.js';
+import { openDatabase, pipelined, type Database } from '../../src/platform/database.js';
+import { StatementNames, StatementNotRunError } from '../../src/platform/postgresPool.js';
 import { precompiled } from '../../src/platform/precompiled.js';
 import { parseTimestamptz, TIMESTAMPTZ_OID } from '../../src/platform/timestamps.js';
 import pg from 'pg';
@@ -49,6 +49,58 @@ describe('prepared statements', () => {
   it('leaves statements without parameters on the simple protocol', async () => {
     await sql`SELECT 'no parameters here' AS plain`.execute(database.db);
     expect((await preparedStatements()).some((row) => row.statement.includes('no parameters here'))).toBe(false);
+  });
+});
+
+describe(`pipelined statements (${serverUrl ? 'sent together' : 'PGlite: sent in turn'})`, () => {
+  /** `text` makes a statement text of its own: one the connection has not prepared yet. */
+  const insert = (id: number, amountCents: number, text = 'first') =>
+    sql<{ id: number; amountCents: number; createdAt: Date }>`INSERT /* ${sql.raw(text)} */ INTO pipeline_probe (id, amount_cents, created_at)
+      VALUES (${id}, ${amountCents}::int8, ${new Date(Date.UTC(2026, 10, 27, 12, 0, id))}) RETURNING id, amount_cents, created_at`;
+  const countRows = async () => Number((await sql<{ count: number }>`SELECT count(*)::int AS count FROM pipeline_probe`.execute(database.db)).rows[0]?.count);
+
+  beforeAll(async () => {
+    // The pool has one connection: the temporary table, and what it has prepared, stay with it.
+    await sql`CREATE TEMPORARY TABLE pipeline_probe (id int PRIMARY KEY, amount_cents int8 NOT NULL CHECK (amount_cents > 0), created_at timestamptz NOT NULL)`.execute(
+      database.db,
+    );
+  });
+
+  it("answers each statement's rows in order, with the names and types of every other query", async () => {
+    const outcomes = await database.db.transaction().execute((tx) =>
+      pipelined(
+        tx,
+        [1, 2, 3].map((id) => insert(id, id * 100).compile(tx)),
+      ),
+    );
+    expect(outcomes).toEqual([1, 2, 3].map((id) => ({ rows: [{ id, amountCents: id * 100, createdAt: new Date(Date.UTC(2026, 10, 27, 12, 0, id)) }] })));
+    expect(await countRows()).toBe(3);
+  });
+
+  it('stops at the first failure: the ones before answer, the failed one its error, the rest were not run; the same statements run again on the connection', async () => {
+    await sql`DELETE FROM pipeline_probe`.execute(database.db);
+    const attempt = database.db.transaction().execute(async (tx) => {
+      const outcomes = await pipelined(
+        tx,
+        [insert(10, 1, 'second'), insert(11, -5, 'third'), insert(12, 1, 'third'), insert(13, 1, 'fourth')].map((statement) => statement.compile(tx)),
+      );
+      expect(outcomes[0]).toEqual({ rows: [expect.objectContaining({ id: 10 })] });
+      expect(outcomes[1]).toEqual({ error: expect.objectContaining({ code: '23514' }) });
+      expect(outcomes.slice(2)).toEqual([{ error: expect.any(StatementNotRunError) }, { error: expect.any(StatementNotRunError) }]);
+      throw new Error('rolled back');
+    });
+    await expect(attempt).rejects.toThrow('rolled back');
+    expect(await countRows()).toBe(0);
+    // What the connection has prepared is known exactly: the failed statement's text was parsed
+    // before it failed, the last one's never was; both run again.
+    const again = await database.db.transaction().execute((tx) =>
+      pipelined(
+        tx,
+        [insert(20, 1, 'third'), insert(21, 2, 'fourth')].map((statement) => statement.compile(tx)),
+      ),
+    );
+    expect(again.map((outcome) => ('rows' in outcome ? outcome.rows.length : outcome.error.message))).toEqual([1, 1]);
+    expect(await countRows()).toBe(2);
   });
 });
 

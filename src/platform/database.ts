@@ -37,6 +37,7 @@ export type Executor = Db | Tx;
 export async function pipelined<Row>(tx: Tx, statements: readonly CompiledQuery[]): Promise<PipelineOutcome<Row>[]> {
   // Without plugins: the outcomes are not rows to rename.
   const { rows } = await tx.withoutPlugins().executeQuery<PipelineOutcome<Row>>(CompiledQuery.raw(PIPELINE, [...statements]));
+  if (rows.length !== statements.length) throw new Error(`a pipeline of ${statements.length} statements answered ${rows.length} outcomes`);
   return rows;
 }
 

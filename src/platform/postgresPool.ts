@@ -38,7 +38,8 @@ export class StatementNames {
 /** Errors after which a prepared statement must be prepared again under a new name. */
 function isStalePreparedStatement(error: Error & { code?: string }): boolean {
   if (error.code === undefined) return true; // failed in pg before reaching the server (e.g. a value it could not serialize)
-  return error.code === '26000' || (error.code === '0A000' && error.message.includes('cached plan'));
+  // 42P05: prepared already, where this connection's record said not (it then names the text anew).
+  return error.code === '26000' || error.code === '42P05' || (error.code === '0A000' && error.message.includes('cached plan'));
 }
 
 /** How result columns are named on the rows (snake_case column → camelCase property). */
@@ -116,6 +117,11 @@ class StatementPipeline implements pg.Submittable {
   private readonly outcomes: PipelineOutcome<unknown>[] = [];
   private columns: { names: string[]; parsers: ((value: string) => unknown)[] } | undefined;
   private rows: Record<string, unknown>[] = [];
+  /** A row of the current statement the gateway could not read (a type parser threw). */
+  private unreadable: Error | undefined;
+  /** The statements sent with a Parse, in order, whose ParseComplete has not come yet. */
+  private readonly parsing: PipelinedStatement[] = [];
+  private connection: pg.Connection | undefined;
   private finished = false;
 
   constructor(
@@ -126,12 +132,18 @@ class StatementPipeline implements pg.Submittable {
   ) {}
 
   submit(connection: pg.Connection): void {
+    this.connection = connection;
+    // pg records a name as prepared on its ParseComplete for the query that has the name; a
+    // pipeline has many: each ParseComplete answers the oldest Parse sent.
+    connection.on('parseComplete', this.parseCompleted);
     connection.stream.cork();
     try {
-      for (const { text, values, name } of this.statements) {
+      for (const statement of this.statements) {
+        const { text, values, name } = statement;
         if (name === undefined || (connection.parsedStatements[name] === undefined && connection.submittedNamedStatements[name] === undefined)) {
           connection.parse({ name: name ?? '', text, types: [] }, false);
           if (name !== undefined) connection.submittedNamedStatements[name] = text;
+          this.parsing.push(statement);
         }
         connection.bind({ statement: name ?? '', values }, false);
         connection.describe({ type: 'P', name: '' }, false);
@@ -143,6 +155,13 @@ class StatementPipeline implements pg.Submittable {
     }
   }
 
+  private readonly parseCompleted = (): void => {
+    const parsed = this.parsing.shift();
+    if (parsed?.name === undefined || !this.connection) return;
+    this.connection.parsedStatements[parsed.name] = parsed.text;
+    delete this.connection.submittedNamedStatements[parsed.name];
+  };
+
   handleRowDescription(message: { fields: { name: string; dataTypeID: number }[] }): void {
     this.columns = {
       names: message.fields.map((field) => this.naming(field.name)),
@@ -151,43 +170,40 @@ class StatementPipeline implements pg.Submittable {
   }
 
   handleDataRow(message: { fields: (string | null)[] }): void {
+    if (this.unreadable) return;
     const row: Record<string, unknown> = {};
     const { names = [], parsers = [] } = this.columns ?? {};
-    message.fields.forEach((value, index) => {
-      const parse = parsers[index];
-      row[names[index] ?? String(index)] = value === null || parse === undefined ? value : parse(value);
-    });
+    try {
+      message.fields.forEach((value, index) => {
+        const parse = parsers[index];
+        row[names[index] ?? String(index)] = value === null || parse === undefined ? value : parse(value);
+      });
+    } catch (error) {
+      // Thrown here, it would escape through the socket's handler; the statement fails instead (as pg.Query does).
+      this.unreadable = error instanceof Error ? error : new Error(String(error));
+      return;
+    }
     this.rows.push(row);
   }
 
-  handleCommandComplete(_message: unknown, connection: pg.Connection): void {
-    const statement = this.statements[this.outcomes.length];
-    if (statement?.name !== undefined) {
-      connection.parsedStatements[statement.name] = statement.text;
-      delete connection.submittedNamedStatements[statement.name];
-    }
-    this.outcomes.push({ rows: this.rows });
+  handleCommandComplete(): void {
+    this.outcomes.push(this.unreadable ? { error: this.unreadable } : { rows: this.rows });
     this.rows = [];
     this.columns = undefined;
+    this.unreadable = undefined;
   }
 
-  handleEmptyQuery(connection: pg.Connection): void {
-    this.handleCommandComplete(undefined, connection);
+  handleEmptyQuery(): void {
+    this.handleCommandComplete();
   }
 
   /** A statement's error (the server then skips the rest up to the Sync), or the connection's (then all of them fail with it). */
-  handleError(error: Error, connection: pg.Connection): void {
-    if (this.finished) return;
-    const failed = this.outcomes.length;
+  handleError(error: Error): void {
     if (!(error instanceof pg.DatabaseError)) {
       this.finish(this.statements.map(() => ({ error })));
       return;
     }
-    // A statement skipped after the failure was never parsed, unless its name was parsed by one before it.
-    const reached = new Set(this.statements.slice(0, failed + 1).map((statement) => statement.name));
-    for (const skipped of this.statements.slice(failed + 1)) {
-      if (skipped.name !== undefined && !reached.has(skipped.name)) delete connection.submittedNamedStatements[skipped.name];
-    }
+    const failed = this.outcomes.length;
     this.finish([...this.outcomes, { error }, ...this.statements.slice(failed + 1).map(() => ({ error: new StatementNotRunError() }))]);
   }
 
@@ -202,6 +218,12 @@ class StatementPipeline implements pg.Submittable {
   private finish(outcomes: PipelineOutcome<unknown>[]): void {
     if (this.finished) return;
     this.finished = true;
+    const { connection } = this;
+    if (connection) {
+      connection.off('parseComplete', this.parseCompleted);
+      // A Parse never answered (it failed, or the server skipped it after an earlier failure): not prepared there.
+      for (const unparsed of this.parsing) if (unparsed.name !== undefined) delete connection.submittedNamedStatements[unparsed.name];
+    }
     this.done(outcomes);
   }
 }
@@ -327,9 +349,11 @@ class GatewayClient implements PostgresPoolClient {
         outcomes.forEach((outcome, index) => {
           if (!('error' in outcome)) return;
           const statement = statements[index];
-          // A statement the server skipped says nothing of its prepared form: named anew, every connection would prepare it again.
-          if (outcome.error instanceof StatementNotRunError) return;
-          if (statement?.name !== undefined && isStalePreparedStatement(outcome.error)) this.statements.renew(statement.text);
+          // Only the server's answer about a statement says its prepared form is stale: named anew
+          // for any other failure (one the server skipped, a lost connection), every connection would prepare it again.
+          if (statement?.name !== undefined && outcome.error instanceof pg.DatabaseError && isStalePreparedStatement(outcome.error)) {
+            this.statements.renew(statement.text);
+          }
           if (isDatabaseUnavailable(outcome.error)) this.broken = true;
         });
         resolve(outcomes);

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, pipelined, type Database } from '../../src/platform/database.js';
-import { StatementNames, StatementNotRunError } from '../../src/platform/postgresPool.js';
+import { openDatabase, pipelined, type Database, type Tx } from '../../src/platform/database.js';
+import { errorCode } from '../../src/platform/errors.js';
+import { StatementNames, StatementNotRunError, type PipelineOutcome } from '../../src/platform/postgresPool.js';
 import { precompiled } from '../../src/platform/precompiled.js';
 import { parseTimestamptz, TIMESTAMPTZ_OID } from '../../src/platform/timestamps.js';
 import pg from 'pg';
@@ -55,15 +56,19 @@ describe('prepared statements', () => {
 describe(`pipelined statements (${serverUrl ? 'sent together' : 'PGlite: sent in turn'})`, () => {
   /** `text` makes a statement text of its own: one the connection has not prepared yet. */
   const insert = (id: number, amountCents: number, text = 'first') =>
-    sql<{ id: number; amountCents: number; createdAt: Date }>`INSERT /* ${sql.raw(text)} */ INTO pipeline_probe (id, amount_cents, created_at)
-      VALUES (${id}, ${amountCents}::int8, ${new Date(Date.UTC(2026, 10, 27, 12, 0, id))}) RETURNING id, amount_cents, created_at`;
+    sql<{ id: number; amountCents: number; createdAt: Date; details: { id: number } | null; tags: string[] }>`INSERT /* ${sql.raw(text)} */
+      INTO pipeline_probe (id, amount_cents, created_at, details, tags)
+      VALUES (${id}, ${amountCents}::int8, ${new Date(Date.UTC(2026, 10, 27, 12, 0, id))}, ${id % 2 === 1 ? { id } : null}::jsonb, ${[`t${id}`, 'x']}::text[])
+      RETURNING id, amount_cents, created_at, details, tags`;
   const countRows = async () => Number((await sql<{ count: number }>`SELECT count(*)::int AS count FROM pipeline_probe`.execute(database.db)).rows[0]?.count);
+  const inTransaction = (statements: (tx: Tx) => CompiledQuery[]) => database.db.transaction().execute((tx) => pipelined(tx, statements(tx)));
+  const failedCodes = (outcomes: PipelineOutcome<unknown>[]) =>
+    outcomes.map((outcome) => ('error' in outcome ? (errorCode(outcome.error) ?? outcome.error.name) : 'ok'));
 
   beforeAll(async () => {
     // The pool has one connection: the temporary table, and what it has prepared, stay with it.
-    await sql`CREATE TEMPORARY TABLE pipeline_probe (id int PRIMARY KEY, amount_cents int8 NOT NULL CHECK (amount_cents > 0), created_at timestamptz NOT NULL)`.execute(
-      database.db,
-    );
+    await sql`CREATE TEMPORARY TABLE pipeline_probe (id int PRIMARY KEY, amount_cents int8 NOT NULL CHECK (amount_cents > 0),
+      created_at timestamptz NOT NULL, details jsonb, tags text[] NOT NULL)`.execute(database.db);
   });
 
   it("answers each statement's rows in order, with the names and types of every other query", async () => {
@@ -73,8 +78,16 @@ describe(`pipelined statements (${serverUrl ? 'sent together' : 'PGlite: sent in
         [1, 2, 3].map((id) => insert(id, id * 100).compile(tx)),
       ),
     );
-    expect(outcomes).toEqual([1, 2, 3].map((id) => ({ rows: [{ id, amountCents: id * 100, createdAt: new Date(Date.UTC(2026, 10, 27, 12, 0, id)) }] })));
-    expect(await countRows()).toBe(3);
+    expect(outcomes).toEqual(
+      [1, 2, 3].map((id) => ({
+        rows: [
+          { id, amountCents: id * 100, createdAt: new Date(Date.UTC(2026, 10, 27, 12, 0, id)), details: id % 2 === 1 ? { id } : null, tags: [`t${id}`, 'x'] },
+        ],
+      })),
+    );
+    // The same rows as a query outside a pipeline reads them.
+    const read = await sql`SELECT id, amount_cents, created_at, details, tags FROM pipeline_probe ORDER BY id`.execute(database.db);
+    expect(read.rows).toEqual(outcomes.flatMap((outcome) => ('rows' in outcome ? outcome.rows : [])));
   });
 
   it('stops at the first failure: the ones before answer, the failed one its error, the rest were not run; the same statements run again on the connection', async () => {
@@ -101,6 +114,30 @@ describe(`pipelined statements (${serverUrl ? 'sent together' : 'PGlite: sent in
     );
     expect(again.map((outcome) => ('rows' in outcome ? outcome.rows.length : outcome.error.message))).toEqual([1, 1]);
     expect(await countRows()).toBe(2);
+  });
+
+  it("keeps the connection's prepared statements known when a text's first use fails, then runs alone or is skipped in a later pipeline", async () => {
+    const refused = inTransaction((tx) => [insert(30, -1, 'fifth').compile(tx)]);
+    await expect(refused).resolves.toEqual([{ error: expect.objectContaining({ code: '23514' }) }]);
+    // Alone: refused, then written (the record said "being parsed"; an error of a query alone clears that).
+    await expect(insert(31, -1, 'fifth').execute(database.db)).rejects.toMatchObject({ code: '23514' });
+    expect((await insert(32, 1, 'fifth').execute(database.db)).rows).toHaveLength(1);
+
+    expect(failedCodes(await inTransaction((tx) => [insert(40, -1, 'sixth').compile(tx)]))).toEqual(['23514']);
+    // Skipped after another's failure: that says nothing of 'sixth', which the server holds.
+    expect(failedCodes(await inTransaction((tx) => [insert(41, -1, 'seventh').compile(tx), insert(42, 1, 'sixth').compile(tx)]))).toEqual(['23514', 'Error']);
+    expect((await insert(43, 1, 'sixth').execute(database.db)).rows).toHaveLength(1);
+    expect((await insert(44, 1, 'seventh').execute(database.db)).rows).toHaveLength(1);
+  });
+
+  it('fails a statement whose row the gateway cannot read, without throwing out of the driver; the connection goes on', async () => {
+    const attempt = database.db.transaction().execute(async (tx) => {
+      const outcomes = await pipelined(tx, [sql`SELECT ${9_007_199_254}::int8 * 10000000 AS big`.compile(tx), insert(50, 1, 'eighth').compile(tx)]);
+      expect(outcomes[0]).toEqual({ error: expect.objectContaining({ message: 'integer out of safe range: 90071992540000000' }) });
+      throw new Error('rolled back');
+    });
+    await expect(attempt).rejects.toThrow('rolled back');
+    expect((await insert(51, 1, 'eighth').execute(database.db)).rows).toHaveLength(1);
   });
 });
 

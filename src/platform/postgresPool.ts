@@ -111,7 +111,8 @@ const isCompiledStatement = (value: unknown): value is CompiledStatement =>
  * Execute, with one Sync after the last: the server runs them one after another without waiting
  * for the client between them (PostgreSQL's extended protocol, "pipelining"). After a statement
  * fails, the server skips the others up to the Sync: they answer StatementNotRunError. Rows come
- * back with the same names and type parsers as every other query's.
+ * back with the same names and type parsers as every other query's; a row a parser cannot read
+ * fails its statement (which ran), and the statements after it still run and answer.
  */
 class StatementPipeline implements pg.Submittable {
   private readonly outcomes: PipelineOutcome<unknown>[] = [];
@@ -123,6 +124,8 @@ class StatementPipeline implements pg.Submittable {
   private readonly parsing: PipelinedStatement[] = [];
   private connection: pg.Connection | undefined;
   private finished = false;
+  /** pg wraps this when the connection has a `query_timeout`: calling it clears pg's timer, which would otherwise fire after the end. */
+  callback: () => void = () => undefined;
 
   constructor(
     private readonly statements: readonly PipelinedStatement[],
@@ -224,6 +227,7 @@ class StatementPipeline implements pg.Submittable {
       // A Parse never answered (it failed, or the server skipped it after an earlier failure): not prepared there.
       for (const unparsed of this.parsing) if (unparsed.name !== undefined) delete connection.submittedNamedStatements[unparsed.name];
     }
+    this.callback();
     this.done(outcomes);
   }
 }

@@ -125,15 +125,38 @@ describe(`pipelined statements (${serverUrl ? 'sent together' : 'PGlite: sent in
 
     expect(failedCodes(await inTransaction((tx) => [insert(40, -1, 'sixth').compile(tx)]))).toEqual(['23514']);
     // Skipped after another's failure: that says nothing of 'sixth', which the server holds.
-    expect(failedCodes(await inTransaction((tx) => [insert(41, -1, 'seventh').compile(tx), insert(42, 1, 'sixth').compile(tx)]))).toEqual(['23514', 'Error']);
+    const skipping = await inTransaction((tx) => [insert(41, -1, 'seventh').compile(tx), insert(42, 1, 'sixth').compile(tx)]);
+    expect(skipping).toEqual([{ error: expect.objectContaining({ code: '23514' }) }, { error: expect.any(StatementNotRunError) }]);
     expect((await insert(43, 1, 'sixth').execute(database.db)).rows).toHaveLength(1);
     expect((await insert(44, 1, 'seventh').execute(database.db)).rows).toHaveLength(1);
+  });
+
+  it('keeps Parse answers in step with statements without parameters (unnamed) among them', async () => {
+    const outcomes = await inTransaction((tx) => [
+      sql`SELECT 1 AS one`.compile(tx),
+      insert(60, 1, 'ninth').compile(tx),
+      sql`SELECT 2 AS two`.compile(tx),
+      insert(61, -1, 'tenth').compile(tx),
+      insert(62, 1, 'eleventh').compile(tx),
+    ]);
+    expect(failedCodes(outcomes)).toEqual(['ok', 'ok', 'ok', '23514', 'Error']);
+    expect(outcomes[4]).toEqual({ error: expect.any(StatementNotRunError) });
+    // Each text, alone: prepared already ('ninth', 'tenth') or not yet ('eleventh'), as the record says.
+    for (const [id, text] of [
+      [63, 'ninth'],
+      [64, 'tenth'],
+      [65, 'eleventh'],
+    ] as const) {
+      expect((await insert(id, 1, text).execute(database.db)).rows).toHaveLength(1);
+    }
   });
 
   it('fails a statement whose row the gateway cannot read, without throwing out of the driver; the connection goes on', async () => {
     const attempt = database.db.transaction().execute(async (tx) => {
       const outcomes = await pipelined(tx, [sql`SELECT ${9_007_199_254}::int8 * 10000000 AS big`.compile(tx), insert(50, 1, 'eighth').compile(tx)]);
       expect(outcomes[0]).toEqual({ error: expect.objectContaining({ message: 'integer out of safe range: 90071992540000000' }) });
+      // Sent together, the statement after it ran (one by one, on PGlite, it was not sent).
+      expect(outcomes[1]).toEqual(serverUrl ? { rows: [expect.objectContaining({ id: 50 })] } : { error: expect.any(StatementNotRunError) });
       throw new Error('rolled back');
     });
     await expect(attempt).rejects.toThrow('rolled back');

@@ -28,13 +28,13 @@ export type Tx = Transaction<DB>;
 export type Executor = Db | Tx;
 
 /**
- * Runs `statements` on the executor's connection, one after another, sent together and answered
- * together: one round trip where each would wait for the one before it. Inside a transaction, as
- * its statements; an outcome per statement, in order; after the first the server refuses, the
- * others answer StatementNotRunError (it skipped them); a lost connection fails all of them. An
- * error outcome does not always mean "not written": a statement whose rows the gateway could not
- * read (a type parser threw) ran, and so did those after it. So a caller rolls back on any error.
- * Not for autocommit: the server would run them as one implicit transaction.
+ * Runs `statements` in the transaction, one after another, sent together and answered together:
+ * one round trip where each would wait for the one before it. An outcome per statement, in order;
+ * after the first the server refuses, the others answer StatementNotRunError (it skipped them); a
+ * lost connection fails all of them. An error outcome does not always mean "not written": a
+ * statement whose rows the gateway could not read (a type parser threw) ran, and so did those
+ * after it. So a caller rolls back on any error. Not for autocommit: the server would run them as
+ * one implicit transaction.
  */
 export async function pipelined<Row>(tx: Tx, statements: readonly CompiledQuery[]): Promise<PipelineOutcome<Row>[]> {
   // Without plugins: the outcomes are not rows to rename.

@@ -232,10 +232,10 @@ class StatementPipeline implements pg.Submittable {
   }
 }
 
-/** The pool Kysely's PostgresDialect uses: statements run prepared, rows come back with camelCase properties. */
 /** Told when the server drops a connection (restart, failover, a proxy reaping it, pg_terminate_backend). */
 export type ConnectionLost = (error: Error) => void;
 
+/** The pool Kysely's PostgresDialect uses: statements run prepared, rows come back with camelCase properties. */
 export class GatewayPool implements PostgresPool {
   private readonly clients = new WeakMap<pg.PoolClient, GatewayClient>();
   constructor(
@@ -330,17 +330,14 @@ class GatewayClient implements PostgresPoolClient {
   private async sendInTurn(compiled: readonly CompiledStatement[]): Promise<PipelineOutcome<unknown>[]> {
     const outcomes: PipelineOutcome<unknown>[] = [];
     for (const { sql, parameters } of compiled) {
-      if (outcomes.some((outcome) => 'error' in outcome)) {
-        outcomes.push({ error: new StatementNotRunError() });
-        continue;
-      }
       try {
         outcomes.push({ rows: (await this.query<unknown>(sql, parameters)).rows });
       } catch (error) {
         outcomes.push({ error: error instanceof Error ? error : new Error(String(error)) });
+        break;
       }
     }
-    return outcomes;
+    return [...outcomes, ...compiled.slice(outcomes.length).map(() => ({ error: new StatementNotRunError() }))];
   }
 
   private sendTogether(compiled: readonly CompiledStatement[]): Promise<PipelineOutcome<unknown>[]> {

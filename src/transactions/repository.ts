@@ -1,9 +1,10 @@
 import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
 import type { NewTransaction, TransactionRow, TransactionStatus, TransactionType } from '../platform/schema.js';
+import { grouped } from '../platform/grouped.js';
 import { precompiled } from '../platform/precompiled.js';
 import { eventsWithDeliveries, type NewEvent } from '../webhooks/repository.js';
-import { PRESENTED_COLUMNS } from './presenter.js';
+import { PRESENTED_COLUMNS, type PresentedRow } from './presenter.js';
 import type { Transition } from './states.js';
 
 /** A transaction of the account (of any account only where the caller is the operator or the provider: `undefined`). */
@@ -22,9 +23,6 @@ export async function findTransactionAccountId(db: Executor, transactionId: stri
   return (await db.selectFrom('transactions').select('accountId').where('id', '=', transactionId).executeTakeFirst())?.accountId;
 }
 
-const presentedById = precompiled((db, accountId: string, transactionId: string) =>
-  db.selectFrom('transactions').select(PRESENTED_COLUMNS).where('id', '=', transactionId).where('accountId', '=', accountId),
-);
 const recentPresented = precompiled((db, accountId: string, limit: number) =>
   db.selectFrom('transactions').select(PRESENTED_COLUMNS).where('accountId', '=', accountId).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit),
 );
@@ -64,9 +62,32 @@ const presentedOfTypeAfter = precompiled((db, accountId: string, type: Transacti
     .limit(limit),
 );
 
-/** One transaction of the account, with the columns the API shows. */
-export async function findPresentedTransaction(db: Executor, accountId: string, transactionId: string) {
-  return (await presentedById(db, accountId, transactionId))[0];
+/** A read of one transaction: whose it must be, and its id. */
+type PresentedWanted = { accountId: string; transactionId: string };
+
+const presentedByIds = precompiled((db, accountIds: string[], transactionIds: string[]) =>
+  db
+    .selectFrom('transactions')
+    .select([...PRESENTED_COLUMNS, 'accountId'])
+    .where(sql<boolean>`(account_id, id) IN (SELECT * FROM unnest(${accountIds}::uuid[], ${transactionIds}::uuid[]))`),
+);
+
+/**
+ * One transaction of the account, with the columns the API shows; the reads of concurrent
+ * requests in one statement (platform/grouped.ts): one round trip and one row description for
+ * many, where each read was both. Each read names its account in the statement, and gets a row
+ * only when the row is that account's.
+ */
+export function presentedReader(db: Executor): (wanted: PresentedWanted) => Promise<PresentedRow | undefined> {
+  return grouped(async (wanted: PresentedWanted[]) => {
+    const rows = await presentedByIds(
+      db,
+      wanted.map((read) => read.accountId),
+      wanted.map((read) => read.transactionId),
+    );
+    const found = new Map(rows.map(({ accountId, ...row }) => [`${accountId} ${row.id}`, row]));
+    return wanted.map((read) => found.get(`${read.accountId} ${read.transactionId}`));
+  });
 }
 
 /**

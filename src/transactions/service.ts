@@ -2,6 +2,7 @@ import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
+import { isId } from '../platform/ids.js';
 import { purgeExpiredIdempotencyKeys } from './idempotencyRepository.js';
 import type { PresentedRow } from './presenter.js';
 import * as repository from './repository.js';
@@ -24,14 +25,22 @@ const matchesNothing = ({ type, status }: { type?: TransactionType | undefined; 
 
 /** The merchant's reads of its transactions (both types). */
 export class TransactionService {
+  private readonly readPresented: ReturnType<typeof repository.presentedReader>;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.readPresented = repository.presentedReader(db);
+  }
 
-  /** One transaction of the account; another merchant's is simply not found (spec: 404, not 403). */
+  /**
+   * One transaction of the account; another merchant's is simply not found (spec: 404, not 403).
+   * Read together with the reads of concurrent requests; an id that is none is not read at all
+   * (a value the statement's uuid[] refuses would fail the others' reads with it).
+   */
   async get(accountId: string, transactionId: string): Promise<PresentedRow> {
-    const row = await repository.findPresentedTransaction(this.db, accountId, transactionId);
+    const row = isId(transactionId) ? await this.readPresented({ accountId, transactionId }) : undefined;
     if (!row) throw new NotFoundError(messages.transactionNotFound);
     return row;
   }

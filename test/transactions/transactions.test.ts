@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
+import { presentedReader } from '../../src/transactions/repository.js';
 import { createCharge } from '../helpers/api.js';
 import { chargeBody, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
@@ -201,6 +202,38 @@ describe('GET /v1/transactions/{id}', () => {
     expect(response.body).toEqual({ error: NOT_FOUND });
     // ... while its owner reads it.
     expect((await getOne(other, othersId)).status).toBe(200);
+  });
+
+  it('reads read together keep to their own accounts', async () => {
+    // A lone read runs at once; the ones asked meanwhile run together in one statement
+    // (presentedReader): both merchants ask for both charges in that one batch.
+    const read = presentedReader(gateway.database.db);
+    const [first, ...together] = await Promise.all([
+      read({ accountId: merchant.accountId, transactionId: ownId }),
+      read({ accountId: other.accountId, transactionId: othersId }),
+      read({ accountId: merchant.accountId, transactionId: othersId }),
+      read({ accountId: other.accountId, transactionId: ownId }),
+      read({ accountId: merchant.accountId, transactionId: ownId }),
+      read({ accountId: merchant.accountId, transactionId: newId() }),
+    ]);
+    expect(first?.id).toBe(ownId);
+    expect(together.map((row) => row?.id)).toEqual([othersId, undefined, undefined, ownId, undefined]);
+    expect(together[3]).toEqual(first);
+  });
+
+  it('concurrent requests of two merchants each read only their own', async () => {
+    const pairs: { reader: Merchant; id: string; owner: boolean }[] = [
+      { reader: merchant, id: ownId, owner: true },
+      { reader: other, id: othersId, owner: true },
+      { reader: merchant, id: othersId, owner: false },
+      { reader: other, id: ownId, owner: false },
+    ];
+    const asked = Array.from({ length: 6 }, () => pairs.map(({ reader, id, owner }) => ({ owner, answer: getOne(reader, id) }))).flat();
+    for (const { owner, answer } of asked) {
+      const response = await answer;
+      expect(response.status).toBe(owner ? 200 : 404);
+      if (!owner) expect(response.body).toEqual({ error: NOT_FOUND });
+    }
   });
 
   it("another merchant's transaction is not in the list either", async () => {

@@ -190,6 +190,20 @@ describe('rate limits and caps, per account', () => {
     expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201); // minute 1: 2 of 2
   });
 
+  it('…and fits in its own window when that window has room, though a later window was opened meanwhile', async () => {
+    const merchant = await fundedMerchant(1_000_000, { limits: { withdrawPerSecond: 100, withdrawPerMinute: 2, withdrawPerHour: 100 } });
+    startNextHour(gateway);
+    gateway.clock.advance(10_000);
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201); // minute 0: 1 of 2
+    gateway.clock.advance(50_000); // minute 1
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201);
+    gateway.clock.advance(-20_000); // stamped in minute 0, written after minute 1's first
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201); // minute 0: 2 of 2
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).body).toEqual({ error: 'Muitos saques em curto intervalo. Aguarde alguns instantes.' });
+    gateway.clock.advance(20_000);
+    expect((await withdraw(gateway, merchant, withdrawalToHolder())).status).toBe(201); // minute 1: 2 of 2
+  });
+
   it('daily and monthly caps count what was withdrawn (failed ones excluded)', async () => {
     const merchant = await fundedMerchant(1_000_000, { limits: { ...RELAXED.limits, withdrawDailyCents: 2_500, withdrawMonthlyCents: 4_000 } });
     const now = gateway.clock.now();

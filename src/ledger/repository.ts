@@ -101,16 +101,16 @@ export type WithdrawnPeriod = { day: string; month: string };
  * The SQL of one rate window on the balance row, which keeps its latest window's count and the
  * count of the window before it: the count this withdrawal is checked against (its window's, with
  * it; a window older than those two — a clock behind by more than a window — counts in the one
- * before the latest), and the row's windows after it. Built once: the withdrawal's own window and
- * the one before it are columns of the statement's `reserving` CTE.
+ * before the latest), and the row's windows after it.
  */
-function rateWindowParts(name: RateWindowName) {
+function rateWindowParts(name: RateWindowName, at: Date) {
+  const windowMs = RATE_WINDOW_MS[name];
+  const start = windowBounds({ windowMs }, at).windowStart.getTime();
+  const [own, before] = [start, start - windowMs].map((time) => sql`${new Date(time)}::timestamptz`);
   const latest = sql.ref(`withdraw_${name}_start`);
   const count = sql.ref(`withdraw_${name}_count`);
   const previous = sql.ref(`withdraw_${name}_prev_count`);
   const counted = sql.ref(`${name}_count`);
-  const own = sql.ref(`reserving.${name}_own`);
-  const before = sql.ref(`reserving.${name}_before`);
   return {
     counted: sql`CASE WHEN ${latest} = ${own} THEN ${count} + 1 WHEN ${latest} < ${own} THEN 1 ELSE ${previous} + 1 END AS ${counted}`,
     kept: sql`${latest} = greatest(${latest}, ${own}),
@@ -118,33 +118,15 @@ function rateWindowParts(name: RateWindowName) {
         ${previous} = CASE WHEN ${latest} = ${own} THEN ${previous} WHEN ${latest} = ${before} THEN ${count} WHEN ${latest} < ${own} THEN 0 ELSE verdict.${counted} END`,
   };
 }
-const WINDOW_PARTS = RATE_WINDOWS.map(rateWindowParts);
-const WINDOWS_COUNTED = sql.join(WINDOW_PARTS.map((window) => window.counted));
-const WINDOWS_KEPT = sql.join(WINDOW_PARTS.map((window) => window.kept));
-
-/** The reservation's values, one column each of its `reserving` CTE: its own and previous window of each rate window. */
-function windowValues(at: Date): RawBuilder<unknown> {
-  return sql.join(
-    RATE_WINDOWS.map((name) => {
-      const windowMs = RATE_WINDOW_MS[name];
-      const start = windowBounds({ windowMs }, at).windowStart.getTime();
-      return sql`${new Date(start)}::timestamptz AS ${sql.ref(`${name}_own`)}, ${new Date(start - windowMs)}::timestamptz AS ${sql.ref(`${name}_before`)}`;
-    }),
-  );
-}
-
-/** The refusals of a reservation: the statement's own constants, literals rather than parameters to bind on every call. */
-const refuse = (reason: string) => sql`gateway_refusal(${sql.lit(reason)}::text)`;
 
 /**
- * A new withdrawal's reservation as the first CTEs of its statement (`reserving`, its values once
- * each; `locked`, then `claim` when given, `counted`, `verdict`, `balance`, `entries`): counts it
- * in the balance row's rate windows and withdrawn sums and posts its debit. The balance row is
- * locked first, so the windows, the caps and the spendable balance are read as the last
- * withdrawal of the account committed them. A refusal (reservationRefusalOf) raises an error,
- * which undoes every CTE of the statement: a `claim` (an externalRef's, run after the lock) that
- * returns no row, then a window, a cap or the spendable balance (available − blocked), in that
- * order.
+ * A new withdrawal's reservation as the first CTEs of its statement (`locked`, then `claim` when
+ * given, `verdict`, `balance`, `entries`): counts it in the balance row's rate windows and
+ * withdrawn sums and posts its debit. The balance row is locked first, so the windows, the caps and
+ * the spendable balance are read as the last withdrawal of the account committed them. A refusal
+ * (reservationRefusalOf) raises an error, which undoes every CTE of the statement: a `claim` (an
+ * externalRef's, run after the lock) that returns no row, then a window, a cap or the spendable
+ * balance (available − blocked), in that order.
  *
  * When the row's sums already belong to a later day or month than the withdrawal's (it was stamped
  * just before midnight and got the lock after one of the next day, or its process's clock is
@@ -158,49 +140,43 @@ export function withdrawalReservation(reservation: WithdrawalReservation, given:
   const debitEntries = reservation.debit
     ? sql`, entries AS (${entriesInsert({ ...reservation.debit, accountId: reservation.accountId, at: reservation.at }, newId())})`
     : sql``;
+  const windows = RATE_WINDOWS.map((name) => rateWindowParts(name, reservation.at));
   const { second, minute, hour } = reservation.rateLimits;
+  // The reasons are the statement's own constants: literals, not parameters to bind on every call.
+  const refuse = (reason: string) => sql`gateway_refusal(${sql.lit(reason)}::text)`;
   // A sum of a later day or month than the withdrawal's is NULL here: 'late', unless the period's sums are given.
-  return sql`reserving AS (
-      SELECT ${day}::date AS own_day, ${month}::date AS own_month, ${reservation.at}::timestamptz AS reserved_at,
-             ${reservation.amountCents}::int8 AS amount_cents, ${debitCents}::int8 AS debit_cents,
-             ${given?.dayCents ?? null}::int8 AS given_day_cents, ${given?.monthCents ?? null}::int8 AS given_month_cents,
-             ${second}::int8 AS second_limit, ${minute}::int8 AS minute_limit, ${hour}::int8 AS hour_limit,
-             ${reservation.caps.dailyCents}::int8 AS daily_cap_cents, ${reservation.caps.monthlyCents}::int8 AS monthly_cap_cents,
-             ${windowValues(reservation.at)}
-    ), locked AS (
-      SELECT * FROM balances WHERE account_id = ${reservation.accountId} FOR UPDATE
-    )${claim ? sql`, claim AS (${claim})` : sql``}, counted AS (
-      SELECT locked.available_cents - locked.blocked_cents AS spendable_cents,
-             CASE WHEN reserving.given_day_cents IS NOT NULL THEN reserving.given_day_cents
-                  WHEN withdrawn_day = reserving.own_day THEN withdrawn_day_cents WHEN withdrawn_day < reserving.own_day THEN 0 END AS day_cents,
-             CASE WHEN reserving.given_month_cents IS NOT NULL THEN reserving.given_month_cents
-                  WHEN withdrawn_month = reserving.own_month THEN withdrawn_month_cents WHEN withdrawn_month < reserving.own_month THEN 0 END AS month_cents,
-             ${WINDOWS_COUNTED}
-      FROM reserving LEFT JOIN locked ON true
-    ), verdict AS (
-      SELECT CASE WHEN spendable_cents IS NULL THEN ${refuse(NO_BALANCE_ROW)}
+  return sql`locked AS (
+      SELECT available_cents - blocked_cents AS spendable_cents,
+             CASE WHEN ${given !== null}::boolean THEN ${given?.dayCents ?? 0}::int8
+                  WHEN withdrawn_day = ${day}::date THEN withdrawn_day_cents WHEN withdrawn_day < ${day}::date THEN 0 END AS day_cents,
+             CASE WHEN ${given !== null}::boolean THEN ${given?.monthCents ?? 0}::int8
+                  WHEN withdrawn_month = ${month}::date THEN withdrawn_month_cents WHEN withdrawn_month < ${month}::date THEN 0 END AS month_cents,
+             ${sql.join(windows.map((window) => window.counted))}
+      FROM balances WHERE account_id = ${reservation.accountId} FOR UPDATE
+    )${claim ? sql`, claim AS (${claim})` : sql``}, verdict AS (
+      SELECT CASE WHEN locked.spendable_cents IS NULL THEN ${refuse(NO_BALANCE_ROW)}
                   ${claim ? sql`WHEN NOT EXISTS (SELECT 1 FROM claim) THEN ${refuse('replay')}` : sql``}
-                  WHEN second_count > reserving.second_limit THEN ${refuse('rate:second')}
-                  WHEN minute_count > reserving.minute_limit THEN ${refuse('rate:minute')}
-                  WHEN hour_count > reserving.hour_limit THEN ${refuse('rate:hour')}
+                  WHEN second_count > ${second} THEN ${refuse('rate:second')}
+                  WHEN minute_count > ${minute} THEN ${refuse('rate:minute')}
+                  WHEN hour_count > ${hour} THEN ${refuse('rate:hour')}
                   WHEN day_cents IS NULL OR month_cents IS NULL THEN ${refuse('late')}
-                  WHEN day_cents + reserving.amount_cents > reserving.daily_cap_cents THEN ${refuse('cap:daily')}
-                  WHEN month_cents + reserving.amount_cents > reserving.monthly_cap_cents THEN ${refuse('cap:monthly')}
-                  WHEN reserving.debit_cents > 0 AND spendable_cents < reserving.debit_cents THEN ${refuse('balance:insufficient')} END AS refusal,
+                  WHEN day_cents + ${reservation.amountCents} > ${reservation.caps.dailyCents} THEN ${refuse('cap:daily')}
+                  WHEN month_cents + ${reservation.amountCents} > ${reservation.caps.monthlyCents} THEN ${refuse('cap:monthly')}
+                  WHEN ${debitCents}::int8 > 0 AND spendable_cents < ${debitCents} THEN ${refuse('balance:insufficient')} END AS refusal,
              second_count, minute_count, hour_count
-      FROM counted, reserving
+      FROM (SELECT) AS one LEFT JOIN locked ON true
     ), balance AS (
       UPDATE balances SET
-        available_cents = available_cents - reserving.debit_cents,
-        withdrawn_day_cents = CASE WHEN withdrawn_day = reserving.own_day THEN withdrawn_day_cents + reserving.amount_cents
-                                   WHEN withdrawn_day < reserving.own_day THEN reserving.amount_cents ELSE withdrawn_day_cents END,
-        withdrawn_day = greatest(withdrawn_day, reserving.own_day),
-        withdrawn_month_cents = CASE WHEN withdrawn_month = reserving.own_month THEN withdrawn_month_cents + reserving.amount_cents
-                                     WHEN withdrawn_month < reserving.own_month THEN reserving.amount_cents ELSE withdrawn_month_cents END,
-        withdrawn_month = greatest(withdrawn_month, reserving.own_month),
-        ${WINDOWS_KEPT},
-        updated_at = greatest(updated_at, reserving.reserved_at)
-      FROM verdict, reserving
+        available_cents = available_cents - ${debitCents},
+        withdrawn_day_cents = CASE WHEN withdrawn_day = ${day}::date THEN withdrawn_day_cents + ${reservation.amountCents}
+                                   WHEN withdrawn_day < ${day}::date THEN ${reservation.amountCents} ELSE withdrawn_day_cents END,
+        withdrawn_day = greatest(withdrawn_day, ${day}::date),
+        withdrawn_month_cents = CASE WHEN withdrawn_month = ${month}::date THEN withdrawn_month_cents + ${reservation.amountCents}
+                                     WHEN withdrawn_month < ${month}::date THEN ${reservation.amountCents} ELSE withdrawn_month_cents END,
+        withdrawn_month = greatest(withdrawn_month, ${month}::date),
+        ${sql.join(windows.map((window) => window.kept))},
+        updated_at = greatest(updated_at, ${reservation.at}::timestamptz)
+      FROM verdict
       WHERE account_id = ${reservation.accountId}
       RETURNING 1
     )${debitEntries}`;

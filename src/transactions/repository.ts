@@ -62,6 +62,9 @@ const presentedOfTypeAfter = precompiled((db, accountId: string, type: Transacti
     .limit(limit),
 );
 
+/** How long the reads of one statement wait for it before they answer 503 and the next reads run (grouped's deadline). */
+const READ_DEADLINE_MS = 10_000;
+
 /** A read of one transaction: whose it must be, and its id. */
 type PresentedWanted = { accountId: string; transactionId: string };
 
@@ -79,15 +82,18 @@ const presentedByIds = precompiled((db, accountIds: string[], transactionIds: st
  * only when the row is that account's.
  */
 export function presentedReader(db: Executor): (wanted: PresentedWanted) => Promise<PresentedRow | undefined> {
-  return grouped(async (wanted: PresentedWanted[]) => {
-    const rows = await presentedByIds(
-      db,
-      wanted.map((read) => read.accountId),
-      wanted.map((read) => read.transactionId),
-    );
-    const found = new Map(rows.map(({ accountId, ...row }) => [`${accountId} ${row.id}`, row]));
-    return wanted.map((read) => found.get(`${read.accountId} ${read.transactionId}`));
-  });
+  return grouped(
+    async (wanted: PresentedWanted[]) => {
+      const rows = await presentedByIds(
+        db,
+        wanted.map((read) => read.accountId),
+        wanted.map((read) => read.transactionId),
+      );
+      const found = new Map(rows.map(({ accountId, ...row }) => [`${accountId} ${row.id}`, row]));
+      return wanted.map((read) => found.get(`${read.accountId} ${read.transactionId}`));
+    },
+    { deadlineMs: READ_DEADLINE_MS },
+  );
 }
 
 /**

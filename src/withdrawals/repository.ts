@@ -94,7 +94,7 @@ export function withdrawalWriter(db: Db): (write: WithdrawalWrite) => Promise<Tr
     return false;
   };
   const hold = (accountId: string) => heldUntil.set(accountId, Date.now() + HELD_ACCOUNT_MS);
-  const batched = grouped((writes: WithdrawalWrite[]) => writeBatch(db, writes, hold), 50);
+  const batched = grouped((writes: WithdrawalWrite[]) => writeBatch(db, writes, hold), { maxBatch: 50 });
   return async (write) => {
     // An account whose row was held elsewhere a moment ago waits on its own, not in a batch.
     const written = held(write.reservation.accountId) ? 'alone' : await batched(write);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { grouped } from '../../src/platform/grouped.js';
+import { isDatabaseUnavailable } from '../../src/platform/errors.js';
+import { grouped, OverdueError } from '../../src/platform/grouped.js';
 
 /** A write whose calls are recorded and finished by the test, one at a time. */
 function controlledWrite() {
@@ -54,7 +55,7 @@ describe('grouped', () => {
 
   it('writes at most maxBatch items at a time', async () => {
     const { calls, write } = controlledWrite();
-    const submit = grouped(write, 2);
+    const submit = grouped(write, { maxBatch: 2 });
     const all = ['a', 'b', 'c', 'd', 'e'].map(submit);
     await settle();
     calls[0]?.finish();
@@ -64,6 +65,28 @@ describe('grouped', () => {
     calls[2]?.finish();
     expect(await Promise.all(all)).toEqual(['a:written', 'b:written', 'c:written', 'd:written', 'e:written']);
     expect(calls.map((call) => call.items)).toEqual([['a'], ['b', 'c'], ['d', 'e']]);
+  });
+
+  it('with a deadline, fails a batch that has not answered by then as the database unavailable, and runs the next', async () => {
+    const { calls, write } = controlledWrite();
+    const submit = grouped(write, { deadlineMs: 30 });
+    const stuck = submit('a');
+    await settle();
+    const next = submit('b');
+    const failure: unknown = await stuck.catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OverdueError);
+    expect(isDatabaseUnavailable(failure)).toBe(true);
+    await settle();
+    expect(calls.map((call) => call.items)).toEqual([['a'], ['b']]);
+    calls[1]?.finish();
+    expect(await next).toBe('b:written');
+    calls[0]?.finish(new Error('answered late')); // nobody's to handle
+    await settle();
+  });
+
+  it('with a deadline, answers a batch that answers in time', async () => {
+    const submit = grouped(async (items: string[]) => items.map((item) => `${item}:read`), { deadlineMs: 1_000 });
+    expect(await Promise.all([submit('a'), submit('b')])).toEqual(['a:read', 'b:read']);
   });
 
   it('refuses an answer without one result per item', async () => {

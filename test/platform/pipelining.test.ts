@@ -48,12 +48,13 @@ async function closedByServer(sockets: Socket[]): Promise<void> {
   );
 }
 
-async function timedHealth(): Promise<number> {
-  const started = performance.now();
+/** Another client's request, answered in full while the abusers hold their connections. */
+async function health(): Promise<{ status: number; body: string }> {
   const response = await fetch(`http://127.0.0.1:${port}/healthz`);
-  expect(response.status).toBe(200);
-  return performance.now() - started;
+  return { status: response.status, body: await response.text() };
 }
+
+const stillOpen = (sockets: Socket[]) => sockets.filter((socket) => !socket.destroyed && !socket.closed).length;
 
 beforeAll(async () => {
   port = await freePort();
@@ -76,21 +77,20 @@ afterAll(() => {
 });
 
 describe.runIf(process.platform === 'linux')('pipelining clients that never read', { timeout: 60_000 }, () => {
-  it('ten sockets × 2,000 GET /openapi.json: RSS bounded, abusers closed, others answered promptly', async () => {
+  it('ten sockets × 2,000 GET /openapi.json: RSS bounded, others answered while the abusers hold on, abusers closed', async () => {
     const before = rssMiB();
     const sockets = abuse(10, 2_000, 'GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n');
     let peak = before;
-    const latencies: number[] = [];
+    // What happened, not how fast (that is the benchmark's to judge): every other client's
+    // request is answered in full while all ten abusers are still connected, never reading.
     for (let probe = 0; probe < 10; probe++) {
-      latencies.push(await timedHealth());
+      expect(await health()).toEqual({ status: 200, body: '{"status":"ok"}' });
+      expect(stillOpen(sockets)).toBe(10);
       peak = Math.max(peak, rssMiB());
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     peak = Math.max(peak, rssMiB());
     expect(peak - before).toBeLessThan(256);
-    // While the flood is parsed the first probe may wait a little; after that, at once.
-    expect(Math.max(...latencies)).toBeLessThan(2_000);
-    expect(latencies.sort((a, b) => a - b)[5]).toBeLessThan(100);
     await closedByServer(sockets);
   });
 
@@ -99,7 +99,8 @@ describe.runIf(process.platform === 'linux')('pipelining clients that never read
     const sockets = abuse(4, 2_000, `GET /v1/transactions?limit=100 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\n\r\n`);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(rssMiB() - before).toBeLessThan(256);
-    expect(await timedHealth()).toBeLessThan(1_000);
+    expect(await health()).toEqual({ status: 200, body: '{"status":"ok"}' });
+    expect(stillOpen(sockets)).toBe(4);
     await closedByServer(sockets);
   });
 

@@ -26,8 +26,8 @@ export function grouped<Item, Result>(
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(batch.length);
       try {
-        const running = run(batch.map((waiting) => waiting.item));
-        const results = await (deadlineMs === undefined ? running : withinDeadline(running, deadlineMs));
+        const answer = run(batch.map((waiting) => waiting.item));
+        const results = await (deadlineMs === undefined ? answer : withinDeadline(answer, deadlineMs));
         if (results.length !== batch.length) throw new Error(`grouped call answered ${results.length} results for ${batch.length} items`);
         results.forEach((result, index) => batch[index]?.resolve(result));
       } catch (error) {

@@ -2,6 +2,7 @@ import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
 import type { NewTransaction, TransactionRow, TransactionStatus, TransactionType } from '../platform/schema.js';
 import { grouped } from '../platform/grouped.js';
+import { isId } from '../platform/ids.js';
 import { precompiled } from '../platform/precompiled.js';
 import { eventsWithDeliveries, type NewEvent } from '../webhooks/repository.js';
 import { PRESENTED_COLUMNS, type PresentedRow } from './presenter.js';
@@ -79,10 +80,11 @@ const presentedByIds = precompiled((db, accountIds: string[], transactionIds: st
  * One transaction of the account, with the columns the API shows; the reads of concurrent
  * requests in one statement (platform/grouped.ts): one round trip and one row description for
  * many, where each read was both. Each read names its account in the statement, and gets a row
- * only when the row is that account's.
+ * only when the row is that account's. An id that is none is not read at all: a value the
+ * statement's uuid[] refuses would fail the others' reads with it.
  */
 export function presentedReader(db: Executor): (wanted: PresentedWanted) => Promise<PresentedRow | undefined> {
-  return grouped(
+  const read = grouped(
     async (wanted: PresentedWanted[]) => {
       const rows = await presentedByIds(
         db,
@@ -94,6 +96,7 @@ export function presentedReader(db: Executor): (wanted: PresentedWanted) => Prom
     },
     { deadlineMs: READ_DEADLINE_MS },
   );
+  return async (wanted) => (isId(wanted.transactionId) ? read(wanted) : undefined);
 }
 
 /**

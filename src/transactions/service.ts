@@ -2,7 +2,6 @@ import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
-import { isId } from '../platform/ids.js';
 import { purgeExpiredIdempotencyKeys } from './idempotencyRepository.js';
 import type { PresentedRow } from './presenter.js';
 import * as repository from './repository.js';
@@ -36,11 +35,10 @@ export class TransactionService {
 
   /**
    * One transaction of the account; another merchant's is simply not found (spec: 404, not 403).
-   * Read together with the reads of concurrent requests; an id that is none is not read at all
-   * (a value the statement's uuid[] refuses would fail the others' reads with it).
+   * Read together with the reads of concurrent requests (repository.presentedReader).
    */
   async get(accountId: string, transactionId: string): Promise<PresentedRow> {
-    const row = isId(transactionId) ? await this.readPresented({ accountId, transactionId }) : undefined;
+    const row = await this.readPresented({ accountId, transactionId });
     if (!row) throw new NotFoundError(messages.transactionNotFound);
     return row;
   }

@@ -215,9 +215,10 @@ describe('GET /v1/transactions/{id}', () => {
       read({ accountId: other.accountId, transactionId: ownId }),
       read({ accountId: merchant.accountId, transactionId: ownId }),
       read({ accountId: merchant.accountId, transactionId: newId() }),
+      read({ accountId: merchant.accountId, transactionId: 'abc' }), // not read: it would fail the others' statement
     ]);
     expect(first?.id).toBe(ownId);
-    expect(together.map((row) => row?.id)).toEqual([othersId, undefined, undefined, ownId, undefined]);
+    expect(together.map((row) => row?.id)).toEqual([othersId, undefined, undefined, ownId, undefined, undefined]);
     expect(together[3]).toEqual(first);
   });
 

@@ -26,15 +26,22 @@ function merchantDeltaOf(movement: Pick<Movement, 'kind' | 'entries'>): number {
   return movement.entries.filter((entry) => entry.book === 'merchant').reduce((sum, entry) => sum + entry.amountCents, 0);
 }
 
-/** A movement's ledger entries, in their order, written only when the statement's `balance` CTE moved the balance row. */
-function entriesInsert(movement: Omit<Movement, 'forbidNegativeBalance'>, movementId: string) {
+/**
+ * The entries of movements, in their order, as one insert (a CTE of the caller's statement); with
+ * `afterBalance`, written only when the statement's `balance` CTE moved the balance row.
+ */
+function entriesInsert(movements: readonly (Omit<Movement, 'forbidNegativeBalance'> & { movementId: string })[], options: { afterBalance: boolean }) {
+  const entries = movements.flatMap((movement) => movement.entries.map((entry) => ({ movement, entry })));
+  const column = <T>(value: (entry: (typeof entries)[number]) => T) => entries.map(value);
   return sql`
       INSERT INTO ledger_entries (account_id, movement_id, book, kind, transaction_id, amount_cents, memo, created_at)
-      SELECT ${movement.accountId}::uuid, ${movementId}::uuid, entry.book, ${movement.kind}::text, ${movement.transactionId ?? null}::uuid,
-             entry.amount_cents, ${movement.memo ?? null}::text, ${movement.at}::timestamptz
-      FROM balance, unnest(${movement.entries.map((entry) => entry.book)}::text[], ${movement.entries.map((entry) => entry.amountCents)}::int8[])
-           WITH ORDINALITY AS entry(book, amount_cents, position)
-      ORDER BY entry.position`;
+      SELECT e.account_id, e.movement_id, e.book, e.kind, e.transaction_id, e.amount_cents, e.memo, e.at
+      FROM ${options.afterBalance ? sql`balance, ` : sql``}unnest(${column(({ movement }) => movement.accountId)}::uuid[], ${column(({ movement }) => movement.movementId)}::uuid[],
+                  ${column(({ entry }) => entry.book)}::text[], ${column(({ movement }) => movement.kind)}::text[],
+                  ${column(({ movement }) => movement.transactionId ?? null)}::uuid[], ${column(({ entry }) => entry.amountCents)}::int8[],
+                  ${column(({ movement }) => movement.memo ?? null)}::text[], ${column(({ movement }) => movement.at)}::timestamptz[])
+           WITH ORDINALITY AS e(account_id, movement_id, book, kind, transaction_id, amount_cents, memo, at, position)
+      ORDER BY e.position`;
 }
 
 /**
@@ -53,7 +60,7 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
       WHERE account_id = ${movement.accountId} AND (NOT ${movement.forbidNegativeBalance ?? false}::boolean OR ${merchantDelta}::int8 >= 0 OR available_cents + ${merchantDelta} >= 0)
         AND available_cents + ${merchantDelta} BETWEEN ${sql.lit(-Number.MAX_SAFE_INTEGER)} AND ${sql.lit(Number.MAX_SAFE_INTEGER)}
       RETURNING available_cents
-    ), entries AS (${entriesInsert(movement, movementId)})
+    ), entries AS (${entriesInsert([{ ...movement, movementId }], { afterBalance: true })})
     SELECT available_cents FROM balance`.execute(tx);
   const balance = rows[0];
   if (balance) return { movementId, availableCents: balance.availableCents };
@@ -121,8 +128,9 @@ function rateWindowParts(name: RateWindowName, at: Date) {
 
 /**
  * A new withdrawal's reservation as the first CTEs of its statement (`locked`, then `claim` when
- * given, `verdict`, `balance`, `entries`): counts it in the balance row's rate windows and
- * withdrawn sums and posts its debit. The balance row is locked first, so the windows, the caps and
+ * given, `verdict`, `balance`): counts it in the balance row's rate windows and withdrawn sums
+ * and takes its debit off the balance (its entries are withdrawalDebits', written in the same
+ * database transaction). The balance row is locked first, so the windows, the caps and
  * the spendable balance are read as the last withdrawal of the account committed them. A refusal
  * (reservationRefusalOf) raises an error, which undoes every CTE of the statement: a `claim` (an
  * externalRef's, run after the lock) that returns no row, then a window, a cap or the spendable
@@ -136,10 +144,6 @@ function rateWindowParts(name: RateWindowName, at: Date) {
 export function withdrawalReservation(reservation: WithdrawalReservation, given: PeriodSums | null, claim?: RawBuilder<unknown>): RawBuilder<unknown> {
   const { day, month } = withdrawnPeriods(reservation.at);
   const debitCents = reservation.debit ? -merchantDeltaOf(reservation.debit) : 0;
-  // Manual mode counts the withdrawal without a debit: no entries then.
-  const debitEntries = reservation.debit
-    ? sql`, entries AS (${entriesInsert({ ...reservation.debit, accountId: reservation.accountId, at: reservation.at }, newId())})`
-    : sql``;
   const windows = RATE_WINDOWS.map((name) => rateWindowParts(name, reservation.at));
   const { second, minute, hour } = reservation.rateLimits;
   // The reasons are the statement's own constants: literals, not parameters to bind on every call.
@@ -179,7 +183,16 @@ export function withdrawalReservation(reservation: WithdrawalReservation, given:
       FROM verdict
       WHERE account_id = ${reservation.accountId}
       RETURNING 1
-    )${debitEntries}`;
+    )`;
+}
+
+/**
+ * The ledger entries of the debits of withdrawals whose reservations (withdrawalReservation) hold,
+ * in one insert for a caller's statement; manual mode's reservations debit nothing.
+ */
+export function withdrawalDebits(reservations: readonly WithdrawalReservation[]): RawBuilder<unknown> {
+  const movements = reservations.flatMap(({ debit, accountId, at }) => (debit ? [{ ...debit, accountId, at, movementId: newId() }] : []));
+  return entriesInsert(movements, { afterBalance: false });
 }
 
 /** The refusal of a reservation that found no balance row: every account has one, so it is a fault, not an answer. */

@@ -10,13 +10,13 @@ const appended = (note: ProviderSendNote): RawBuilder<string> => sql<string>`his
 export type NewSend = { id: string; kind: ProviderSendKind; accountId: string; at: Date; leaseUntil: Date | null; deadlineAt: Date };
 
 /**
- * A new send, written with its debit, and its insert for the caller's statement (a CTE of the
- * write that makes it owed: one round trip). With `leaseUntil`, its first attempt starts now under
- * that lease (the request that created it sends it); without, it waits to be claimed
- * (`claimUnsent`). Either way the worker takes it over when no result is recorded by the lease's end.
+ * A new send as it is written with its debit (sendsInsert). With `leaseUntil`, its first attempt
+ * starts now under that lease (the request that created it sends it); without, it waits to be
+ * claimed (`claimUnsent`). Either way the worker takes it over when no result is recorded by the
+ * lease's end.
  */
-export function sendInsert(send: NewSend): { row: ProviderSendRow; insert: RawBuilder<unknown> } {
-  const row: ProviderSendRow = {
+export function newSendRow(send: NewSend): ProviderSendRow {
+  return {
     id: send.id,
     kind: send.kind,
     accountId: send.accountId,
@@ -35,19 +35,27 @@ export function sendInsert(send: NewSend): { row: ProviderSendRow; insert: RawBu
     createdAt: send.at,
     updatedAt: send.at,
   };
-  const insert = sql`
-    INSERT INTO provider_sends (id, kind, account_id, state, acknowledged, attempts, attempt_started_at, reached_maybe_at, lease_until,
-                                next_check_at, checks, deadline_at, escalated_at, block_id, history, created_at, updated_at)
-    VALUES (${row.id}, ${row.kind}, ${row.accountId}, 'unsent', false, ${row.attempts}, ${row.attemptStartedAt}, NULL, ${row.leaseUntil},
-            NULL, 0, ${row.deadlineAt}, NULL, NULL, '[]', ${send.at}, ${send.at})`;
-  return { row, insert };
 }
 
-/** Writes a new send (sendInsert) in the caller's transaction. */
+/** New sends (newSendRow) as one insert for a caller's statement (a CTE of the write that makes them owed: one round trip). */
+export function sendsInsert(sends: readonly NewSend[]): RawBuilder<unknown> {
+  const rows = sends.map(newSendRow);
+  const column = <T>(value: (row: ProviderSendRow) => T) => rows.map(value);
+  return sql`
+    INSERT INTO provider_sends (id, kind, account_id, state, acknowledged, attempts, attempt_started_at, reached_maybe_at, lease_until,
+                                next_check_at, checks, deadline_at, escalated_at, block_id, history, created_at, updated_at)
+    SELECT s.id, s.kind, s.account_id, 'unsent', false, s.attempts, s.attempt_started_at, NULL, s.lease_until,
+           NULL, 0, s.deadline_at, NULL, NULL, '[]', s.created_at, s.created_at
+    FROM unnest(${column((row) => row.id)}::uuid[], ${column((row) => row.kind)}::text[], ${column((row) => row.accountId)}::uuid[],
+                ${column((row) => row.attempts)}::int4[], ${column((row) => row.attemptStartedAt)}::timestamptz[], ${column((row) => row.leaseUntil)}::timestamptz[],
+                ${column((row) => row.deadlineAt)}::timestamptz[], ${column((row) => row.createdAt)}::timestamptz[])
+         AS s(id, kind, account_id, attempts, attempt_started_at, lease_until, deadline_at, created_at)`;
+}
+
+/** Writes a new send in the caller's transaction. */
 export async function insertSend(tx: Tx, send: NewSend): Promise<ProviderSendRow> {
-  const { row, insert } = sendInsert(send);
-  await insert.execute(tx);
-  return row;
+  await sendsInsert([send]).execute(tx);
+  return newSendRow(send);
 }
 
 /**

@@ -4,7 +4,7 @@ import type { NewTransaction, TransactionRow, TransactionStatus, TransactionType
 import { grouped } from '../platform/grouped.js';
 import { isId } from '../platform/ids.js';
 import { precompiled } from '../platform/precompiled.js';
-import { eventsWithDeliveries, type NewEvent } from '../webhooks/repository.js';
+import { eventsWithDeliveries, type TimedEvent } from '../webhooks/repository.js';
 import { PRESENTED_COLUMNS, type PresentedRow } from './presenter.js';
 import type { Transition } from './states.js';
 
@@ -214,40 +214,44 @@ export function findPosition(db: Executor, accountId: string | undefined, transa
 
 export type NewTransactionValues = Omit<NewTransaction, 'type' | 'status'>;
 
-/** The column of each property a new transaction is written with (all but refunded_cents, which starts at its default, 0, and a charge's due terms, written by the charge's own insert). */
+/**
+ * The column of each property a new transaction is written with, and its type (all but
+ * refunded_cents, which starts at its default, 0, and a charge's due terms, written by the charge's
+ * own insert).
+ */
 const NEW_TRANSACTION_COLUMNS = {
-  id: 'id',
-  accountId: 'account_id',
-  type: 'type',
-  status: 'status',
-  amountCents: 'amount_cents',
-  feeCents: 'fee_cents',
-  netCents: 'net_cents',
-  externalRef: 'external_ref',
-  description: 'description',
-  customer: 'customer',
-  pixPayload: 'pix_payload',
-  location: 'location',
-  expiresAt: 'expires_at',
-  paidAt: 'paid_at',
-  endToEndId: 'end_to_end_id',
-  payer: 'payer',
-  beneficiary: 'beneficiary',
-  expectedHolder: 'expected_holder',
-  refundEndToEndId: 'refund_end_to_end_id',
-  pixKey: 'pix_key',
-  pixKeyType: 'pix_key_type',
-  recipientId: 'recipient_id',
-  staticQrId: 'static_qr_id',
-  recurrenceId: 'recurrence_id',
-  recurrenceCycle: 'recurrence_cycle',
-  providerId: 'provider_id',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-} as const satisfies Record<Exclude<keyof NewTransaction, 'refundedCents' | 'due'>, string>;
+  id: ['id', 'uuid'],
+  accountId: ['account_id', 'uuid'],
+  type: ['type', 'text'],
+  status: ['status', 'text'],
+  amountCents: ['amount_cents', 'int8'],
+  feeCents: ['fee_cents', 'int8'],
+  netCents: ['net_cents', 'int8'],
+  externalRef: ['external_ref', 'text'],
+  description: ['description', 'text'],
+  customer: ['customer', 'jsonb'],
+  pixPayload: ['pix_payload', 'text'],
+  location: ['location', 'text'],
+  expiresAt: ['expires_at', 'timestamptz'],
+  paidAt: ['paid_at', 'timestamptz'],
+  endToEndId: ['end_to_end_id', 'text'],
+  payer: ['payer', 'jsonb'],
+  beneficiary: ['beneficiary', 'jsonb'],
+  expectedHolder: ['expected_holder', 'jsonb'],
+  refundEndToEndId: ['refund_end_to_end_id', 'text'],
+  pixKey: ['pix_key', 'text'],
+  pixKeyType: ['pix_key_type', 'text'],
+  recipientId: ['recipient_id', 'text'],
+  staticQrId: ['static_qr_id', 'uuid'],
+  recurrenceId: ['recurrence_id', 'uuid'],
+  recurrenceCycle: ['recurrence_cycle', 'int4'],
+  providerId: ['provider_id', 'text'],
+  createdAt: ['created_at', 'timestamptz'],
+  updatedAt: ['updated_at', 'timestamptz'],
+} as const satisfies Record<Exclude<keyof NewTransaction, 'refundedCents' | 'due'>, readonly [string, string]>;
 const isNewTransactionProperty = (key: string): key is keyof typeof NEW_TRANSACTION_COLUMNS => key in NEW_TRANSACTION_COLUMNS;
 const newTransactionProperties = Object.keys(NEW_TRANSACTION_COLUMNS).filter(isNewTransactionProperty);
-const NEW_TRANSACTION_HEAD = `INSERT INTO transactions (${Object.values(NEW_TRANSACTION_COLUMNS).join(', ')})`;
+const NEW_TRANSACTION_HEAD = `INSERT INTO transactions (${newTransactionProperties.map((property) => NEW_TRANSACTION_COLUMNS[property][0]).join(', ')})`;
 // One SQL text for every new transaction, written once: building the 25-value insert per request was ~5% of a withdrawal's CPU.
 const INSERT_TRANSACTION = `${NEW_TRANSACTION_HEAD} VALUES (${newTransactionProperties.map((_, index) => `$${index + 1}`).join(', ')}) RETURNING *`;
 
@@ -265,10 +269,19 @@ export async function insertTransaction(tx: Tx, transition: Transition, transact
   return inserted;
 }
 
-/** insertTransaction and its events' insert (with their deliveries) as CTEs of a caller's statement: `created` RETURNING the new row, then the events'. */
-export function creationWithEvents(transition: Transition, transaction: NewTransactionValues, events: readonly NewEvent[], at: Date): RawBuilder<unknown> {
-  const insert = sql`${sql.raw(NEW_TRANSACTION_HEAD)} VALUES (${sql.join(newTransactionParameters(transition, transaction))}) RETURNING *`;
-  return sql`created AS (${insert}), ${eventsWithDeliveries(events, at)}`;
+/** A new transaction through one of its type's creating transitions, and its events: what creationsWithEvents writes. */
+export type TransactionCreation = { transition: Transition; values: NewTransactionValues; events: readonly TimedEvent[] };
+
+/**
+ * New transactions and their events (with the events' deliveries) as CTEs of a caller's
+ * statement: `created`, RETURNING the new rows, then the events'. Each column is one array, so one
+ * statement writes the creations of many requests.
+ */
+export function creationsWithEvents(creations: readonly TransactionCreation[]): RawBuilder<unknown> {
+  const rows = creations.map(({ transition, values }) => newTransactionParameters(transition, values));
+  const columns = newTransactionProperties.map((property, index) => sql`${rows.map((row) => row[index])}::${sql.raw(NEW_TRANSACTION_COLUMNS[property][1])}[]`);
+  const events = creations.flatMap((creation) => creation.events);
+  return sql`created AS (${sql.raw(NEW_TRANSACTION_HEAD)} SELECT * FROM unnest(${sql.join(columns)}) RETURNING *), ${eventsWithDeliveries(events)}`;
 }
 
 /** What a transaction is written with, from the row it will be read back as (its JSON columns as text); refunded_cents and due start empty. */

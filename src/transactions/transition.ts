@@ -2,9 +2,8 @@ import { InvalidStateError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Tx } from '../platform/database.js';
 import type { TransactionRow, TransactionType } from '../platform/schema.js';
-import type { RawBuilder } from 'kysely';
 import { newTransactionEvents, recordTransactionEvents, type EventContext } from './events.js';
-import { creationWithEvents, insertValuesOf, updateStatus, type StatusChanges } from './repository.js';
+import { insertValuesOf, updateStatus, type StatusChanges, type TransactionCreation } from './repository.js';
 import { allows, type Transition } from './states.js';
 
 /** What a transaction in the wrong status answers, per type. */
@@ -23,17 +22,18 @@ export function assertAllowed(
 }
 
 /**
- * A new transaction written through one of its type's creating transitions, with the transition's
- * events, as CTEs of a caller's statement (`created`, RETURNING the row, and the events'): one
- * round trip. `row` is the transaction as it will be read back: the events present it.
+ * A new transaction through one of its type's creating transitions, with the transition's events,
+ * ready for its repository's statement (creationsWithEvents, with those of other requests). `row`
+ * is the transaction as it will be read back: the events present it. Built before the database
+ * transaction it is written in, which then holds no JSON work.
  */
-export function transactionCreation(transition: Transition, row: TransactionRow, at: Date): RawBuilder<unknown> {
+export function transactionCreation(transition: Transition, row: TransactionRow, at: Date): TransactionCreation {
   if (row.type !== transition.type || row.status !== transition.to) throw new Error(`transaction ${row.id} is not what ${transition.to} creates`);
   const events = newTransactionEvents(
     transition.events.map((name) => ({ name, transaction: row })),
     at,
-  );
-  return creationWithEvents(transition, insertValuesOf(row), events, at);
+  ).map((event) => ({ ...event, at }));
+  return { transition, values: insertValuesOf(row), events };
 }
 
 /**

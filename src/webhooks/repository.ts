@@ -6,22 +6,23 @@ import type { WebhookDeliveryStatus, WebhookEndpointRow } from '../platform/sche
 export type NewEvent = { id: string; accountId: string; transactionId: string | null; name: string; payload: string };
 
 /**
- * Events (in the given order) and one pending delivery per live endpoint of each event's account
- * whose filter selects it (an empty filter selects every event), as the CTEs `new_event`, `event`
- * and `delivery` of a caller's statement: a change and its events commit in one round trip.
+ * Events (in the given order), each written at its own time, and one pending delivery per live
+ * endpoint of each event's account whose filter selects it (an empty filter selects every event),
+ * as the CTEs `new_event`, `event` and `delivery` of a caller's statement: a change and its events
+ * commit in one round trip, and the events of many changes in one statement.
  */
-export function eventsWithDeliveries(events: readonly NewEvent[], at: Date): RawBuilder<unknown> {
-  const column = <K extends keyof NewEvent>(key: K) => events.map((event) => event[key]);
+export function eventsWithDeliveries(events: readonly TimedEvent[]): RawBuilder<unknown> {
+  const column = <K extends keyof TimedEvent>(key: K) => events.map((event) => event[key]);
   return sql`new_event AS (
       SELECT * FROM unnest(${column('id')}::uuid[], ${column('accountId')}::uuid[], ${column('transactionId')}::uuid[],
-                           ${column('name')}::text[], ${column('payload')}::text[])
-             WITH ORDINALITY AS e(id, account_id, transaction_id, name, payload, position)
+                           ${column('name')}::text[], ${column('payload')}::text[], ${column('at')}::timestamptz[])
+             WITH ORDINALITY AS e(id, account_id, transaction_id, name, payload, at, position)
     ), event AS (
       INSERT INTO events (id, account_id, transaction_id, name, payload, created_at)
-      SELECT id, account_id, transaction_id, name, payload, ${at}::timestamptz FROM new_event ORDER BY position
+      SELECT id, account_id, transaction_id, name, payload, at FROM new_event ORDER BY position
     ), delivery AS (
       INSERT INTO webhook_deliveries (id, account_id, endpoint_id, event_id, transaction_id, status, next_attempt_at, created_at, updated_at)
-      SELECT uuid_v7(), e.account_id, endpoint.id, e.id, e.transaction_id, 'pending', ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz
+      SELECT uuid_v7(), e.account_id, endpoint.id, e.id, e.transaction_id, 'pending', e.at, e.at, e.at
       FROM new_event e
       JOIN webhook_endpoints endpoint ON endpoint.account_id = e.account_id AND endpoint.deleted_at IS NULL
       WHERE cardinality(endpoint.filters) = 0 OR e.name = ANY (endpoint.event_names)
@@ -29,10 +30,13 @@ export function eventsWithDeliveries(events: readonly NewEvent[], at: Date): Raw
     )`;
 }
 
+/** An event with the time it is written at. */
+export type TimedEvent = NewEvent & { at: Date };
+
 /** Inserts events with their deliveries (eventsWithDeliveries) in one statement of the caller's transaction. */
 export async function insertEventsWithDeliveries(tx: Tx, events: readonly NewEvent[], at: Date): Promise<void> {
   if (events.length === 0) return;
-  await sql`WITH ${eventsWithDeliveries(events, at)} SELECT 1`.execute(tx);
+  await sql`WITH ${eventsWithDeliveries(events.map((event) => ({ ...event, at })))} SELECT 1`.execute(tx);
 }
 
 // Endpoints

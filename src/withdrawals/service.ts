@@ -43,7 +43,7 @@ import type { SendChange } from '../sends/repository.js';
 import { resolveDestination } from './destination.js';
 import * as repository from './repository.js';
 import type { WithdrawalWrite } from './repository.js';
-import { alertInsert, insertAlert } from '../alerts/repository.js';
+import { insertAlert } from '../alerts/repository.js';
 import type { CreateWithdrawalBody } from './schemas.js';
 
 /** The spec's message for each rate window a withdrawal does not fit. */
@@ -187,22 +187,22 @@ export class WithdrawalService {
       updatedAt: now,
     };
     const debitNow = debitNowFor(creation);
-    const send = debitNow ? sends.sendInsert(this.intentOf(row, now)) : undefined;
+    const send = debitNow ? this.intentOf(row, now) : undefined;
     const key = externalRef ? { accountId: account.id, scope: IDEMPOTENCY_SCOPE.withdrawal, externalRef } : undefined;
     const write: WithdrawalWrite = {
       transactionId,
       reservation: this.reservationOf(account, row, debitNow),
       creation: transactionCreation(creation, row, now),
       claim: key && idempotencyClaim({ ...key, transactionId }, now, 'locked'),
-      send: send?.insert,
+      send,
       alert: destination.thirdParty
-        ? alertInsert({
+        ? {
             accountId: account.id,
             kind: 'third_party_withdrawal',
             transactionId,
             details: { recipientId: destination.recipientId, amountCents: input.amountCents, pixKeyType: input.pixKeyType },
             at: now,
-          })
+          }
         : undefined,
     };
     // From here the commit may land whatever the client hears: the answer names the withdrawal.
@@ -218,7 +218,7 @@ export class WithdrawalService {
     }
     if (written === 'replay' || !('id' in written)) return this.refuse(account, written);
     if (!send) return { outcome: 'created', withdrawal: written };
-    return this.attempt(written, send.row, 'created', fallbacks);
+    return this.attempt(written, sends.newSendRow(send), 'created', fallbacks);
   }
 
   /** The durable intent to send a debited withdrawal, written with its debit (docs/providers.md "Unknown outcomes"). */

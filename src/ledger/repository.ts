@@ -104,16 +104,73 @@ export type PeriodSums = { dayCents: number; monthCents: number };
 /** A UTC day and the first day of its month, as `YYYY-MM-DD`. */
 export type WithdrawnPeriod = { day: string; month: string };
 
+/** The values a withdrawal's reservation statement is run with (reservationValues), each one parameter of it. */
+export const RESERVATION_VALUES = [
+  'accountId',
+  'at',
+  'day',
+  'month',
+  'sumsGiven',
+  'givenDayCents',
+  'givenMonthCents',
+  'amountCents',
+  'debitCents',
+  'secondLimit',
+  'minuteLimit',
+  'hourLimit',
+  'dailyCents',
+  'monthlyCents',
+  'secondStart',
+  'secondBefore',
+  'minuteStart',
+  'minuteBefore',
+  'hourStart',
+  'hourBefore',
+] as const;
+export type ReservationValue = (typeof RESERVATION_VALUES)[number];
+
+/** A reservation's values (withdrawalReservation), with the period's sums when they are `given`. */
+export function reservationValues(reservation: WithdrawalReservation, given: PeriodSums | null): Readonly<Record<ReservationValue, unknown>> {
+  const { day, month } = withdrawnPeriods(reservation.at);
+  // A window's start and the start of the window before it.
+  const startsOf = (name: RateWindowName): [Date, Date] => {
+    const start = windowBounds({ windowMs: RATE_WINDOW_MS[name] }, reservation.at).windowStart.getTime();
+    return [new Date(start), new Date(start - RATE_WINDOW_MS[name])];
+  };
+  const [[secondStart, secondBefore], [minuteStart, minuteBefore], [hourStart, hourBefore]] = [startsOf('second'), startsOf('minute'), startsOf('hour')];
+  return {
+    accountId: reservation.accountId,
+    at: reservation.at,
+    day,
+    month,
+    sumsGiven: given !== null,
+    givenDayCents: given?.dayCents ?? 0,
+    givenMonthCents: given?.monthCents ?? 0,
+    amountCents: reservation.amountCents,
+    debitCents: reservation.debit ? -merchantDeltaOf(reservation.debit) : 0,
+    secondLimit: reservation.rateLimits.second,
+    minuteLimit: reservation.rateLimits.minute,
+    hourLimit: reservation.rateLimits.hour,
+    dailyCents: reservation.caps.dailyCents,
+    monthlyCents: reservation.caps.monthlyCents,
+    secondStart,
+    secondBefore,
+    minuteStart,
+    minuteBefore,
+    hourStart,
+    hourBefore,
+  };
+}
+
 /**
  * The SQL of one rate window on the balance row, which keeps its latest window's count and the
  * count of the window before it: the count this withdrawal is checked against (its window's, with
  * it; a window older than those two — a clock behind by more than a window — counts in the one
  * before the latest), and the row's windows after it.
  */
-function rateWindowParts(name: RateWindowName, at: Date) {
-  const windowMs = RATE_WINDOW_MS[name];
-  const start = windowBounds({ windowMs }, at).windowStart.getTime();
-  const [own, before] = [start, start - windowMs].map((time) => sql`${new Date(time)}::timestamptz`);
+function rateWindowParts(name: RateWindowName, value: (key: ReservationValue) => unknown) {
+  const own = sql`${value(`${name}Start`)}::timestamptz`;
+  const before = sql`${value(`${name}Before`)}::timestamptz`;
   const latest = sql.ref(`withdraw_${name}_start`);
   const count = sql.ref(`withdraw_${name}_count`);
   const previous = sql.ref(`withdraw_${name}_prev_count`);
@@ -140,48 +197,56 @@ function rateWindowParts(name: RateWindowName, at: Date) {
  * just before midnight and got the lock after one of the next day, or its process's clock is
  * behind), they say nothing of its own period: it is refused as 'late', and the caller sums that
  * period from the transactions under the row's lock and gives the sums (`given`).
+ *
+ * Its values are `value`'s (reservationValues, or a statement template's stand-ins for them), each
+ * cast where it is used so that one parameter can stand for every use.
  */
-export function withdrawalReservation(reservation: WithdrawalReservation, given: PeriodSums | null, claim?: RawBuilder<unknown>): RawBuilder<unknown> {
-  const { day, month } = withdrawnPeriods(reservation.at);
-  const debitCents = reservation.debit ? -merchantDeltaOf(reservation.debit) : 0;
-  const windows = RATE_WINDOWS.map((name) => rateWindowParts(name, reservation.at));
-  const { second, minute, hour } = reservation.rateLimits;
+export function withdrawalReservation(value: (key: ReservationValue) => unknown, claim?: RawBuilder<unknown>): RawBuilder<unknown> {
+  const windows = RATE_WINDOWS.map((name) => rateWindowParts(name, value));
+  const [accountId, at, day, month] = [
+    sql`${value('accountId')}::uuid`,
+    sql`${value('at')}::timestamptz`,
+    sql`${value('day')}::date`,
+    sql`${value('month')}::date`,
+  ];
+  const [amountCents, debitCents] = [sql`${value('amountCents')}::int8`, sql`${value('debitCents')}::int8`];
+  const sumsGiven = sql`${value('sumsGiven')}::boolean`;
   // The reasons are the statement's own constants: literals, not parameters to bind on every call.
   const refuse = (reason: string) => sql`gateway_refusal(${sql.lit(reason)}::text)`;
   // A sum of a later day or month than the withdrawal's is NULL here: 'late', unless the period's sums are given.
   return sql`locked AS (
       SELECT available_cents - blocked_cents AS spendable_cents,
-             CASE WHEN ${given !== null}::boolean THEN ${given?.dayCents ?? 0}::int8
-                  WHEN withdrawn_day = ${day}::date THEN withdrawn_day_cents WHEN withdrawn_day < ${day}::date THEN 0 END AS day_cents,
-             CASE WHEN ${given !== null}::boolean THEN ${given?.monthCents ?? 0}::int8
-                  WHEN withdrawn_month = ${month}::date THEN withdrawn_month_cents WHEN withdrawn_month < ${month}::date THEN 0 END AS month_cents,
+             CASE WHEN ${sumsGiven} THEN ${value('givenDayCents')}::int8
+                  WHEN withdrawn_day = ${day} THEN withdrawn_day_cents WHEN withdrawn_day < ${day} THEN 0 END AS day_cents,
+             CASE WHEN ${sumsGiven} THEN ${value('givenMonthCents')}::int8
+                  WHEN withdrawn_month = ${month} THEN withdrawn_month_cents WHEN withdrawn_month < ${month} THEN 0 END AS month_cents,
              ${sql.join(windows.map((window) => window.counted))}
-      FROM balances WHERE account_id = ${reservation.accountId} FOR UPDATE
+      FROM balances WHERE account_id = ${accountId} FOR UPDATE
     )${claim ? sql`, claim AS (${claim})` : sql``}, verdict AS (
       SELECT CASE WHEN locked.spendable_cents IS NULL THEN ${refuse(NO_BALANCE_ROW)}
                   ${claim ? sql`WHEN NOT EXISTS (SELECT 1 FROM claim) THEN ${refuse('replay')}` : sql``}
-                  WHEN second_count > ${second} THEN ${refuse('rate:second')}
-                  WHEN minute_count > ${minute} THEN ${refuse('rate:minute')}
-                  WHEN hour_count > ${hour} THEN ${refuse('rate:hour')}
+                  WHEN second_count > ${value('secondLimit')}::int8 THEN ${refuse('rate:second')}
+                  WHEN minute_count > ${value('minuteLimit')}::int8 THEN ${refuse('rate:minute')}
+                  WHEN hour_count > ${value('hourLimit')}::int8 THEN ${refuse('rate:hour')}
                   WHEN day_cents IS NULL OR month_cents IS NULL THEN ${refuse('late')}
-                  WHEN day_cents + ${reservation.amountCents} > ${reservation.caps.dailyCents} THEN ${refuse('cap:daily')}
-                  WHEN month_cents + ${reservation.amountCents} > ${reservation.caps.monthlyCents} THEN ${refuse('cap:monthly')}
-                  WHEN ${debitCents}::int8 > 0 AND spendable_cents < ${debitCents} THEN ${refuse('balance:insufficient')} END AS refusal,
+                  WHEN day_cents + ${amountCents} > ${value('dailyCents')}::int8 THEN ${refuse('cap:daily')}
+                  WHEN month_cents + ${amountCents} > ${value('monthlyCents')}::int8 THEN ${refuse('cap:monthly')}
+                  WHEN ${debitCents} > 0 AND spendable_cents < ${debitCents} THEN ${refuse('balance:insufficient')} END AS refusal,
              second_count, minute_count, hour_count
       FROM (SELECT) AS one LEFT JOIN locked ON true
     ), balance AS (
       UPDATE balances SET
         available_cents = available_cents - ${debitCents},
-        withdrawn_day_cents = CASE WHEN withdrawn_day = ${day}::date THEN withdrawn_day_cents + ${reservation.amountCents}
-                                   WHEN withdrawn_day < ${day}::date THEN ${reservation.amountCents} ELSE withdrawn_day_cents END,
-        withdrawn_day = greatest(withdrawn_day, ${day}::date),
-        withdrawn_month_cents = CASE WHEN withdrawn_month = ${month}::date THEN withdrawn_month_cents + ${reservation.amountCents}
-                                     WHEN withdrawn_month < ${month}::date THEN ${reservation.amountCents} ELSE withdrawn_month_cents END,
-        withdrawn_month = greatest(withdrawn_month, ${month}::date),
+        withdrawn_day_cents = CASE WHEN withdrawn_day = ${day} THEN withdrawn_day_cents + ${amountCents}
+                                   WHEN withdrawn_day < ${day} THEN ${amountCents} ELSE withdrawn_day_cents END,
+        withdrawn_day = greatest(withdrawn_day, ${day}),
+        withdrawn_month_cents = CASE WHEN withdrawn_month = ${month} THEN withdrawn_month_cents + ${amountCents}
+                                     WHEN withdrawn_month < ${month} THEN ${amountCents} ELSE withdrawn_month_cents END,
+        withdrawn_month = greatest(withdrawn_month, ${month}),
         ${sql.join(windows.map((window) => window.kept))},
-        updated_at = greatest(updated_at, ${reservation.at}::timestamptz)
+        updated_at = greatest(updated_at, ${at})
       FROM verdict
-      WHERE account_id = ${reservation.accountId}
+      WHERE account_id = ${accountId}
       RETURNING 1
     )`;
 }

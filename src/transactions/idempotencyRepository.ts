@@ -3,6 +3,7 @@ import type { Executor, Tx } from '../platform/database.js';
 
 /** Spec: an externalRef is retained 7 days from creation (withdrawals keep it as long as charges). */
 const IDEMPOTENCY_RETENTION_MS = 7 * 86_400_000;
+const RETENTION = `${IDEMPOTENCY_RETENTION_MS} milliseconds`;
 
 /** externalRef namespaces: a charge, a withdrawal and a refund may share a reference. */
 export const IDEMPOTENCY_SCOPE = { charge: 'pix', withdrawal: 'withdraw', refund: 'refund' } as const;
@@ -29,11 +30,11 @@ export function findTransactionByExternalRef(db: Executor, key: KeyReference, at
  * key holds the externalRef); as a CTE of a caller's write, `after` names the CTE (a lock the
  * write takes first) it runs after, once per row.
  */
-export function idempotencyClaim(key: KeyReference & { transactionId: string }, at: Date, after?: string): RawBuilder<unknown> {
-  const expiresAt = new Date(at.getTime() + IDEMPOTENCY_RETENTION_MS);
+export function idempotencyClaim(key: Readonly<Record<keyof KeyReference | 'transactionId', unknown>>, at: unknown, after?: string): RawBuilder<unknown> {
+  // Its values are only parameters (a statement template may pass its stand-ins): the expiry is computed here.
   return sql`
     INSERT INTO idempotency_keys (account_id, scope, external_ref, transaction_id, expires_at)
-    SELECT ${key.accountId}::uuid, ${key.scope}::text, ${key.externalRef}::text, ${key.transactionId}::uuid, ${expiresAt}::timestamptz ${after === undefined ? sql`` : sql`FROM ${sql.table(after)}`}
+    SELECT ${key.accountId}::uuid, ${key.scope}::text, ${key.externalRef}::text, ${key.transactionId}::uuid, ${at}::timestamptz + ${sql.lit(RETENTION)}::interval ${after === undefined ? sql`` : sql`FROM ${sql.table(after)}`}
     ON CONFLICT (account_id, scope, external_ref) DO UPDATE SET transaction_id = excluded.transaction_id, expires_at = excluded.expires_at
       WHERE idempotency_keys.expires_at <= ${at}::timestamptz
     RETURNING transaction_id`;

@@ -27,7 +27,7 @@ import {
   type WithdrawalReturn,
 } from '../provider/provider.js';
 import { findRecipient } from '../recipients/repository.js';
-import { findTransactionByExternalRef, idempotencyClaim, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '../transactions/idempotencyRepository.js';
+import { findTransactionByExternalRef, IDEMPOTENCY_SCOPE, releaseIdempotencyKey } from '../transactions/idempotencyRepository.js';
 import { findTransaction, lockTransaction, rebindProcessingWithdrawal, type StatusChanges } from '../transactions/repository.js';
 import type { ProviderRegistry } from '../provider/registry.js';
 import type { RoutingService } from '../routing/service.js';
@@ -193,7 +193,7 @@ export class WithdrawalService {
       transactionId,
       reservation: this.reservationOf(account, row, debitNow),
       creation: transactionCreation(creation, row, now),
-      claim: key && idempotencyClaim({ ...key, transactionId }, now, 'locked'),
+      claim: key && { scope: key.scope, externalRef: key.externalRef, transactionId },
       send,
       alert: destination.thirdParty
         ? {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, pipelined, type Database, type Tx } from '../../src/platform/database.js';
 import { errorCode } from '../../src/platform/errors.js';
 import { StatementNames, StatementNotRunError, type PipelineOutcome } from '../../src/platform/postgresPool.js';
-import { precompiled } from '../../src/platform/precompiled.js';
+import { precompiled, statementTemplate } from '../../src/platform/precompiled.js';
 import { parseTimestamptz, TIMESTAMPTZ_OID } from '../../src/platform/timestamps.js';
 import pg from 'pg';
 import { serverUrl } from '../helpers/gateway.js';
@@ -259,5 +259,53 @@ describe('precompiled queries', () => {
   it('refuse an argument the builder used as a JavaScript value instead of a query value', async () => {
     const branching = precompiled((db, limit: number) => db.selectNoFrom((eb) => [eb.val(limit > 5 ? 'many' : 'few').as('size')]));
     await expect(branching(database.db, 10)).rejects.toThrow('precompiled query: argument 0 is not a value of the query');
+  });
+});
+
+describe('statement templates', () => {
+  it('send each named value once, however often the statement uses it, in the order of first use', async () => {
+    const statement = statementTemplate(
+      ['label', 'amount', 'offset'],
+      (value) =>
+        sql`SELECT ${value('amount')}::int8 * 2 AS doubled, ${value('label')}::text AS label, ${value('amount')}::int8 + ${value('offset')}::int8 AS summed`,
+    );
+    const compiled = statement(database.db, { label: 'first', amount: 21, offset: 1 });
+    expect(compiled.sql).toBe('SELECT $1::int8 * 2 AS doubled, $2::text AS label, $1::int8 + $3::int8 AS summed');
+    expect(compiled.parameters).toEqual([21, 'first', 1]);
+    const run = async (values: { label: string; amount: number; offset: number }) => (await database.db.executeQuery(statement(database.db, values))).rows;
+    expect(await run({ label: 'first', amount: 21, offset: 1 })).toEqual([{ doubled: 42, label: 'first', summed: 22 }]);
+    expect(await run({ label: 'second', amount: 50, offset: -50 })).toEqual([{ doubled: 100, label: 'second', summed: 0 }]);
+    // The same text each run: one prepared statement.
+    expect(statement(database.db, { label: 'x', amount: 1, offset: 2 }).sql).toBe(compiled.sql);
+  });
+
+  it('refuse a value that is no named one, and a named value the statement never uses', () => {
+    const constant = statementTemplate(['label'], (value) => sql`SELECT ${value('label')}::text, ${'constant'}::text`);
+    expect(() => constant(database.db, { label: 'a' })).toThrow('statement template: a value of the statement is none of its named values');
+    const unused = statementTemplate(['label', 'forgotten'], (value) => sql`SELECT ${value('label')}::text`);
+    expect(() => unused(database.db, { label: 'a', forgotten: 1 })).toThrow('statement template: forgotten not used');
+  });
+});
+
+describe('Dates as parameters', () => {
+  it('reach the server as the instants they are, alone and in arrays, in a statement and in a pipeline, whatever their year', async () => {
+    const dates = [
+      new Date('2026-11-27T23:59:59.123Z'),
+      new Date('0001-01-01T00:00:00.000Z'),
+      new Date('9999-12-31T23:59:59.999Z'),
+      new Date('+010000-01-01T00:00:00.000Z'),
+    ];
+    const millisecondsOf = (date: Date) =>
+      sql<{
+        ms: string;
+      }>`SELECT (extract(epoch FROM ${date}::timestamptz) * 1000)::numeric(20, 0)::text AS ms, (SELECT array_agg((extract(epoch FROM d) * 1000)::numeric(20, 0)::text) FROM unnest(${[null, date]}::timestamptz[]) AS d) AS "inArray"`;
+    for (const date of dates) {
+      const expected = { ms: String(date.getTime()), inArray: [null, String(date.getTime())] };
+      expect((await millisecondsOf(date).execute(database.db)).rows).toEqual([expected]);
+      await database.db.transaction().execute(async (tx) => {
+        const [outcome] = await pipelined<{ ms: string }>(tx, [millisecondsOf(date).compile(tx)]);
+        expect(outcome).toEqual({ rows: [expected] });
+      });
+    }
   });
 });

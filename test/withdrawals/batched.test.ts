@@ -78,6 +78,7 @@ describe(`withdrawals committed together (${backend})`, () => {
     const requests = [...automatic, ...manual].flatMap((merchant) =>
       [0, 1, 2, 3].map((index) => ({
         merchant,
+        externalRef: `batch-${merchant.accountId}-${index}`,
         body: {
           ...withdrawalToHolder({ amountCents: 1_000, externalRef: `batch-${merchant.accountId}-${index}` }),
           ...(merchant === listening && index % 2 === 1 ? { pixKey: THIRD_PARTY_CPF, recipientId: recipient.body.recipientId } : {}),
@@ -105,7 +106,7 @@ describe(`withdrawals committed together (${backend})`, () => {
     );
     const keys = await db.selectFrom('idempotencyKeys').select(['externalRef', 'transactionId', 'accountId']).where('transactionId', 'in', ids).execute();
 
-    for (const [index, { merchant, body }] of requests.entries()) {
+    for (const [index, { merchant, externalRef, body }] of requests.entries()) {
       const id = ids[index] ?? '';
       const debited = automatic.includes(merchant);
       const thirdParty = 'recipientId' in body;
@@ -132,7 +133,7 @@ describe(`withdrawals committed together (${backend})`, () => {
       ).toEqual(debited ? ['transfer.created', 'transfer.processing'] : ['transfer.created', 'transfer.pending_approval']);
       const delivered = (deliveries.get(id) ?? []).map((delivery) => delivery.eventId).sort();
       expect(delivered).toEqual(merchant === listening ? (events.get(id) ?? []).map((event) => event.id).sort() : []);
-      expect(keys.filter((key) => key.transactionId === id)).toEqual([{ externalRef: body.externalRef, transactionId: id, accountId: merchant.accountId }]);
+      expect(keys.filter((key) => key.transactionId === id)).toEqual([{ externalRef, transactionId: id, accountId: merchant.accountId }]);
     }
     for (const merchant of automatic) expect(await balanceOf(gateway, merchant)).toBe(0);
     for (const merchant of manual) expect(await balanceOf(gateway, merchant)).toBe(4 * WITHDRAWAL_CENTS);

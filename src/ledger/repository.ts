@@ -253,7 +253,9 @@ export function withdrawalReservation(value: (key: ReservationValue) => unknown,
 
 /**
  * The ledger entries of the debits of withdrawals whose reservations (withdrawalReservation) hold,
- * in one insert for a caller's statement; manual mode's reservations debit nothing.
+ * in one insert for a caller's statement; manual mode's reservations debit nothing. They need no
+ * `balance` CTE to follow: a reservation that did not move its balance row (no row) raised its
+ * refusal, which undoes the statement or the database transaction these entries are written in.
  */
 export function withdrawalDebits(reservations: readonly WithdrawalReservation[]): RawBuilder<unknown> {
   const movements = reservations.flatMap(({ debit, accountId, at }) => (debit ? [{ ...debit, accountId, at, movementId: newId() }] : []));

@@ -25,7 +25,7 @@ export function assertAllowed(
  * A new transaction through one of its type's creating transitions, with the transition's events,
  * ready for its repository's statement (creationsWithEvents, with those of other requests). `row`
  * is the transaction as it will be read back: the events present it. Built before the database
- * transaction it is written in, which then holds no JSON work.
+ * transaction it is written in, so that its JSON work is done outside it.
  */
 export function transactionCreation(transition: Transition, row: TransactionRow, at: Date): TransactionCreation {
   if (row.type !== transition.type || row.status !== transition.to) throw new Error(`transaction ${row.id} is not what ${transition.to} creates`);

@@ -92,11 +92,14 @@ const LOCK_TIMEOUT = '55P03';
  * 0.75–0.86 ms of PostgreSQL CPU per withdrawal with one, 0.99–1.05 with four).
  *
  * A batch takes its balance rows in account order, so batches of two processes never wait on each
- * other in a cycle. A statement that fails (a refusal raises its error, the statement's design; a
- * row awaited longer than BATCH_LOCK_TIMEOUT) undoes the batch, which runs again without it; that
- * one is written alone by its own request, outside the batches, and answers for itself (a refusal
- * costs the batch's statements once more). Nothing is run again once COMMIT was sent: its outcome,
- * unknown to all of the batch, answers each of them with its error, as one statement's loss did.
+ * other in a cycle. A reservation that fails (a refusal raises its error, the statement's design;
+ * a row awaited longer than BATCH_LOCK_TIMEOUT) undoes the batch, which runs again without it;
+ * that one is written alone by its own request, outside the batches, and answers for itself (a
+ * refusal costs the batch's statements once more). When the records' statement fails (none of
+ * the batch's in particular: a row it checks a foreign key against held over BATCH_LOCK_TIMEOUT,
+ * say), every withdrawal of the batch is written alone. Nothing is run again once COMMIT was
+ * sent: its outcome, unknown to all of the batch, answers each of them with its error, as one
+ * statement's loss did.
  */
 export function withdrawalWriter(db: Db): (write: WithdrawalWrite) => Promise<TransactionRow | ReservationRefusal | 'replay'> {
   const heldUntil = new Map<string, number>();
@@ -120,38 +123,41 @@ export function withdrawalWriter(db: Db): (write: WithdrawalWrite) => Promise<Tr
 
 async function writeBatch(db: Db, writes: WithdrawalWrite[], hold: (accountId: string) => void): Promise<Written[]> {
   const outcomes = new Map<WithdrawalWrite, Written>();
+  const unplugged = db.withoutPlugins();
   let remaining = writes.toSorted((a, b) =>
     a.reservation.accountId < b.reservation.accountId ? -1 : a.reservation.accountId > b.reservation.accountId ? 1 : 0,
   );
   for (let attempt = 1; remaining.length > 0 && attempt <= BATCH_ATTEMPTS; attempt++) {
+    // Compiled before BEGIN, and outside the catch below: a statement that cannot be built is a
+    // fault for every request of the batch to answer, never a reason to write them alone.
+    const statements = [
+      ...remaining.map((write) => reservationStatement(unplugged, write)),
+      sql<TransactionRow>`WITH ${withdrawalRecords(remaining)} SELECT created.* FROM created`.compile(unplugged),
+    ];
     const progress: { running?: WithdrawalWrite; committing: boolean } = { committing: false };
-    const rows = new Map<WithdrawalWrite, TransactionRow>();
     try {
-      await db.transaction().execute(async (tx) => {
+      const written = await db.transaction().execute(async (tx) => {
         await sql`SET LOCAL lock_timeout = ${sql.lit(BATCH_LOCK_TIMEOUT)}`.execute(tx);
         // Sent together: awaiting each statement before sending the next made a batch wait for
         // its own process between statements (about 70% of the batch's time).
-        const unplugged = tx.withoutPlugins();
-        const outcomes = await pipelined<TransactionRow>(tx, [
-          ...remaining.map((write) => reservationStatement(unplugged, write)),
-          sql<TransactionRow>`WITH ${withdrawalRecords(remaining)} SELECT created.* FROM created`.compile(unplugged),
-        ]);
+        const answers = await pipelined<TransactionRow>(tx, statements);
         for (const [index, write] of remaining.entries()) {
-          const outcome = outcomes[index];
+          const answer = answers[index];
           progress.running = write;
-          if (outcome && 'error' in outcome) throw outcome.error;
+          if (answer && 'error' in answer) throw answer.error;
         }
         // The records' statement: its failure is no one withdrawal's.
         progress.running = undefined;
-        const records = outcomes.at(-1);
+        const records = answers.at(-1);
         if (!records || 'error' in records) throw records?.error ?? new Error('a batch of withdrawals answered no records');
         const byId = new Map(records.rows.map((row) => [row.id, row]));
-        for (const write of remaining) rows.set(write, writtenRow(write, byId.get(write.transactionId)));
+        const rows = remaining.map((write) => writtenRow(write, byId.get(write.transactionId)));
         progress.committing = true;
+        return rows;
       });
-      for (const write of remaining) {
-        const row = rows.get(write);
-        outcomes.set(write, row ? { value: row } : { error: new Error(`withdrawal ${write.transactionId} written without its row`) });
+      for (const [index, write] of remaining.entries()) {
+        const row = written[index];
+        if (row) outcomes.set(write, { value: row });
       }
       return writes.map((write) => outcomes.get(write) ?? 'alone');
     } catch (error) {
@@ -159,7 +165,8 @@ async function writeBatch(db: Db, writes: WithdrawalWrite[], hold: (accountId: s
         for (const write of remaining) outcomes.set(write, { error });
         break;
       }
-      // Nothing committed. A lost database: each is written alone and learns its own outcome.
+      // Nothing committed. A lost database, or a failure of the records' statement (no one
+      // withdrawal's): each is written alone and learns its own outcome.
       const failed = progress.running;
       if (failed === undefined || isDatabaseUnavailable(error)) break;
       if (errorCode(error) === LOCK_TIMEOUT) hold(failed.reservation.accountId);

@@ -35,23 +35,6 @@ export class StatementNames {
   }
 }
 
-/** 0001-01-01 and 10000-01-01 UTC: the Dates whose ISO text PostgreSQL reads as written. */
-const ISO_DATES = { from: -62_135_596_800_000, to: 253_402_300_800_000 };
-
-/**
- * A parameter with its Dates (alone or in an array) as ISO text, written by the engine: pg's
- * dateToString builds each from its fields (~3% of a withdrawal's CPU in the gateway). Dates
- * outside years 1–9999, and invalid ones, are left to pg.
- */
-function withDatesAsText(value: unknown): unknown {
-  if (value instanceof Date) {
-    const time = value.getTime();
-    return time >= ISO_DATES.from && time < ISO_DATES.to ? value.toISOString() : value;
-  }
-  if (Array.isArray(value) && value.some((element) => element instanceof Date)) return value.map(withDatesAsText);
-  return value;
-}
-
 /** Errors after which a prepared statement must be prepared again under a new name. */
 function isStalePreparedStatement(error: Error & { code?: string }): boolean {
   if (error.code === undefined) return true; // failed in pg before reaching the server (e.g. a value it could not serialize)
@@ -314,7 +297,7 @@ class GatewayClient implements PostgresPoolClient {
     // eslint-disable-next-line @typescript-eslint/consistent-type-assertions, @typescript-eslint/no-unnecessary-type-assertion -- Kysely's cursor and pg's Submittable are the same object under two type definitions
     if (typeof textOrCursor !== 'string') return this.client.query(textOrCursor as never) as PostgresCursor<R>;
     if (textOrCursor === PIPELINE) return this.pipeline(parameters ?? []);
-    const values = parameters ? parameters.map(withDatesAsText) : [];
+    const values = parameters ? [...parameters] : [];
     const name = values.length > 0 ? this.statements.nameFor(textOrCursor) : undefined;
     // An empty values array keeps pg on the simple protocol; named ones go prepared.
     return new Promise((resolve, reject) => {
@@ -359,7 +342,7 @@ class GatewayClient implements PostgresPoolClient {
 
   private sendTogether(compiled: readonly CompiledStatement[]): Promise<PipelineOutcome<unknown>[]> {
     const statements = compiled.map((item): PipelinedStatement => {
-      const values = item.parameters.map((value) => pgUtils.prepareValue(withDatesAsText(value)));
+      const values = item.parameters.map((value) => pgUtils.prepareValue(value));
       return { text: item.sql, values, name: values.length > 0 ? this.statements.nameFor(item.sql) : undefined };
     });
     return new Promise((resolve) => {

@@ -17,6 +17,7 @@ import {
   withdrawalReservation,
   withdrawnPeriods,
   type PeriodSums,
+  type ReservationValue,
   type ReservationRefusal,
   type WithdrawalReservation,
   type WithdrawnPeriod,
@@ -42,8 +43,9 @@ export type WithdrawalWrite = {
  * Writes a new withdrawal in one statement, without BEGIN or COMMIT (three round trips fewer):
  * its reservation (limits, caps, debit) with its externalRef's claim, then its records (its
  * transaction with its events, its ledger entries, its send and its alert). A refusal undoes them
- * all: 'replay' when a still-valid key holds the externalRef. When the balance row's sums are of a later period (ledger's 'late'), it is written
- * again in a transaction that locks the row and sums the withdrawal's period first.
+ * all: 'replay' when a still-valid key holds the externalRef. When the balance row's sums are of a
+ * later period (ledger's 'late'), it is written again in a transaction that locks the row and sums
+ * the withdrawal's period first.
  */
 async function insertWithdrawal(db: Db, write: WithdrawalWrite): Promise<TransactionRow | ReservationRefusal | 'replay'> {
   const refused = (error: unknown) => {
@@ -195,9 +197,9 @@ const claimOf = (value: (key: ClaimValue | 'accountId' | 'at') => unknown) =>
   );
 
 function reservationOf(write: WithdrawalWrite, given: PeriodSums | null): RawBuilder<unknown> {
-  const values = reservationValues(write.reservation, given);
-  const { claim } = write;
-  return withdrawalReservation((key) => values[key], claim && claimOf((key) => (key === 'accountId' || key === 'at' ? values[key] : claim[key])));
+  const values = { ...reservationValues(write.reservation, given), ...write.claim };
+  const value = (key: ReservationValue | ClaimValue) => values[key];
+  return withdrawalReservation(value, write.claim && claimOf(value));
 }
 
 /** The claim's own values in a reservation's statement (the account and the time are the reservation's). */
@@ -219,9 +221,7 @@ const reservationTemplates = {
 
 function reservationStatement(executor: Executor, write: WithdrawalWrite) {
   const values = reservationValues(write.reservation, null);
-  const { claim } = write;
-  if (!claim) return reservationTemplates.alone(executor, values);
-  return reservationTemplates.claiming(executor, { ...values, scope: claim.scope, externalRef: claim.externalRef, transactionId: claim.transactionId });
+  return write.claim ? reservationTemplates.claiming(executor, { ...values, ...write.claim }) : reservationTemplates.alone(executor, values);
 }
 
 /**

@@ -17,7 +17,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { errorCode } from './errors.js';
-import { GatewayPool, PIPELINE, type ConnectionLost, type PipelineOutcome } from './postgresPool.js';
+import { GatewayPool, PIPELINE, StatementNotRunError, type ConnectionLost, type PipelineOutcome } from './postgresPool.js';
 import { parseTimestamptz, TIMESTAMPTZ_OID } from './timestamps.js';
 import type { DatabaseTarget } from '../config.js';
 import type { DB } from './schema.js';
@@ -34,13 +34,60 @@ export type Executor = Db | Tx;
  * lost connection fails all of them. An error outcome does not always mean "not written": a
  * statement whose rows the gateway could not read (a type parser threw) ran, and so did those
  * after it. So a caller rolls back on any error. Not for autocommit: the server would run them as
- * one implicit transaction.
+ * one implicit transaction (transactionInOneTrip is the way to do that on purpose).
  */
-export async function pipelined<Row>(tx: Tx, statements: readonly CompiledQuery[]): Promise<PipelineOutcome<Row>[]> {
+export function pipelined<Row>(tx: Tx, statements: readonly CompiledQuery[]): Promise<PipelineOutcome<Row>[]> {
+  return sendPipeline(tx, statements);
+}
+
+async function sendPipeline<Row>(connection: Db, statements: readonly CompiledQuery[]): Promise<PipelineOutcome<Row>[]> {
   // Without plugins: the outcomes are not rows to rename.
-  const { rows } = await tx.withoutPlugins().executeQuery<PipelineOutcome<Row>>(CompiledQuery.raw(PIPELINE, [...statements]));
+  const { rows } = await connection.withoutPlugins().executeQuery<PipelineOutcome<Row>>(CompiledQuery.raw(PIPELINE, [...statements]));
   if (rows.length !== statements.length) throw new Error(`a pipeline of ${statements.length} statements answered ${rows.length} outcomes`);
   return rows;
+}
+
+/**
+ * How a transaction sent in one trip ended. `committed`: its COMMIT answered; an outcome may
+ * still be an error, for rows the gateway could not read (they are written all the same).
+ * `rolledBack`: `error` failed the statement at `failedAt` (undefined: BEGIN) before COMMIT, so
+ * the server ran none of what followed, COMMIT included; nothing was written. `unknown`: the
+ * connection was lost after the trip was sent, or COMMIT itself failed (a node shut down while
+ * waiting for its standby has committed locally): it may have been written.
+ */
+export type OneTripTransaction<Row> =
+  | { state: 'committed'; outcomes: PipelineOutcome<Row>[] }
+  | { state: 'rolledBack'; error: Error; failedAt: number | undefined }
+  | { state: 'unknown'; error: Error };
+
+const BEGIN = CompiledQuery.raw('BEGIN');
+const COMMIT = CompiledQuery.raw('COMMIT');
+const ROLLBACK = CompiledQuery.raw('ROLLBACK');
+
+/**
+ * BEGIN, `statements` and COMMIT, sent in one pipeline on one connection: a transaction in one
+ * round trip, where Kysely's awaits BEGIN, each statement and COMMIT in turn. Throws only when
+ * nothing was sent (no connection): after that, the commit's outcome is in the answer, since it
+ * decides what the caller may do next (never write again what may be written).
+ */
+export function transactionInOneTrip<Row>(db: Db, statements: readonly CompiledQuery[]): Promise<OneTripTransaction<Row>> {
+  return db.connection().execute(async (connection): Promise<OneTripTransaction<Row>> => {
+    let answers: PipelineOutcome<Row>[];
+    try {
+      answers = await sendPipeline<Row>(connection, [BEGIN, ...statements, COMMIT]);
+    } catch (error) {
+      return { state: 'unknown', error: error instanceof Error ? error : new Error(String(error)) };
+    }
+    const committed = answers.at(-1);
+    if (committed && 'rows' in committed) return { state: 'committed', outcomes: answers.slice(1, -1) };
+    if (committed && !(committed.error instanceof StatementNotRunError)) return { state: 'unknown', error: committed.error };
+    // COMMIT never ran: the transaction is still open, failed (or left by rows the gateway could not read).
+    await connection.executeQuery(ROLLBACK).catch(() => undefined); // a lost connection ends its transaction with it
+    const failedAt = answers.findIndex((answer) => 'error' in answer);
+    const failed = answers[failedAt];
+    const error = failed && 'error' in failed ? failed.error : new Error('a transaction in one trip failed without an error');
+    return { state: 'rolledBack', error, failedAt: failedAt > 0 ? failedAt - 1 : undefined };
+  });
 }
 
 export type Database = {

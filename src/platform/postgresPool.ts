@@ -200,14 +200,20 @@ class StatementPipeline implements pg.Submittable {
     this.handleCommandComplete();
   }
 
-  /** A statement's error (the server then skips the rest up to the Sync), or the connection's (then all of them fail with it). */
+  /**
+   * A statement's error (the server then skips the rest up to the Sync), or the connection's (then
+   * all of them fail with it), unless every statement had answered already (a connection that
+   * ended before the last ReadyForQuery): their outcomes stand.
+   */
   handleError(error: Error): void {
-    if (!(error instanceof pg.DatabaseError)) {
+    const answered = this.outcomes.length;
+    if (answered >= this.statements.length) {
+      this.finish(this.outcomes);
+    } else if (!(error instanceof pg.DatabaseError)) {
       this.finish(this.statements.map(() => ({ error })));
-      return;
+    } else {
+      this.finish([...this.outcomes, { error }, ...this.statements.slice(answered + 1).map(() => ({ error: new StatementNotRunError() }))]);
     }
-    const failed = this.outcomes.length;
-    this.finish([...this.outcomes, { error }, ...this.statements.slice(failed + 1).map(() => ({ error: new StatementNotRunError() }))]);
   }
 
   handleReadyForQuery(): void {

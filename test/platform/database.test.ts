@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import { sql, type CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, pipelined, type Database, type Tx } from '../../src/platform/database.js';
-import { errorCode } from '../../src/platform/errors.js';
+import { openDatabase, pipelined, transactionInOneTrip, type Database, type Tx } from '../../src/platform/database.js';
+import { errorCode, isDatabaseUnavailable } from '../../src/platform/errors.js';
 import { StatementNames, StatementNotRunError, type PipelineOutcome } from '../../src/platform/postgresPool.js';
 import { precompiled, statementTemplate } from '../../src/platform/precompiled.js';
 import { parseTimestamptz, TIMESTAMPTZ_OID } from '../../src/platform/timestamps.js';
@@ -161,6 +162,119 @@ describe(`pipelined statements (${serverUrl ? 'sent together' : 'PGlite: sent in
     });
     await expect(attempt).rejects.toThrow('rolled back');
     expect((await insert(51, 1, 'eighth').execute(database.db)).rows).toHaveLength(1);
+  });
+
+  describe('a transaction in one trip', () => {
+    const trip = (statements: CompiledQuery[]) => transactionInOneTrip<{ id: number }>(database.db, statements);
+    const inTransactionNow = async () => (await sql<{ open: boolean }>`SELECT now() <> statement_timestamp() AS open`.execute(database.db)).rows[0]?.open;
+
+    it('commits its statements, answering their rows', async () => {
+      await sql`DELETE FROM pipeline_probe`.execute(database.db);
+      const ended = await trip([insert(70, 1, 'twelfth').compile(database.db), insert(71, 2, 'twelfth').compile(database.db)]);
+      expect(ended).toEqual({
+        state: 'committed',
+        outcomes: [{ rows: [expect.objectContaining({ id: 70 })] }, { rows: [expect.objectContaining({ id: 71 })] }],
+      });
+      expect(await countRows()).toBe(2);
+      expect(await inTransactionNow()).toBe(false);
+    });
+
+    it('rolls back on the first failure, naming it, and leaves the connection out of any transaction', async () => {
+      await sql`DELETE FROM pipeline_probe`.execute(database.db);
+      const ended = await trip([
+        insert(72, 1, 'twelfth').compile(database.db),
+        insert(73, -1, 'twelfth').compile(database.db),
+        insert(74, 1, 'twelfth').compile(database.db),
+      ]);
+      expect(ended).toEqual({ state: 'rolledBack', failedAt: 1, error: expect.objectContaining({ code: '23514' }) });
+      expect(await countRows()).toBe(0);
+      // The next statement on the (only) connection runs on its own and stays written.
+      expect(await inTransactionNow()).toBe(false);
+      await insert(75, 1, 'twelfth').execute(database.db);
+      expect(await countRows()).toBe(1);
+    });
+
+    it('keeps what it wrote when rows of it could not be read on the server (they ran, COMMIT with them); on PGlite stops there and rolls back', async () => {
+      await sql`DELETE FROM pipeline_probe`.execute(database.db);
+      const ended = await trip([sql`SELECT ${9_007_199_254}::int8 * 10000000 AS big`.compile(database.db), insert(76, 1, 'twelfth').compile(database.db)]);
+      const unreadable = expect.objectContaining({ message: 'integer out of safe range: 90071992540000000' });
+      if (serverUrl) {
+        expect(ended).toEqual({ state: 'committed', outcomes: [{ error: unreadable }, { rows: [expect.objectContaining({ id: 76 })] }] });
+        expect(await countRows()).toBe(1);
+      } else {
+        expect(ended).toEqual({ state: 'rolledBack', failedAt: 0, error: unreadable });
+        expect(await countRows()).toBe(0);
+      }
+      expect(await inTransactionNow()).toBe(false);
+    });
+  });
+});
+
+describe.runIf(serverUrl)('a transaction in one trip whose connection ends', () => {
+  const target = new URL(serverUrl ?? 'postgres://localhost');
+  const admin = new pg.Client({ connectionString: serverUrl });
+  /** Relays connections to the server; `cut()` drops them without a word from the server, as a network or a killed node does. */
+  const relay = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    client.pipe(upstream).pipe(client);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    relayed.add(drop);
+  });
+  const relayed = new Set<() => void>();
+  const cut = () => relayed.forEach((drop) => drop());
+
+  beforeAll(async () => {
+    await admin.connect();
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    await admin.end();
+    await new Promise((resolve) => relay.close(resolve));
+  });
+
+  /** A pool of one through the relay, its backend's pid, and a trip that sleeps on the server until stopped. */
+  async function sleepingTrip() {
+    const address = relay.address();
+    const through = new URL(target);
+    through.hostname = '127.0.0.1';
+    through.port = String(typeof address === 'object' && address ? address.port : 0);
+    const own = await openDatabase({ kind: 'server', url: through.toString() }, { poolSize: 1 });
+    const pid = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(own.db)).rows[0]?.pid;
+    const ended = transactionInOneTrip(own.db, [sql`SELECT ${1}::int AS one`.compile(own.db), sql`SELECT pg_sleep(${5})`.compile(own.db)]);
+    await expect
+      .poll(async () => (await admin.query<{ query: string }>('SELECT query FROM pg_stat_activity WHERE pid = $1', [pid])).rows[0]?.query, { timeout: 5_000 })
+      .toContain('pg_sleep');
+    return { own, pid, ended };
+  }
+
+  it('is unknown when the connection drops after the trip was sent, and the pool goes on with a new connection', async () => {
+    const { own, pid, ended } = await sleepingTrip();
+    try {
+      cut();
+      const outcome = await ended;
+      expect(outcome.state).toBe('unknown');
+      expect(outcome.state === 'unknown' && isDatabaseUnavailable(outcome.error)).toBe(true);
+      const next = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(own.db)).rows[0]?.pid;
+      expect(next).not.toBe(pid);
+    } finally {
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      await own.close();
+    }
+  });
+
+  it('is rolled back when the server ends the backend before COMMIT and says so (57P01 at that statement)', async () => {
+    const { own, pid, ended } = await sleepingTrip();
+    try {
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      expect(await ended).toEqual({ state: 'rolledBack', failedAt: 1, error: expect.objectContaining({ code: '57P01' }) });
+    } finally {
+      await own.close();
+    }
   });
 });
 

@@ -16,7 +16,7 @@ import {
   type UnknownRow,
 } from 'kysely';
 import pg from 'pg';
-import { errorCode } from './errors.js';
+import { CommitOutcomeUnknownError, errorCode } from './errors.js';
 import { GatewayPool, PIPELINE, StatementNotRunError, type ConnectionLost, type PipelineOutcome } from './postgresPool.js';
 import { parseTimestamptz, TIMESTAMPTZ_OID } from './timestamps.js';
 import type { DatabaseTarget } from '../config.js';
@@ -50,15 +50,16 @@ async function sendPipeline<Row>(connection: Db, statements: readonly CompiledQu
 /**
  * How a transaction sent in one trip ended. `committed`: its COMMIT answered; an outcome may
  * still be an error, for rows the gateway could not read (they are written all the same).
- * `rolledBack`: `error` failed the statement at `failedAt` (undefined: BEGIN) before COMMIT, so
- * the server ran none of what followed, COMMIT included; nothing was written. `unknown`: the
- * connection was lost after the trip was sent, or COMMIT itself failed (a node shut down while
- * waiting for its standby has committed locally): it may have been written.
+ * `rolledBack`: `error` failed the statement at `failedAt` (undefined: BEGIN, or the trip never
+ * left) before COMMIT, so the server ran none of what followed, COMMIT included; nothing was
+ * written. `unknown`: the connection was lost after the trip was sent (a node that dies, or one
+ * shut down while COMMIT waits for its synchronous standby, says nothing more), or COMMIT itself
+ * failed: it may have been written (CommitOutcomeUnknownError, with the cause).
  */
 export type OneTripTransaction<Row> =
   | { state: 'committed'; outcomes: PipelineOutcome<Row>[] }
   | { state: 'rolledBack'; error: Error; failedAt: number | undefined }
-  | { state: 'unknown'; error: Error };
+  | { state: 'unknown'; error: CommitOutcomeUnknownError };
 
 const BEGIN = CompiledQuery.raw('BEGIN');
 const COMMIT = CompiledQuery.raw('COMMIT');
@@ -66,9 +67,10 @@ const ROLLBACK = CompiledQuery.raw('ROLLBACK');
 
 /**
  * BEGIN, `statements` and COMMIT, sent in one pipeline on one connection: a transaction in one
- * round trip, where Kysely's awaits BEGIN, each statement and COMMIT in turn. Throws only when
- * nothing was sent (no connection): after that, the commit's outcome is in the answer, since it
- * decides what the caller may do next (never write again what may be written).
+ * round trip, where Kysely's awaits BEGIN, each statement and COMMIT in turn (PGlite's connection
+ * takes them in turn: the same outcomes). Throws only when no connection was had; after that,
+ * the commit's outcome is in the answer, since it decides what the caller may do next (never
+ * write again what may be written).
  */
 export function transactionInOneTrip<Row>(db: Db, statements: readonly CompiledQuery[]): Promise<OneTripTransaction<Row>> {
   return db.connection().execute(async (connection): Promise<OneTripTransaction<Row>> => {
@@ -76,13 +78,14 @@ export function transactionInOneTrip<Row>(db: Db, statements: readonly CompiledQ
     try {
       answers = await sendPipeline<Row>(connection, [BEGIN, ...statements, COMMIT]);
     } catch (error) {
-      return { state: 'unknown', error: error instanceof Error ? error : new Error(String(error)) };
+      return { state: 'unknown', error: new CommitOutcomeUnknownError(error instanceof Error ? error : new Error(String(error))) };
     }
     const committed = answers.at(-1);
     if (committed && 'rows' in committed) return { state: 'committed', outcomes: answers.slice(1, -1) };
-    if (committed && !(committed.error instanceof StatementNotRunError)) return { state: 'unknown', error: committed.error };
+    if (committed && !(committed.error instanceof StatementNotRunError)) return { state: 'unknown', error: new CommitOutcomeUnknownError(committed.error) };
     // COMMIT never ran: the transaction is still open, failed (or left by rows the gateway could not read).
-    await connection.executeQuery(ROLLBACK).catch(() => undefined); // a lost connection ends its transaction with it
+    // A ROLLBACK that fails has lost its connection, and the transaction with it (the pool drops that connection).
+    await connection.executeQuery(ROLLBACK).catch(() => undefined);
     const failedAt = answers.findIndex((answer) => 'error' in answer);
     const failed = answers[failedAt];
     const error = failed && 'error' in failed ? failed.error : new Error('a transaction in one trip failed without an error');

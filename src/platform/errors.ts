@@ -28,12 +28,24 @@ const DATABASE_UNAVAILABLE = new Set([
 /**
  * Of those, the ones whose statement cannot have run: no connection was made (refused, out of
  * slots, not accepting yet, a connect timeout) or the node refused to write (25006). A commit's
- * outcome is known then: nothing was written.
+ * outcome is known then: nothing was written. Not EHOSTUNREACH: Linux also reports it on an open
+ * connection whose retransmissions went unanswered, after a statement may have run.
  */
-const NEVER_RAN = new Set(['25006', '53300', '57P03', '08001', '08004', 'ECONNREFUSED', 'EHOSTUNREACH']);
+const NEVER_RAN = new Set(['25006', '53300', '57P03', '08001', '08004', 'ECONNREFUSED']);
+
+/**
+ * A transaction whose COMMIT may have run: its connection was lost after it was sent, or COMMIT
+ * failed. Never "nothing was written", whatever its cause says; a database unavailable for the
+ * answer (never 500).
+ */
+export class CommitOutcomeUnknownError extends Error {
+  constructor(cause: Error) {
+    super(`the commit's outcome is unknown: ${cause.message}`, { cause });
+  }
+}
 
 export function statementNeverRan(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
+  if (!(error instanceof Error) || error instanceof CommitOutcomeUnknownError) return false;
   const code = errorCode(error);
   if (code !== undefined) return NEVER_RAN.has(code);
   return /^timeout exceeded when trying to connect/.test(error.message);
@@ -42,6 +54,7 @@ export function statementNeverRan(error: unknown): boolean {
 /** The database could not be reached or could not write: the request may be retried, never answered 500. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if (error instanceof CommitOutcomeUnknownError) return true;
   const code = errorCode(error);
   if (code !== undefined) return DATABASE_UNAVAILABLE.has(code);
   // pg's own words for a connection that ended under a query or a checkout.

@@ -97,6 +97,10 @@ export class StatementNotRunError extends Error {
   }
 }
 
+/** The outcomes of a pipeline that never left: the first statement failed with `error`, the others were not run. */
+const notSent = (count: number, error: Error): PipelineOutcome<unknown>[] =>
+  Array.from({ length: count }, (_, index) => ({ error: index === 0 ? error : new StatementNotRunError() }));
+
 type PipelinedStatement = { text: string; values: (Buffer | string | null)[]; name: string | undefined };
 /** The pool's type parsers (database.ts), which every query's rows go through. */
 type TypeParsers = { getTypeParser(oid: number, format: 'text'): (value: string) => unknown };
@@ -131,7 +135,8 @@ class StatementPipeline implements pg.Submittable {
     private readonly statements: readonly PipelinedStatement[],
     private readonly naming: ColumnNaming,
     private readonly types: TypeParsers,
-    private readonly done: (outcomes: PipelineOutcome<unknown>[]) => void,
+    /** With `connectionError` when the connection failed after every statement had answered: it must not be reused. */
+    private readonly done: (outcomes: PipelineOutcome<unknown>[], connectionError?: Error) => void,
   ) {}
 
   submit(connection: pg.Connection): void {
@@ -153,9 +158,14 @@ class StatementPipeline implements pg.Submittable {
         connection.execute({ portal: '' }, false);
       }
       connection.sync();
-    } finally {
-      connection.stream.uncork();
+    } catch (error) {
+      // Still corked, nothing has left: never send part of a pipeline. The connection goes with it.
+      const cause = error instanceof Error ? error : new Error(String(error));
+      this.finish(notSent(this.statements.length, cause), cause);
+      connection.stream.destroy();
+      return;
     }
+    connection.stream.uncork();
   }
 
   private readonly parseCompleted = (): void => {
@@ -207,8 +217,10 @@ class StatementPipeline implements pg.Submittable {
    */
   handleError(error: Error): void {
     const answered = this.outcomes.length;
-    if (answered >= this.statements.length) {
-      this.finish(this.outcomes);
+    if (!this.connection) {
+      this.finish(notSent(this.statements.length, error)); // refused before it was submitted (a connection pg knows is dead)
+    } else if (answered >= this.statements.length) {
+      this.finish(this.outcomes, error);
     } else if (!(error instanceof pg.DatabaseError)) {
       this.finish(this.statements.map(() => ({ error })));
     } else {
@@ -224,7 +236,7 @@ class StatementPipeline implements pg.Submittable {
     // Never: each Execute asks for all its rows.
   }
 
-  private finish(outcomes: PipelineOutcome<unknown>[]): void {
+  private finish(outcomes: PipelineOutcome<unknown>[], connectionError?: Error): void {
     if (this.finished) return;
     this.finished = true;
     const { connection } = this;
@@ -234,7 +246,7 @@ class StatementPipeline implements pg.Submittable {
       for (const unparsed of this.parsing) if (unparsed.name !== undefined) delete connection.submittedNamedStatements[unparsed.name];
     }
     this.callback();
-    this.done(outcomes);
+    this.done(outcomes, connectionError);
   }
 }
 
@@ -347,12 +359,19 @@ class GatewayClient implements PostgresPoolClient {
   }
 
   private sendTogether(compiled: readonly CompiledStatement[]): Promise<PipelineOutcome<unknown>[]> {
-    const statements = compiled.map((item): PipelinedStatement => {
-      const values = item.parameters.map((value) => pgUtils.prepareValue(value));
-      return { text: item.sql, values, name: values.length > 0 ? this.statements.nameFor(item.sql) : undefined };
-    });
+    let statements: PipelinedStatement[];
+    try {
+      statements = compiled.map((item): PipelinedStatement => {
+        const values = item.parameters.map((value) => pgUtils.prepareValue(value));
+        return { text: item.sql, values, name: values.length > 0 ? this.statements.nameFor(item.sql) : undefined };
+      });
+    } catch (error) {
+      // A value pg cannot serialize: nothing was sent.
+      return Promise.resolve(notSent(compiled.length, error instanceof Error ? error : new Error(String(error))));
+    }
     return new Promise((resolve) => {
-      const done = (outcomes: PipelineOutcome<unknown>[]) => {
+      const done = (outcomes: PipelineOutcome<unknown>[], connectionError?: Error) => {
+        if (connectionError) this.broken = true;
         outcomes.forEach((outcome, index) => {
           if (!('error' in outcome)) return;
           const statement = statements[index];

@@ -16,7 +16,7 @@ import {
   type UnknownRow,
 } from 'kysely';
 import pg from 'pg';
-import { CommitOutcomeUnknownError, errorCode } from './errors.js';
+import { asError, CommitOutcomeUnknownError, errorCode } from './errors.js';
 import { GatewayPool, PIPELINE, StatementNotRunError, type ConnectionLost, type PipelineOutcome } from './postgresPool.js';
 import { parseTimestamptz, TIMESTAMPTZ_OID } from './timestamps.js';
 import type { DatabaseTarget } from '../config.js';
@@ -78,7 +78,7 @@ export function transactionInOneTrip<Row>(db: Db, statements: readonly CompiledQ
     try {
       answers = await sendPipeline<Row>(connection, [BEGIN, ...statements, COMMIT]);
     } catch (error) {
-      return { state: 'unknown', error: new CommitOutcomeUnknownError(error instanceof Error ? error : new Error(String(error))) };
+      return { state: 'unknown', error: new CommitOutcomeUnknownError(asError(error)) };
     }
     const committed = answers.at(-1);
     if (committed && 'rows' in committed) return { state: 'committed', outcomes: answers.slice(1, -1) };

@@ -1,3 +1,6 @@
+/** `thrown` as an Error: itself when it is one (a throw may be of any value). */
+export const asError = (thrown: unknown): Error => (thrown instanceof Error ? thrown : new Error(String(thrown)));
+
 /** The `code` of a Node or driver error (`EEXIST`, a SQLSTATE…), if it has one. */
 export const errorCode = (error: unknown): string | undefined =>
   error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;

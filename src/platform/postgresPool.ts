@@ -1,7 +1,7 @@
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import pg from 'pg';
 import pgUtils from 'pg/lib/utils.js';
-import { isDatabaseUnavailable } from './errors.js';
+import { asError, isDatabaseUnavailable } from './errors.js';
 
 /**
  * Names every parameterized statement after its text so that each connection parses and plans
@@ -160,7 +160,7 @@ class StatementPipeline implements pg.Submittable {
       connection.sync();
     } catch (error) {
       // Still corked, nothing has left: never send part of a pipeline. The connection goes with it.
-      const cause = error instanceof Error ? error : new Error(String(error));
+      const cause = asError(error);
       this.finish(notSent(this.statements.length, cause), cause);
       connection.stream.destroy();
       return;
@@ -193,7 +193,7 @@ class StatementPipeline implements pg.Submittable {
       });
     } catch (error) {
       // Thrown here, it would escape through the socket's handler; the statement fails instead (as pg.Query does).
-      this.unreadable = error instanceof Error ? error : new Error(String(error));
+      this.unreadable = asError(error);
       return;
     }
     this.rows.push(row);
@@ -351,7 +351,7 @@ class GatewayClient implements PostgresPoolClient {
       try {
         outcomes.push({ rows: (await this.query<unknown>(sql, parameters)).rows });
       } catch (error) {
-        outcomes.push({ error: error instanceof Error ? error : new Error(String(error)) });
+        outcomes.push({ error: asError(error) });
         break;
       }
     }
@@ -367,7 +367,7 @@ class GatewayClient implements PostgresPoolClient {
       });
     } catch (error) {
       // A value pg cannot serialize: nothing was sent.
-      return Promise.resolve(notSent(compiled.length, error instanceof Error ? error : new Error(String(error))));
+      return Promise.resolve(notSent(compiled.length, asError(error)));
     }
     return new Promise((resolve) => {
       const done = (outcomes: PipelineOutcome<unknown>[], connectionError?: Error) => {

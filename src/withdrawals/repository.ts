@@ -132,6 +132,7 @@ async function writeBatch(db: Db, writes: WithdrawalWrite[], hold: (accountId: s
   for (let attempt = 1; remaining.length > 0 && attempt <= BATCH_ATTEMPTS; attempt++) {
     // Compiled before anything is sent, and outside the catch below: a statement that cannot be
     // built is a fault for every request of the batch to answer, never a reason to write them alone.
+    // The reservations follow the lock timeout's setting: `remaining[i]`'s is statement i + 1.
     const statements = [
       sql`SET LOCAL lock_timeout = ${sql.lit(BATCH_LOCK_TIMEOUT)}`.compile(unplugged),
       ...remaining.map((write) => reservationStatement(unplugged, write)),
@@ -139,7 +140,7 @@ async function writeBatch(db: Db, writes: WithdrawalWrite[], hold: (accountId: s
     ];
     let trip: OneTripTransaction<TransactionRow>;
     try {
-      // One round trip: awaiting BEGIN, the statement and COMMIT in turn made a batch wait for its
+      // One round trip: awaiting BEGIN, the statements and COMMIT in turn made a batch wait for its
       // own busy process in between (a third of the batch's time; each statement alone, 70%).
       trip = await transactionInOneTrip<TransactionRow>(db, statements);
     } catch {
@@ -173,7 +174,7 @@ function writtenRows(writes: WithdrawalWrite[], records: PipelineOutcome<Transac
   return new Map(
     writes.map((write): [WithdrawalWrite, Written] => {
       const row = byId.get(write.transactionId);
-      return [write, row ? { value: row } : { error: new Error(`withdrawal ${write.transactionId} written without its row`) }];
+      return [write, row ? { value: row } : { error: rowMissing(write) }];
     }),
   );
 }
@@ -238,9 +239,11 @@ function withdrawalRecords(writes: readonly WithdrawalWrite[]): RawBuilder<unkno
 }
 
 function writtenRow(write: WithdrawalWrite, row: TransactionRow | undefined): TransactionRow {
-  if (!row) throw new Error(`withdrawal ${write.transactionId} written without its row`);
+  if (!row) throw rowMissing(write);
   return row;
 }
+
+const rowMissing = (write: WithdrawalWrite) => new Error(`withdrawal ${write.transactionId} written without its row`);
 
 /**
  * The account's withdrawals that count towards the caps (not failed or cancelled), summed for one

@@ -190,7 +190,7 @@ export class WithdrawalService {
     const send = debitNow ? this.intentOf(row, now) : undefined;
     const key = externalRef ? { accountId: account.id, scope: IDEMPOTENCY_SCOPE.withdrawal, externalRef } : undefined;
     const write: WithdrawalWrite = {
-      transactionId,
+      row,
       reservation: this.reservationOf(account, row, debitNow),
       creation: transactionCreation(creation, row, now),
       claim: key && { scope: key.scope, externalRef: key.externalRef, transactionId },

@@ -4,7 +4,7 @@ import type { BenchConfig } from './config.js';
 import { formatProfile } from './cpuProfile.js';
 import type { Machine } from './machine.js';
 import { ROOT } from './processes.js';
-import { describeTarget, percentOf, verdict, type Baselines, type ScenarioResult } from './results.js';
+import { cpuBesidePgbench, describeTarget, percentOf, verdict, type Baselines, type ScenarioResult } from './results.js';
 
 const integer = (value: number | null | undefined) => (value === null || value === undefined ? '—' : Math.round(value).toLocaleString('en-US'));
 const millis = (value: number | null | undefined) => (value === null || value === undefined ? '—' : String(Math.round(value * 10) / 10));
@@ -15,7 +15,11 @@ const otherLoad = (value: number | null | undefined) => (value === null || value
 function versusBaseline(result: ScenarioResult, baselines: Baselines): string {
   const hello = `${percent(percentOf(result.requestsPerSecond, baselines.helloWorld?.requestsPerSecond))} of hello-world`;
   if (result.baseline === 'hello') return hello;
-  if (result.baseline === 'pgbench+hello') return `${percent(percentOf(result.requestsPerSecond, baselines.pgbench?.tps))} of pgbench TPS · ${hello}`;
+  if (result.baseline === 'pgbench+hello') {
+    const beside = cpuBesidePgbench(result, baselines);
+    const cpu = beside ? ` · gw+pg CPU ${beside.multiple.toFixed(1)}× pgbench's (target ${beside.targetMultiple.toFixed(1)}×)` : '';
+    return `${percent(percentOf(result.requestsPerSecond, baselines.pgbench?.tps))} of pgbench TPS · ${hello}${cpu}`;
+  }
   return '—';
 }
 

@@ -14,6 +14,24 @@ export type Target = {
   maxCpuMsPerRequest?: number;
 };
 
+/**
+ * PostgreSQL's CPU per `pgbench -N` transaction on the machine issue 27 set maxCpuMsPerRequest on
+ * (a 2-core AMD EPYC, 2026-11-25). The issue states its CPU goals beside that figure, because how
+ * far a request's CPU is from a limit depends on the machine: the report also shows a request's
+ * CPU as a multiple of the same run's pgbench transaction, against the target's multiple there.
+ * The verdict stays the absolute figure's.
+ */
+const TARGET_MACHINE_PGBENCH_CPU_MS = 0.28;
+
+/** The gateway's and PostgreSQL's CPU per request as a multiple of this run's pgbench transaction, with the target's multiple; null without both figures. */
+export function cpuBesidePgbench(result: ScenarioResult, baselines: Baselines): { multiple: number; targetMultiple: number } | null {
+  const cpu = gatewayAndDatabaseCpu(result);
+  const pgbench = baselines.pgbench?.postgresCpuMsPerTransaction;
+  const target = result.target?.maxCpuMsPerRequest;
+  if (cpu === null || !pgbench || target === undefined) return null;
+  return { multiple: cpu / pgbench, targetMultiple: target / TARGET_MACHINE_PGBENCH_CPU_MS };
+}
+
 /** A yes/no property checked after the load (e.g. the balance is exact). */
 export type Check = { name: string; ok: boolean; detail: string };
 
@@ -84,7 +102,13 @@ export function verdict(result: ScenarioResult, baselines: Baselines): Verdict {
   if (target?.maxCpuMsPerRequest !== undefined) {
     const cpu = gatewayAndDatabaseCpu(result);
     if (cpu === null) misses.push('no CPU figure');
-    else if (cpu > target.maxCpuMsPerRequest) misses.push(`gw+pg ${cpu.toFixed(2)} ms/req > ${target.maxCpuMsPerRequest} ms`);
+    else if (cpu > target.maxCpuMsPerRequest) {
+      const beside = cpuBesidePgbench(result, baselines);
+      const scale = beside
+        ? ` (${beside.multiple.toFixed(1)}× this run's pgbench transaction; the target is ${beside.targetMultiple.toFixed(1)}× on its machine, pgbench at ${TARGET_MACHINE_PGBENCH_CPU_MS} ms)`
+        : '';
+      misses.push(`gw+pg ${cpu.toFixed(2)} ms/req > ${target.maxCpuMsPerRequest} ms${scale}`);
+    }
   }
   for (const check of result.checks) if (!check.ok) misses.push(`${check.name}: ${check.detail}`);
   if (!target && result.checks.length === 0) return { met: null, misses };

@@ -274,17 +274,22 @@ export type TransactionCreation = { transition: Transition; values: NewTransacti
 
 /**
  * New transactions and their events (with the events' deliveries) as CTEs of a caller's
- * statement: `created`, RETURNING the new rows, then the events'. Each column is one array, so one
+ * statement: `created`, RETURNING the new ids (the caller has the rows it wrote), then the events'. Each column is one array, so one
  * statement writes the creations of many requests.
  */
 export function creationsWithEvents(creations: readonly TransactionCreation[]): RawBuilder<unknown> {
   const rows = creations.map(({ transition, values }) => newTransactionParameters(transition, values));
   const columns = newTransactionProperties.map((property, index) => sql`${rows.map((row) => row[index])}::${sql.raw(NEW_TRANSACTION_COLUMNS[property][1])}[]`);
   const events = creations.flatMap((creation) => creation.events);
-  return sql`created AS (${sql.raw(NEW_TRANSACTION_HEAD)} SELECT * FROM unnest(${sql.join(columns)}) RETURNING *), ${eventsWithDeliveries(events)}`;
+  return sql`created AS (${sql.raw(NEW_TRANSACTION_HEAD)} SELECT * FROM unnest(${sql.join(columns)}) RETURNING id), ${eventsWithDeliveries(events)}`;
 }
 
-/** What a transaction is written with, from the row it will be read back as (its JSON columns as text); refunded_cents and due start empty. */
+/**
+ * What a transaction is written with, from the row it will be read back as (its JSON columns as
+ * text); refunded_cents and due start empty. A new withdrawal answers that row as it was written,
+ * not as read back (withdrawals/repository.ts): no column of `transactions` may gain a default, a
+ * trigger or a type that changes a value on its way in.
+ */
 export function insertValuesOf(row: TransactionRow): NewTransactionValues {
   if (row.refundedCents !== 0 || row.due !== null) throw new Error(`transaction ${row.id}: a new transaction starts unrefunded and without due terms`);
   const { type: _type, status: _status, refundedCents: _refunded, due: _due, customer, payer, beneficiary, expectedHolder, ...plain } = row;

@@ -72,7 +72,7 @@ async function insertWithdrawal(db: Db, write: WithdrawalWrite): Promise<Transac
 
 /**
  * What the records' statement answers of each withdrawal: its id. The rest of its row is the
- * write's own (`row`), as written: reading 30 columns back cost PostgreSQL their output and the
+ * write's own (`row`), as written: 30 columns sent back cost PostgreSQL their output and the
  * gateway their parsing, on the path every batch waits for.
  */
 type WrittenId = { id: string };
@@ -243,7 +243,7 @@ function withdrawalRecords(writes: readonly WithdrawalWrite[]): RawBuilder<unkno
     alert AS (${alertsInsert(writes.map((write) => write.alert).filter(present))})`;
 }
 
-const rowMissing = (write: WithdrawalWrite) => new Error(`withdrawal ${write.row.id} written without its row`);
+const rowMissing = (write: WithdrawalWrite) => new Error(`withdrawal ${write.row.id} not answered by its records' statement`);
 
 /**
  * The account's withdrawals that count towards the caps (not failed or cancelled), summed for one

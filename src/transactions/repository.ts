@@ -274,8 +274,8 @@ export type TransactionCreation = { transition: Transition; values: NewTransacti
 
 /**
  * New transactions and their events (with the events' deliveries) as CTEs of a caller's
- * statement: `created`, RETURNING the new ids (the caller has the rows it wrote), then the events'. Each column is one array, so one
- * statement writes the creations of many requests.
+ * statement: `created`, RETURNING the new ids (the caller has the rows it wrote), then the
+ * events'. Each column is one array, so one statement writes the creations of many requests.
  */
 export function creationsWithEvents(creations: readonly TransactionCreation[]): RawBuilder<unknown> {
   const rows = creations.map(({ transition, values }) => newTransactionParameters(transition, values));

@@ -28,18 +28,13 @@ export type Tx = Transaction<DB>;
 export type Executor = Db | Tx;
 
 /**
- * Runs `statements` in the transaction, one after another, sent together and answered together:
- * one round trip where each would wait for the one before it. An outcome per statement, in order;
- * after the first the server refuses, the others answer StatementNotRunError (it skipped them); a
- * lost connection fails all of them. An error outcome does not always mean "not written": a
- * statement whose rows the gateway could not read (a type parser threw) ran, and so did those
- * after it. So a caller rolls back on any error. Not for autocommit: the server would run them as
- * one implicit transaction (transactionInOneTrip is the way to do that on purpose).
+ * `statements` sent together on one connection and answered together: one round trip where each
+ * would wait for the one before it. An outcome per statement, in order; after the first the server
+ * refuses, the others answer StatementNotRunError (it skipped them); a lost connection fails all of
+ * them. An error outcome does not always mean "not written": a statement whose rows the gateway
+ * could not read (a type parser threw) ran, and so did those after it. Outside a transaction the
+ * server would run them as one implicit one: transactionInOneTrip wraps them in BEGIN and COMMIT.
  */
-export function pipelined<Row>(tx: Tx, statements: readonly CompiledQuery[]): Promise<PipelineOutcome<Row>[]> {
-  return sendPipeline(tx, statements);
-}
-
 async function sendPipeline<Row>(connection: Db, statements: readonly CompiledQuery[]): Promise<PipelineOutcome<Row>[]> {
   // Without plugins: the outcomes are not rows to rename.
   const { rows } = await connection.withoutPlugins().executeQuery<PipelineOutcome<Row>>(CompiledQuery.raw(PIPELINE, [...statements]));
@@ -191,7 +186,7 @@ export async function openDatabase(target: DatabaseTarget, options: DatabaseOpti
   const pglite = new PGlite(target.kind === 'memory' ? 'memory://' : join(target.dataDir, 'pglite'));
   // PGlite is one connection: a pool of one, never closed while idle. Prepared statements save
   // its planning as well (measured: 734 → 855 charges/s). Its connection never answered a pipeline
-  // (a test hung on it), so `pipelined` sends the statements in turn there.
+  // (a test hung on it), so a pipeline sends the statements in turn there.
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0, types: typeParsers });
   const db = kyselyOver(pool, options.onConnectionLost ?? (() => undefined), false);
   return {

@@ -84,7 +84,7 @@ declare module 'pg' {
   }
 }
 
-/** Stands, in place of a statement's text, for a pipeline of statements (see `pipelined` in database.ts). */
+/** Stands, in place of a statement's text, for a pipeline of statements (see `sendPipeline` in database.ts). */
 export const PIPELINE = '-- pipeline of statements';
 
 /** What one statement of a pipeline answered: its rows, or its error. */
@@ -340,7 +340,7 @@ class GatewayClient implements PostgresPoolClient {
       return item;
     });
     const outcomes = this.pipelining ? await this.sendTogether(compiled) : await this.sendInTurn(compiled);
-    // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the rows of a pipeline's answer are its outcomes, by `pipelined`'s contract (database.ts)
+    // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the rows of a pipeline's answer are its outcomes, by `sendPipeline`'s contract (database.ts)
     return { command: 'SELECT', rowCount: outcomes.length, rows: outcomes as unknown as R[] };
   }
 

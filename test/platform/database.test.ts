@@ -1,14 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import { sql, type CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, pipelined, transactionInOneTrip, type Database, type Tx } from '../../src/platform/database.js';
+import { openDatabase, transactionInOneTrip, type Database, type Tx } from '../../src/platform/database.js';
 import { CommitOutcomeUnknownError, errorCode, isDatabaseUnavailable, statementNeverRan } from '../../src/platform/errors.js';
-import { StatementNames, StatementNotRunError, type PipelineOutcome } from '../../src/platform/postgresPool.js';
+import { PIPELINE, StatementNames, StatementNotRunError, type PipelineOutcome } from '../../src/platform/postgresPool.js';
 import { precompiled, statementTemplate } from '../../src/platform/precompiled.js';
 import { parseTimestamptz, TIMESTAMPTZ_OID } from '../../src/platform/timestamps.js';
 import pg from 'pg';
 import { serverUrl } from '../helpers/gateway.js';
+
+/** The driver's pipeline (GatewayPool), as transactionInOneTrip sends it, inside a transaction the test holds open. */
+async function pipelined<Row>(tx: Tx, statements: CompiledQuery[]): Promise<PipelineOutcome<Row>[]> {
+  return (await tx.withoutPlugins().executeQuery<PipelineOutcome<Row>>(CompiledQuery.raw(PIPELINE, statements))).rows;
+}
 
 let database: Database;
 beforeAll(async () => {

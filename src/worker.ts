@@ -47,6 +47,10 @@ export function startWorkers(
   every(options.reconciliationIntervalMs ?? 5000, 'recurrence-cycles', async () => {
     while (!stopped && (await services.recurrences.createDueCycles()) + (await services.recurrences.expireAuthorizations()) > 0);
   });
+  // Recs left at a provider for recurrences that are over here are cancelled there, with backoff.
+  every(options.reconciliationIntervalMs ?? 5000, 'orphan-recurrences', async () => {
+    while (!stopped && (await services.recurrences.cancelOrphans()) > 0);
+  });
   const { sandbox } = services;
   if (sandbox) {
     every(options.settlementIntervalMs ?? 500, 'sandbox-settlement', async () => {

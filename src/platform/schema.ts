@@ -554,6 +554,19 @@ export interface OrphanChargesTable {
   createdAt: Date;
 }
 
+/** A rec at a provider for a recurrence that is over here (migration 033): cancelled there by the worker. */
+export interface OrphanRecurrencesTable {
+  providerId: string;
+  providerRecurrenceId: string;
+  recurrenceId: string;
+  accountId: string;
+  attempts: Generated<number>;
+  nextAttemptAt: Date;
+  cancelledAt: Date | null;
+  lastError: string | null;
+  createdAt: Date;
+}
+
 /** A PIX a simulated provider received (its GET /pix, for reconciliation). */
 export interface SandboxPaymentsTable {
   endToEndId: string;
@@ -749,6 +762,7 @@ export interface DB {
   staticQrCodes: StaticQrCodesTable;
   recurrences: RecurrencesTable;
   recurrenceCycles: RecurrenceCyclesTable;
+  orphanRecurrences: OrphanRecurrencesTable;
   sandboxPayments: SandboxPaymentsTable;
   reconciliationRuns: ReconciliationRunsTable;
   reconciliationDifferences: ReconciliationDifferencesTable;

@@ -195,7 +195,8 @@ export type OpenAtProvider = { recurrences: Date | null; cycleCharges: Date | nu
 
 /**
  * `applied`; `ignored` (a repeat, or a status that takes it no more); `cancelled_there`: authorized
- * at the provider after it expired or was cancelled here, so cancelled at the provider.
+ * at the provider after it expired or was cancelled here, so to be cancelled at the provider (an
+ * orphan rec: at once, or by the worker when that fails).
  */
 export type RecurrenceReceipt = 'applied' | 'ignored' | 'cancelled_there';
 

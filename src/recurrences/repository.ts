@@ -251,3 +251,57 @@ export async function oldestOpenAtProvider(db: Executor, providerId: string): Pr
   const dateOf = (since: Date | null | undefined) => (since ? new Date(since) : null);
   return { recurrences: dateOf(recurrences?.since), cycleCharges: dateOf(cycleCharges?.since) };
 }
+
+/** A rec to cancel at its provider (migration 033, orphan_recurrences). */
+export type OrphanRecurrence = { providerId: string; providerRecurrenceId: string; recurrenceId: string; accountId: string };
+
+/**
+ * Records, in the caller's transaction, a rec its provider must cancel; the worker tries it from
+ * `firstAttemptAt` (the deciding request tries it first, after its commit). False when the rec was
+ * recorded already (a repeated report): it stays as it is, in the hands of whoever has it.
+ */
+export async function insertOrphanRecurrence(tx: Tx, orphan: OrphanRecurrence, at: Date, firstAttemptAt: Date): Promise<boolean> {
+  const inserted = await tx
+    .insertInto('orphanRecurrences')
+    .values({ ...orphan, nextAttemptAt: firstAttemptAt, createdAt: at })
+    .onConflict((conflict) => conflict.columns(['providerId', 'providerRecurrenceId']).doNothing())
+    .returning('providerRecurrenceId')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/**
+ * Claims orphan recs due for a cancellation attempt at the given providers: each one's next attempt
+ * moves to `leaseUntil`, so no other worker tries it meanwhile.
+ */
+export async function claimDueOrphanRecurrences(db: Executor, providerIds: string[], now: Date, leaseUntil: Date, limit: number) {
+  if (providerIds.length === 0) return [];
+  const { rows } = await sql<OrphanRecurrence & { attempts: number }>`
+    UPDATE orphan_recurrences SET next_attempt_at = ${leaseUntil}
+    WHERE (provider_id, provider_recurrence_id) IN (
+      SELECT provider_id, provider_recurrence_id FROM orphan_recurrences
+      WHERE cancelled_at IS NULL AND next_attempt_at <= ${now} AND provider_id IN (${sql.join(providerIds)})
+      ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    )
+    RETURNING provider_id, provider_recurrence_id, recurrence_id, account_id, attempts`.execute(db);
+  return rows;
+}
+
+/** The orphan rec's cancellation: done (`cancelledAt`), or tried again at `nextAttemptAt`. */
+export async function settleOrphanRecurrence(
+  db: Executor,
+  orphan: Pick<OrphanRecurrence, 'providerId' | 'providerRecurrenceId'>,
+  result: { cancelledAt: Date } | { nextAttemptAt: Date; error: string },
+): Promise<void> {
+  await db
+    .updateTable('orphanRecurrences')
+    .set((eb) =>
+      'cancelledAt' in result
+        ? { cancelledAt: result.cancelledAt, attempts: eb('attempts', '+', 1), lastError: null }
+        : { nextAttemptAt: result.nextAttemptAt, attempts: eb('attempts', '+', 1), lastError: result.error },
+    )
+    .where('providerId', '=', orphan.providerId)
+    .where('providerRecurrenceId', '=', orphan.providerRecurrenceId)
+    .where('cancelledAt', 'is', null)
+    .execute();
+}

@@ -51,6 +51,13 @@ const CYCLE_RETRY_MAX_MS = 3_600_000;
 const CYCLE_GRACE_DAYS = 2;
 /** How long a request registering a recurrence holds it: longer than a provider call with its retries; a crashed one's claim lapses. */
 const REGISTRATION_LEASE_MS = 5 * 60_000;
+/**
+ * An orphan rec (one at a provider for a recurrence over here) is tried by its deciding request,
+ * then by the worker once this lease lapses, again after 10 s, doubling up to an hour.
+ */
+const ORPHAN_LEASE_MS = 60_000;
+const ORPHAN_RETRY_MS = 10_000;
+const ORPHAN_RETRY_MAX_MS = 3_600_000;
 /** How far ahead a recurrence may start (as a due date may be due). */
 const MAX_START_DAYS = 5 * 366;
 /**
@@ -173,7 +180,8 @@ export class RecurrenceService {
    * A recurrence written (`created`) and claimed by this request is registered at its provider,
    * which sends the payer the authorization request: `awaiting_authorization`. The provider failing
    * leaves it `created` and unclaimed (502): a retry with the same externalRef asks again. One
-   * cancelled (or expired) meanwhile is cancelled at the provider too.
+   * cancelled (or expired) meanwhile is cancelled at the provider too, as an orphan rec (by the
+   * worker when this request cannot): the request answers the recurrence as it is here.
    */
   private async register(account: Account, row: RecurrenceRow): Promise<RecurrenceRow> {
     let registered: { providerRecurrenceId: string };
@@ -206,15 +214,15 @@ export class RecurrenceService {
       const now = this.clock.now();
       const changes = { providerRecurrenceId, registrationClaimedUntil: null };
       const updated = await repository.updateRecurrenceStatus(tx, row.id, RECURRENCE.request, now, changes);
-      if (updated) return { row: updated, cancelThere: false };
+      if (updated) return { row: updated, orphan: undefined };
       // It left `created` while the provider registered it: cancelled or expired (kept with this idRec),
       // or registered by a request whose claim outlived this one's. This rec is cancelled there.
       const locked = await this.lockOrThrow(tx, row.id, account.id);
-      if (locked.providerRecurrenceId === null)
-        return { row: await repository.setProviderRecurrenceId(tx, row.id, providerRecurrenceId, now), cancelThere: true };
-      return { row: locked, cancelThere: locked.providerRecurrenceId !== providerRecurrenceId };
+      if (locked.providerRecurrenceId === providerRecurrenceId) return { row: locked, orphan: undefined };
+      const kept = locked.providerRecurrenceId === null ? await repository.setProviderRecurrenceId(tx, row.id, providerRecurrenceId, now) : locked;
+      return { row: kept, orphan: await this.orphan(tx, locked, providerRecurrenceId, now) };
     });
-    if (outcome.cancelThere) await this.callProvider(row.providerId, (recurrences) => recurrences.cancelRecurrence(providerRecurrenceId));
+    if (outcome.orphan) await this.cancelOrphan(outcome.orphan, 0);
     return outcome.row;
   }
 
@@ -420,10 +428,11 @@ export class RecurrenceService {
    * either side): applied when the recurrence is in a status that takes it, ignored otherwise (a
    * repeat, a report of our own cancellation). A cancellation reported by the provider is not sent
    * back to it. An approval that finds it expired or cancelled here (the payer answered just after
-   * the worker expired the request) is cancelled at the provider, after the commit: nothing is to
-   * be debited under a recurrence over here.
+   * the worker expired the request) is recorded as an orphan rec and cancelled at the provider after
+   * the commit, by the worker when that fails: nothing is to be debited under a recurrence over here.
    */
   async recurrenceReported(providerId: string, providerRecurrenceId: string, report: RecurrenceReport): Promise<RecurrenceReceipt> {
+    let orphan: repository.OrphanRecurrence | undefined;
     const receipt = await this.db.transaction().execute(async (tx): Promise<RecurrenceReceipt> => {
       const now = this.clock.now();
       const row = await repository.lockRecurrenceAtProvider(tx, providerId, providerRecurrenceId);
@@ -440,7 +449,9 @@ export class RecurrenceService {
                 : RECURRENCE.cancel;
       if (!allowsRecurrence(transition, row.status)) {
         const over = row.status === RECURRENCE.expire.to || row.status === RECURRENCE.cancel.to;
-        return report.status === 'authorized' && over ? 'cancelled_there' : 'ignored';
+        if (report.status !== 'authorized' || !over) return 'ignored';
+        orphan = await this.orphan(tx, row, providerRecurrenceId, now);
+        return 'cancelled_there';
       }
       if (report.status === 'cancelled') {
         await this.cancelWithCycles(tx, row, report.by, transition, now);
@@ -449,7 +460,7 @@ export class RecurrenceService {
       await this.move(tx, row, transition, now, transition === RECURRENCE.authorize ? {} : { nextCycleDate: null });
       return 'applied';
     });
-    if (receipt === 'cancelled_there') await this.callProvider(providerId, (recurrences) => recurrences.cancelRecurrence(providerRecurrenceId));
+    if (orphan) await this.cancelOrphan(orphan, 0);
     return receipt;
   }
 
@@ -683,6 +694,45 @@ export class RecurrenceService {
   }
 
   /** The recurrence calls of a provider; one without them (docs/recurrences.md) is a 422. */
+  /**
+   * Recs at providers for recurrences that are over here, cancelled there (the worker's step): those
+   * the deciding request could not cancel, or whose request died first. A provider still down is
+   * left alone meanwhile. How many were cancelled.
+   */
+  async cancelOrphans(batch = 50): Promise<number> {
+    const now = this.clock.now();
+    const available = this.providers.ids.filter((id) => this.providers.isClosed(id));
+    const due = await repository.claimDueOrphanRecurrences(this.db, available, now, new Date(now.getTime() + ORPHAN_LEASE_MS), batch);
+    let cancelled = 0;
+    for (const orphan of due) if (await this.cancelOrphan(orphan, orphan.attempts)) cancelled++;
+    return cancelled;
+  }
+
+  /**
+   * Records, with the decision that the recurrence is over here, that `providerRecurrenceId` must be
+   * cancelled at its provider: the deciding request tries it after its commit; the worker takes it
+   * once that attempt's lease lapses (the request failed to, or died). Undefined when it was recorded
+   * already (a repeated report): whoever has it goes on.
+   */
+  private async orphan(tx: Tx, row: RecurrenceRow, providerRecurrenceId: string, now: Date): Promise<repository.OrphanRecurrence | undefined> {
+    const orphan = { providerId: row.providerId, providerRecurrenceId, recurrenceId: row.id, accountId: row.accountId };
+    return (await repository.insertOrphanRecurrence(tx, orphan, now, new Date(now.getTime() + ORPHAN_LEASE_MS))) ? orphan : undefined;
+  }
+
+  /** One attempt at cancelling an orphan rec at its provider; a refusal or no answer is tried again later, with backoff. */
+  private async cancelOrphan(orphan: repository.OrphanRecurrence, attempts: number): Promise<boolean> {
+    try {
+      await this.recurrencesAt(orphan.providerId).cancelRecurrence(orphan.providerRecurrenceId);
+    } catch (error) {
+      if (!(error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError)) throw error;
+      const retryMs = Math.min(ORPHAN_RETRY_MS * 2 ** attempts, ORPHAN_RETRY_MAX_MS);
+      await repository.settleOrphanRecurrence(this.db, orphan, { nextAttemptAt: new Date(this.clock.now().getTime() + retryMs), error: error.message });
+      return false;
+    }
+    await repository.settleOrphanRecurrence(this.db, orphan, { cancelledAt: this.clock.now() });
+    return true;
+  }
+
   private recurrencesAt(providerId: string): RecurrenceProvider {
     const recurrences = this.providers.get(providerId).recurrences;
     if (!recurrences) throw new InvalidStateError(messages.recurrencesUnavailable);

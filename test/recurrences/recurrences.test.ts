@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { derivedId } from '../../src/platform/ids.js';
 import { dayAfter, dayOf, dayStart } from '../../src/platform/saoPauloDay.js';
-import { ProviderError } from '../../src/provider/provider.js';
+import { ProviderError, type RecurrenceProvider } from '../../src/provider/provider.js';
 import { ProviderRegistry } from '../../src/provider/registry.js';
 import { SimulatedPixProvider } from '../../src/provider/simulated/simulator.js';
 import { createRecurrenceBody } from '../../src/recurrences/schemas.js';
@@ -69,6 +69,19 @@ describe(`Pix Automático recurrences (${backend})`, () => {
       simulator,
       service: new RecurrenceService(db, gateway.clock, registry, new RoutingService(db, gateway.clock, registry), gateway.services.accounts),
     };
+  };
+  /** The provider's registrations wait until `release()`, then register as usual. */
+  const holdRegistrations = (recurrences: RecurrenceProvider) => {
+    const register = recurrences.createRecurrence.bind(recurrences);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const spy = vi.spyOn(recurrences, 'createRecurrence').mockImplementation(async (request) => {
+      await held;
+      return register(request);
+    });
+    return { spy, release };
   };
   const recurrenceRow = (id: string) => gateway.database.db.selectFrom('recurrences').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const countRows = async () =>
@@ -453,15 +466,7 @@ describe(`Pix Automático recurrences (${backend})`, () => {
   it('while one request registers a recurrence, a replay does not ask the provider again, and a cancellation meanwhile cancels it there too', async () => {
     const { simulator, service } = isolated();
     const { recurrences } = simulator;
-    const register = recurrences.createRecurrence.bind(recurrences);
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const spy = vi.spyOn(recurrences, 'createRecurrence').mockImplementation(async (request) => {
-      await held;
-      return register(request);
-    });
+    const { spy, release } = holdRegistrations(recurrences);
     const account = await gateway.services.accounts.getAccount(merchant.accountId);
     const first = service.create(account, createRecurrenceBody.parse(body({ externalRef: 'em-registro' })));
     await eventually(() => expect(spy).toHaveBeenCalledTimes(1));
@@ -484,6 +489,113 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(registered).toMatchObject([{ providerRecurrenceId: recurrence.providerRecurrenceId }]);
     expect(registered[0]!.cancelledAt).not.toBeNull();
     expect(await recurrenceEvents(id)).toEqual(['recurrence.cancelled']);
+  });
+
+  const orphanRow = (providerRecurrenceId: string) =>
+    gateway.database.db.selectFrom('orphanRecurrences').selectAll().where('providerRecurrenceId', '=', providerRecurrenceId).executeTakeFirstOrThrow();
+  /** Asserts `at` is `ms` after some moment of `window` (the test clock runs on in between). */
+  const expectAfter = (at: Date | null, window: { from: number; to: number }, ms: number) => {
+    expect(at?.getTime()).toBeGreaterThanOrEqual(window.from + ms);
+    expect(at?.getTime()).toBeLessThanOrEqual(window.to + ms);
+  };
+  const timed = async <T>(work: () => Promise<T>): Promise<{ result: T; window: { from: number; to: number } }> => {
+    const from = gateway.clock.now().getTime();
+    const result = await work();
+    return { result, window: { from, to: gateway.clock.now().getTime() } };
+  };
+  const cancelledThere = async (providerRecurrenceId: string) =>
+    (
+      await gateway.database.db
+        .selectFrom('sandboxRecurrences')
+        .select('cancelledAt')
+        .where('providerRecurrenceId', '=', providerRecurrenceId)
+        .executeTakeFirstOrThrow()
+    ).cancelledAt;
+
+  it("a registration that finds its recurrence cancelled meanwhile, whose provider then refuses the rec's cancellation: answered as cancelled, the rec an orphan the worker cancels there", async () => {
+    const { simulator, service } = isolated();
+    const { recurrences } = simulator;
+    const { release } = holdRegistrations(recurrences);
+    const refusal = vi.spyOn(recurrences, 'cancelRecurrence').mockRejectedValue(new ProviderError('simulated refusal of the cancellation'));
+    const account = await gateway.services.accounts.getAccount(merchant.accountId);
+    const first = service.create(account, createRecurrenceBody.parse(body({ externalRef: 'orfa-no-registro' })));
+    let id = '';
+    await eventually(async () => {
+      const [row] = await gateway.database.db.selectFrom('recurrences').select('id').where('externalRef', '=', 'orfa-no-registro').execute();
+      expect(row).toBeDefined();
+      id = row!.id;
+    });
+    expect((await gateway.call('POST', `/v1/recurrences/${id}/cancel`, { key: merchant.apiKey })).status).toBe(200);
+    // The request answers the recurrence as it is here, not a 502: the rec's cancellation is owed, durably.
+    const {
+      result: { recurrence },
+      window: refused,
+    } = await timed(() => {
+      release();
+      return first;
+    });
+    expect(recurrence).toMatchObject({ id, status: 'cancelled', cancelledBy: 'merchant' });
+    const idRec = recurrence.providerRecurrenceId!;
+    expect(refusal).toHaveBeenCalledTimes(1);
+    expect(await cancelledThere(idRec)).toBeNull();
+    const orphan = await orphanRow(idRec);
+    expect(orphan).toMatchObject({
+      recurrenceId: id,
+      accountId: merchant.accountId,
+      attempts: 1,
+      cancelledAt: null,
+      lastError: 'simulated refusal of the cancellation',
+    });
+    expectAfter(orphan.nextAttemptAt, refused, 10_000);
+    // Not before its backoff; refused again, it doubles; then the worker's step cancels it there, once.
+    expect(await service.cancelOrphans()).toBe(0);
+    gateway.clock.advance(10_000);
+    const second = await timed(() => service.cancelOrphans());
+    expect(second.result).toBe(0);
+    expect(refusal).toHaveBeenCalledTimes(2);
+    expect(await orphanRow(idRec)).toMatchObject({ attempts: 2, cancelledAt: null });
+    expectAfter((await orphanRow(idRec)).nextAttemptAt, second.window, 20_000);
+    refusal.mockRestore();
+    gateway.clock.advance(20_000);
+    const third = await timed(() => service.cancelOrphans());
+    expect(third.result).toBe(1);
+    expectAfter(await cancelledThere(idRec), third.window, 0);
+    expect(await orphanRow(idRec)).toMatchObject({ attempts: 3, lastError: null });
+    expectAfter((await orphanRow(idRec)).cancelledAt, third.window, 0);
+    expect(await service.cancelOrphans()).toBe(0);
+    expect(await read(id)).toMatchObject({ status: 'cancelled' });
+    expect(await recurrenceEvents(id)).toEqual(['recurrence.cancelled']);
+  });
+
+  it('an approval reported after the request expired: the rec is cancelled there; an approval whose deciding request died is left to the worker after its lease, and a repeated report asks nothing twice', async () => {
+    const created = await create({ startDate: dayAfter(today(), 4) });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const { id, providerRecurrenceId: idRec } = created.body;
+    advanceDays(2);
+    expect(await gateway.services.recurrences.expireAuthorizations()).toBeGreaterThanOrEqual(1);
+    expect(await read(id)).toMatchObject({ status: 'expired' });
+    const { simulator, service } = isolated();
+    // The deciding request's own attempt never comes back (its process dies in the call): the worker waits out its lease.
+    const hung = vi.spyOn(simulator.recurrences, 'cancelRecurrence').mockImplementation(() => new Promise(() => {}));
+    const decided = await timed(async () => {
+      void service.recurrenceReported('default', idRec, { status: 'authorized' });
+      await eventually(() => expect(hung).toHaveBeenCalledTimes(1));
+    });
+    expect(await orphanRow(idRec)).toMatchObject({ recurrenceId: id, attempts: 0, cancelledAt: null });
+    expectAfter((await orphanRow(idRec)).nextAttemptAt, decided.window, 60_000);
+    // A repeat of the report: recorded already, nothing is asked again.
+    expect(await service.recurrenceReported('default', idRec, { status: 'authorized' })).toBe('cancelled_there');
+    expect(hung).toHaveBeenCalledTimes(1);
+    hung.mockRestore();
+    expect(await gateway.services.recurrences.cancelOrphans()).toBe(0);
+    gateway.clock.advance(60_000);
+    const swept = await timed(() => gateway.services.recurrences.cancelOrphans());
+    expect(swept.result).toBe(1);
+    expectAfter(await cancelledThere(idRec), swept.window, 0);
+    expect(await orphanRow(idRec)).toMatchObject({ attempts: 1, lastError: null });
+    expectAfter((await orphanRow(idRec)).cancelledAt, swept.window, 0);
+    expect(await read(id)).toMatchObject({ status: 'expired' });
+    expect(await recurrenceEvents(id)).toEqual(['recurrence.expired']);
   });
 
   it('a failed registration lets go of its claim: a retry with the externalRef asks the provider again at once', async () => {

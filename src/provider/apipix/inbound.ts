@@ -137,7 +137,10 @@ export class ApiPixInbound implements ProviderInbound {
     const receipt = report ? await this.reports.recurrenceReported(rec.idRec, report) : 'ignored';
     if (receipt === 'applied') this.logger.info({ idRec: rec.idRec, status: rec.status }, 'recurrence status from the PSP applied');
     if (receipt === 'cancelled_there') {
-      this.logger.warn({ idRec: rec.idRec, status: rec.status }, 'recurrence approved at the PSP after it expired or was cancelled here: cancelled at the PSP');
+      this.logger.warn(
+        { idRec: rec.idRec, status: rec.status },
+        'recurrence approved at the PSP after it expired or was cancelled here: an orphan rec, cancelled at the PSP',
+      );
     }
     return receipt !== 'ignored';
   }

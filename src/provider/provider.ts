@@ -388,3 +388,16 @@ export class ProviderError extends Error {
 export class ProviderOutcomeUnknownError extends Error {
   override readonly name = 'ProviderOutcomeUnknownError';
 }
+
+/**
+ * A recurrence's registration that failed after its rec was made at the provider, whose
+ * cancellation there failed too: the rec (`providerRecurrenceId`) may be live, to be cancelled later.
+ */
+export class RecurrenceLeftLiveError extends ProviderOutcomeUnknownError {
+  constructor(
+    message: string,
+    readonly providerRecurrenceId: string,
+  ) {
+    super(message);
+  }
+}

@@ -7,13 +7,14 @@ import { messages } from '../messages.js';
 import { nextBusinessDay } from '../pix/bankingDays.js';
 import { cycleDate } from '../pix/recurrenceCalendar.js';
 import type { Clock } from '../platform/clock.js';
-import type { Db, Tx } from '../platform/database.js';
+import type { Db, Executor, Tx } from '../platform/database.js';
 import { derivedId, newId } from '../platform/ids.js';
 import { dayAfter, dayOf, dayStart } from '../platform/saoPauloDay.js';
 import type { RecurrenceCycleRow, RecurrenceRow, TransactionRow } from '../platform/schema.js';
 import {
   ProviderError,
   ProviderOutcomeUnknownError,
+  RecurrenceLeftLiveError,
   type CycleChargeReceipt,
   type CycleChargeReport,
   type OpenAtProvider,
@@ -204,6 +205,9 @@ export class RecurrenceService {
       });
     } catch (error) {
       if (row.registrationClaimedUntil) await repository.releaseRegistration(this.db, row.id, row.registrationClaimedUntil);
+      // A half-made registration the provider could not undo: its rec is an orphan, left to the
+      // worker (this request has just failed to cancel it); a retry registers the recurrence anew.
+      if (error instanceof RecurrenceLeftLiveError) await this.orphan(this.db, row, error.providerRecurrenceId, this.clock.now(), ORPHAN_RETRY_MS);
       if (error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError) {
         throw new ProviderFailedError(messages.recurrenceProviderFailed, { cause: error });
       }
@@ -711,12 +715,18 @@ export class RecurrenceService {
   /**
    * Records, with the decision that the recurrence is over here, that `providerRecurrenceId` must be
    * cancelled at its provider: the deciding request tries it after its commit; the worker takes it
-   * once that attempt's lease lapses (the request failed to, or died). Undefined when it was recorded
+   * once that attempt's lease lapses (the request failed to, or died), or after `firstAttemptInMs`. Undefined when it was recorded
    * already (a repeated report): whoever has it goes on.
    */
-  private async orphan(tx: Tx, row: RecurrenceRow, providerRecurrenceId: string, now: Date): Promise<repository.OrphanRecurrence | undefined> {
+  private async orphan(
+    db: Executor,
+    row: RecurrenceRow,
+    providerRecurrenceId: string,
+    now: Date,
+    firstAttemptInMs = ORPHAN_LEASE_MS,
+  ): Promise<repository.OrphanRecurrence | undefined> {
     const orphan = { providerId: row.providerId, providerRecurrenceId, recurrenceId: row.id, accountId: row.accountId };
-    return (await repository.insertOrphanRecurrence(tx, orphan, now, new Date(now.getTime() + ORPHAN_LEASE_MS))) ? orphan : undefined;
+    return (await repository.insertOrphanRecurrence(db, orphan, now, new Date(now.getTime() + firstAttemptInMs))) ? orphan : undefined;
   }
 
   /** One attempt at cancelling an orphan rec at its provider; a refusal or no answer is tried again later, with backoff. */

@@ -375,6 +375,33 @@ describe(`API Pix adapter: Pix Automático (${backend})`, () => {
     expect(retried.body.status).toBe('awaiting_authorization');
     expect(retried.body.providerRecurrenceId).not.toBe(cancelledThere);
 
+    // Neither the request to the payer nor the rec's cancellation taken (the PSP unavailable from
+    // the rec's answer on): the live rec is an orphan, cancelled there by the worker once it answers.
+    double.beforeNextAnswerOf('POST /rec', async () => double.failNext(4)); // POST /solicrec, then PATCH /rec's three attempts
+    const stranded = await create({ startDate: '2031-07-20', externalRef: 'rec-orfa' });
+    expect(stranded.status).toBe(502);
+    expect(stranded.body).toEqual({ error: messages.recurrenceProviderFailed });
+    const patches = double.calls.filter((call) => call.startsWith('PATCH /api/v2/rec/'));
+    const strandedRec = patches.at(-1)?.split('/').at(-1) ?? '';
+    expect(patches.filter((call) => call.endsWith(`/${strandedRec}`))).toHaveLength(3);
+    expect(double.rec(strandedRec)).toMatchObject({ status: 'CRIADA' });
+    const orphan = () =>
+      gateway.database.db.selectFrom('orphanRecurrences').selectAll().where('providerRecurrenceId', '=', strandedRec).executeTakeFirstOrThrow();
+    const { id: strandedId } = await gateway.database.db.selectFrom('recurrences').select('id').where('externalRef', '=', 'rec-orfa').executeTakeFirstOrThrow();
+    expect(await orphan()).toMatchObject({ recurrenceId: strandedId, accountId: merchant.accountId, attempts: 0, cancelledAt: null });
+    // Its first attempt is the worker's, 10 s on.
+    expect(await gateway.services.recurrences.cancelOrphans()).toBe(0);
+    gateway.clock.advance(10_000);
+    expect(await gateway.services.recurrences.cancelOrphans()).toBe(1);
+    expect(double.rec(strandedRec)).toMatchObject({ status: 'CANCELADA' });
+    expect(await orphan()).toMatchObject({ attempts: 1, cancelledAt: expect.any(Date), lastError: null });
+    // The recurrence itself is still to be registered: a retry with its externalRef asks anew.
+    const again = await create({ startDate: '2031-07-20', externalRef: 'rec-orfa' });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body).toMatchObject({ status: 'awaiting_authorization' });
+    expect(again.body).toMatchObject({ id: strandedId, status: 'awaiting_authorization' });
+    expect(again.body.providerRecurrenceId).not.toBe(strandedRec);
+
     // The cobr refused (unavailable on every attempt): no cycle written, tried again later.
     await cycles(); // the earlier tests' recurrences first: only this one's cobr is due below
     const { id } = await authorized({ startDate: '2031-07-10' });

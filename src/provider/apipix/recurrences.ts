@@ -1,7 +1,14 @@
 import type { z } from 'zod';
 import type { ReceiverAccount } from '../../config.js';
 import { txidOf } from '../../pix/txid.js';
-import { ProviderError, ProviderOutcomeUnknownError, type CycleChargeRequest, type RecurrenceProvider, type RecurrenceRequest } from '../provider.js';
+import {
+  ProviderError,
+  ProviderOutcomeUnknownError,
+  RecurrenceLeftLiveError,
+  type CycleChargeRequest,
+  type RecurrenceProvider,
+  type RecurrenceRequest,
+} from '../provider.js';
 import { PspRefusal, PspUnavailable, refusedOrUnanswered, type PspCall } from './client.js';
 import { centsOf, cobrSchema, createdRecSchema, createdSolicRecSchema, recSchema, valorOf } from './payloads.js';
 
@@ -36,8 +43,9 @@ export class ApiPixRecurrences implements RecurrenceProvider {
 
   /**
    * `POST /rec`, then `POST /solicrec`. A rec whose request could not be sent is cancelled there
-   * (nothing half-made is left live): ProviderError once it is, ProviderOutcomeUnknownError when even
-   * that fails. `POST` has no id of ours: a rec whose answer was lost may remain (docs/recurrences.md).
+   * (nothing half-made is left live): ProviderError once it is, RecurrenceLeftLiveError (its idRec, an
+   * orphan rec for the gateway to cancel later) when even that fails. `POST` has no id of ours: a
+   * rec whose answer was lost may remain (docs/recurrences.md).
    */
   async createRecurrence(request: RecurrenceRequest): Promise<{ providerRecurrenceId: string }> {
     const { debtor } = request;
@@ -76,7 +84,7 @@ export class ApiPixRecurrences implements RecurrenceProvider {
       try {
         await this.cancelRecurrence(rec.idRec);
       } catch {
-        throw new ProviderOutcomeUnknownError(`PSP did not take the authorization request, nor the recurrence's cancellation: ${String(error)}`);
+        throw new RecurrenceLeftLiveError(`PSP did not take the authorization request, nor the recurrence's cancellation: ${String(error)}`, rec.idRec);
       }
       throw new ProviderError(`PSP did not take the authorization request (the recurrence is cancelled there): ${String(error)}`);
     }

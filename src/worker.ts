@@ -6,8 +6,8 @@ type Logger = Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'>;
 
 /**
  * Background jobs: webhook delivery, charge expiry, MED defense deadlines and sends left without a result (every second), the simulator's
- * automatic settlement or a PSP's poller, the checks of withdrawals and refunds at the PSP, the daily statements, and housekeeping
- * (every minute). Safe to run in
+ * automatic settlement or a PSP's poller, the checks of withdrawals and refunds at the PSP, recurrences' cycles and lapsed requests,
+ * orphan charges and orphan recs cancelled at their PSP (every 5 seconds), the daily statements, and housekeeping (every minute). Safe to run in
  * any number of processes: each step claims its rows with SKIP LOCKED or is idempotent.
  */
 export function startWorkers(

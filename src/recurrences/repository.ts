@@ -287,13 +287,17 @@ export async function claimDueOrphanRecurrences(db: Executor, providerIds: strin
   return rows;
 }
 
-/** The orphan rec's cancellation: done (`cancelledAt`), or tried again at `nextAttemptAt`. */
+/**
+ * The orphan rec's cancellation: done (`cancelledAt`), or tried again at `nextAttemptAt` — only
+ * while the attempt still holds it (`claimedUntil`, its lease): a failure answered after another
+ * attempt took it over leaves that one's schedule alone.
+ */
 export async function settleOrphanRecurrence(
   db: Executor,
   orphan: Pick<OrphanRecurrence, 'providerId' | 'providerRecurrenceId'>,
-  result: { cancelledAt: Date } | { nextAttemptAt: Date; error: string },
+  result: { cancelledAt: Date } | { nextAttemptAt: Date; claimedUntil: Date; error: string },
 ): Promise<void> {
-  await db
+  let update = db
     .updateTable('orphanRecurrences')
     .set((eb) =>
       'cancelledAt' in result
@@ -302,6 +306,7 @@ export async function settleOrphanRecurrence(
     )
     .where('providerId', '=', orphan.providerId)
     .where('providerRecurrenceId', '=', orphan.providerRecurrenceId)
-    .where('cancelledAt', 'is', null)
-    .execute();
+    .where('cancelledAt', 'is', null);
+  if ('claimedUntil' in result) update = update.where('nextAttemptAt', '=', result.claimedUntil);
+  await update.execute();
 }

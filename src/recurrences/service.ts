@@ -2,6 +2,7 @@ import { assertChargeAmountAllowed, type Account } from '../accounts/model.js';
 import type { AccountService } from '../accounts/service.js';
 import { postChargePaid } from '../charges/service.js';
 import { InvalidRequestError, InvalidStateError, NotFoundError, ProviderFailedError } from '../errors.js';
+import { asError } from '../platform/errors.js';
 import { computeFee } from '../ledger/fees.js';
 import { messages } from '../messages.js';
 import { nextBusinessDay } from '../pix/bankingDays.js';
@@ -226,7 +227,7 @@ export class RecurrenceService {
       const kept = locked.providerRecurrenceId === null ? await repository.setProviderRecurrenceId(tx, row.id, providerRecurrenceId, now) : locked;
       return { row: kept, orphan: await this.orphan(tx, locked, providerRecurrenceId, now) };
     });
-    if (outcome.orphan) await this.cancelOrphan(outcome.orphan, 0);
+    if (outcome.orphan) await this.cancelOrphan(outcome.orphan, { attempts: 0, claimedUntil: outcome.orphan.claimedUntil });
     return outcome.row;
   }
 
@@ -436,7 +437,7 @@ export class RecurrenceService {
    * the commit, by the worker when that fails: nothing is to be debited under a recurrence over here.
    */
   async recurrenceReported(providerId: string, providerRecurrenceId: string, report: RecurrenceReport): Promise<RecurrenceReceipt> {
-    let orphan: repository.OrphanRecurrence | undefined;
+    let orphan: (repository.OrphanRecurrence & { claimedUntil: Date }) | undefined;
     const receipt = await this.db.transaction().execute(async (tx): Promise<RecurrenceReceipt> => {
       const now = this.clock.now();
       const row = await repository.lockRecurrenceAtProvider(tx, providerId, providerRecurrenceId);
@@ -464,7 +465,7 @@ export class RecurrenceService {
       await this.move(tx, row, transition, now, transition === RECURRENCE.authorize ? {} : { nextCycleDate: null });
       return 'applied';
     });
-    if (orphan) await this.cancelOrphan(orphan, 0);
+    if (orphan) await this.cancelOrphan(orphan, { attempts: 0, claimedUntil: orphan.claimedUntil });
     return receipt;
   }
 
@@ -697,19 +698,24 @@ export class RecurrenceService {
     await insertEventsWithDeliveries(tx, events, at);
   }
 
-  /** The recurrence calls of a provider; one without them (docs/recurrences.md) is a 422. */
   /**
    * Recs at providers for recurrences that are over here, cancelled there (the worker's step): those
-   * the deciding request could not cancel, or whose request died first. A provider still down is
-   * left alone meanwhile. How many were cancelled.
+   * the deciding request could not cancel, or whose request died first. A provider whose breaker
+   * is open is left alone meanwhile. How many were cancelled.
    */
   async cancelOrphans(batch = 50): Promise<number> {
     const now = this.clock.now();
     const available = this.providers.ids.filter((id) => this.providers.isClosed(id));
-    const due = await repository.claimDueOrphanRecurrences(this.db, available, now, new Date(now.getTime() + ORPHAN_LEASE_MS), batch);
+    const leaseUntil = new Date(now.getTime() + Math.max(0, ...available.map((id) => this.orphanLeaseMs(id))));
+    const due = await repository.claimDueOrphanRecurrences(this.db, available, now, leaseUntil, batch);
     let cancelled = 0;
-    for (const orphan of due) if (await this.cancelOrphan(orphan, orphan.attempts)) cancelled++;
+    for (const orphan of due) if (await this.cancelOrphan(orphan, { attempts: orphan.attempts, claimedUntil: leaseUntil })) cancelled++;
     return cancelled;
+  }
+
+  /** How long an attempt holds an orphan rec: longer than the cancellation's calls with their retries, so no two overlap. */
+  private orphanLeaseMs(providerId: string): number {
+    return Math.max(ORPHAN_LEASE_MS, 2 * this.providers.get(providerId).sendTiming.sendBudgetMs);
   }
 
   /**
@@ -723,26 +729,34 @@ export class RecurrenceService {
     row: RecurrenceRow,
     providerRecurrenceId: string,
     now: Date,
-    firstAttemptInMs = ORPHAN_LEASE_MS,
-  ): Promise<repository.OrphanRecurrence | undefined> {
+    firstAttemptInMs = this.orphanLeaseMs(row.providerId),
+  ): Promise<(repository.OrphanRecurrence & { claimedUntil: Date }) | undefined> {
     const orphan = { providerId: row.providerId, providerRecurrenceId, recurrenceId: row.id, accountId: row.accountId };
-    return (await repository.insertOrphanRecurrence(db, orphan, now, new Date(now.getTime() + firstAttemptInMs))) ? orphan : undefined;
+    const claimedUntil = new Date(now.getTime() + firstAttemptInMs);
+    return (await repository.insertOrphanRecurrence(db, orphan, now, claimedUntil)) ? { ...orphan, claimedUntil } : undefined;
   }
 
-  /** One attempt at cancelling an orphan rec at its provider; a refusal or no answer is tried again later, with backoff. */
-  private async cancelOrphan(orphan: repository.OrphanRecurrence, attempts: number): Promise<boolean> {
+  /**
+   * One attempt at cancelling an orphan rec at its provider, held until `claimedUntil`. Any failure
+   * (a refusal, no answer, a provider without recurrences since) is tried again later with backoff
+   * and kept as its last_error, never thrown: the request that decided it has committed, and the
+   * worker's other orphans go on. A failure answered after another attempt took the rec over
+   * (its lease lapsed) leaves that attempt's schedule alone.
+   */
+  private async cancelOrphan(orphan: repository.OrphanRecurrence, { attempts, claimedUntil }: { attempts: number; claimedUntil: Date }): Promise<boolean> {
     try {
       await this.recurrencesAt(orphan.providerId).cancelRecurrence(orphan.providerRecurrenceId);
     } catch (error) {
-      if (!(error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError)) throw error;
       const retryMs = Math.min(ORPHAN_RETRY_MS * 2 ** attempts, ORPHAN_RETRY_MAX_MS);
-      await repository.settleOrphanRecurrence(this.db, orphan, { nextAttemptAt: new Date(this.clock.now().getTime() + retryMs), error: error.message });
+      const nextAttemptAt = new Date(this.clock.now().getTime() + retryMs);
+      await repository.settleOrphanRecurrence(this.db, orphan, { nextAttemptAt, claimedUntil, error: asError(error).message });
       return false;
     }
     await repository.settleOrphanRecurrence(this.db, orphan, { cancelledAt: this.clock.now() });
     return true;
   }
 
+  /** The recurrence calls of a provider; one without them (docs/recurrences.md) is a 422. */
   private recurrencesAt(providerId: string): RecurrenceProvider {
     const recurrences = this.providers.get(providerId).recurrences;
     if (!recurrences) throw new InvalidStateError(messages.recurrencesUnavailable);

@@ -549,6 +549,7 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expectAfter(orphan.nextAttemptAt, refused, 10_000);
     // Not before its backoff; refused again, it doubles; then the worker's step cancels it there, once.
     expect(await service.cancelOrphans()).toBe(0);
+    expect(refusal).toHaveBeenCalledTimes(1);
     gateway.clock.advance(10_000);
     const second = await timed(() => service.cancelOrphans());
     expect(second.result).toBe(0);
@@ -567,7 +568,7 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(await recurrenceEvents(id)).toEqual(['recurrence.cancelled']);
   });
 
-  it('an approval reported after the request expired: the rec is cancelled there; an approval whose deciding request died is left to the worker after its lease, and a repeated report asks nothing twice', async () => {
+  it("an approval reported after the request expired: the rec is an orphan; its deciding request's attempt hangs, the worker takes it after the lease, and that request's late failure changes nothing; a repeated report asks nothing twice", async () => {
     const created = await create({ startDate: dayAfter(today(), 4) });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const { id, providerRecurrenceId: idRec } = created.body;
@@ -575,10 +576,17 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(await gateway.services.recurrences.expireAuthorizations()).toBeGreaterThanOrEqual(1);
     expect(await read(id)).toMatchObject({ status: 'expired' });
     const { simulator, service } = isolated();
-    // The deciding request's own attempt never comes back (its process dies in the call): the worker waits out its lease.
-    const hung = vi.spyOn(simulator.recurrences, 'cancelRecurrence').mockImplementation(() => new Promise(() => {}));
+    // The deciding request's own attempt does not come back for longer than its lease.
+    let fail: (error: Error) => void = () => {};
+    const hung = vi.spyOn(simulator.recurrences, 'cancelRecurrence').mockImplementation(
+      () =>
+        new Promise<void>((_resolve, reject) => {
+          fail = reject;
+        }),
+    );
+    let reported: Promise<unknown> = Promise.resolve();
     const decided = await timed(async () => {
-      void service.recurrenceReported('default', idRec, { status: 'authorized' });
+      reported = service.recurrenceReported('default', idRec, { status: 'authorized' });
       await eventually(() => expect(hung).toHaveBeenCalledTimes(1));
     });
     expect(await orphanRow(idRec)).toMatchObject({ recurrenceId: id, attempts: 0, cancelledAt: null });
@@ -586,13 +594,27 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     // A repeat of the report: recorded already, nothing is asked again.
     expect(await service.recurrenceReported('default', idRec, { status: 'authorized' })).toBe('cancelled_there');
     expect(hung).toHaveBeenCalledTimes(1);
-    hung.mockRestore();
+    // The worker leaves it to the request until the lease lapses; then tries it, the provider down: backoff.
     expect(await gateway.services.recurrences.cancelOrphans()).toBe(0);
+    expect(await cancelledThere(idRec)).toBeNull();
     gateway.clock.advance(60_000);
+    const outage = (mode: string) => gateway.admin('POST', '/sandbox/v1/providers/default/outage', { mode });
+    expect((await outage('down')).status).toBe(200);
+    const refused = await timed(() => gateway.services.recurrences.cancelOrphans());
+    expect(refused.result).toBe(0);
+    const scheduled = await orphanRow(idRec);
+    expect(scheduled).toMatchObject({ attempts: 1, cancelledAt: null, lastError: expect.stringContaining('simulated') });
+    expectAfter(scheduled.nextAttemptAt, refused.window, 10_000);
+    // The request's attempt fails at last: the worker holds the rec now, its schedule stays.
+    fail(new ProviderError('answered after the lease'));
+    expect(await reported).toBe('cancelled_there');
+    expect(await orphanRow(idRec)).toEqual(scheduled);
+    expect((await outage('up')).status).toBe(200);
+    gateway.clock.advance(10_000);
     const swept = await timed(() => gateway.services.recurrences.cancelOrphans());
     expect(swept.result).toBe(1);
     expectAfter(await cancelledThere(idRec), swept.window, 0);
-    expect(await orphanRow(idRec)).toMatchObject({ attempts: 1, lastError: null });
+    expect(await orphanRow(idRec)).toMatchObject({ attempts: 2, lastError: null });
     expectAfter((await orphanRow(idRec)).cancelledAt, swept.window, 0);
     expect(await read(id)).toMatchObject({ status: 'expired' });
     expect(await recurrenceEvents(id)).toEqual(['recurrence.expired']);

@@ -139,7 +139,7 @@ export class ApiPixInbound implements ProviderInbound {
     if (receipt === 'cancelled_there') {
       this.logger.warn(
         { idRec: rec.idRec, status: rec.status },
-        'recurrence approved at the PSP after it expired or was cancelled here: an orphan rec, cancelled at the PSP',
+        'recurrence approved at the PSP after it expired or was cancelled here: an orphan rec, to be cancelled at the PSP',
       );
     }
     return receipt !== 'ignored';

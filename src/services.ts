@@ -98,6 +98,10 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     providers: () => registry.health(),
     reconciliation: () => reconciliation.latestDifferences(),
     treasury: () => treasury.list(),
+    orphans: async () => {
+      const [orphanCharges, orphanRecs] = await Promise.all([charges.countOpenOrphans(), recurrences.countOpenOrphans()]);
+      return [...orphanCharges.map((row) => ({ kind: 'charge' as const, ...row })), ...orphanRecs.map((row) => ({ kind: 'recurrence' as const, ...row }))];
+    },
   });
   const { registry, networks, inbound } = createProviders(config, db, clock, probes.logger ?? pino({ level: config.logLevel }), (call) =>
     metrics.providerCalls.observe({ provider: call.providerId, operation: call.operation, outcome: call.outcome }, call.seconds),

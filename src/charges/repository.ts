@@ -105,6 +105,16 @@ export async function claimDueOrphans(db: Executor, providerIds: string[], now: 
   return rows;
 }
 
+/** Orphans not removed yet, by provider (metrics). */
+export function countOpenOrphans(db: Executor): Promise<{ providerId: string; count: number }[]> {
+  return db
+    .selectFrom('orphanCharges')
+    .select((eb) => ['providerId', eb.fn.countAll<number>().as('count')])
+    .where('removedAt', 'is', null)
+    .groupBy('providerId')
+    .execute();
+}
+
 /** The orphan's removal: done (`removedAt`), or tried again at `nextAttemptAt`. */
 export async function settleOrphan(
   db: Executor,

@@ -11,6 +11,8 @@ export type MetricSources = {
   providers: () => { id: string; state: string; latencyMsP50: number | null; latencyMsP99: number | null }[];
   /** Each provider's latest finished reconciliation run's count of differences. */
   reconciliation: () => Promise<{ providerId: string; differences: number }[]>;
+  /** What is left to undo at each provider: charges (`charge`) and recs (`recurrence`) not removed or cancelled there yet. */
+  orphans: () => Promise<{ kind: 'charge' | 'recurrence'; providerId: string; count: number }[]>;
   /** Each provider's latest treasury reading. */
   treasury: () => Promise<{ providerId: string; ledgerNetCents: number; reportedCents: number | null }[]>;
 };
@@ -150,6 +152,16 @@ export class Metrics {
           this.set({ provider: reading.providerId, source: 'ledger' }, reading.ledgerNetCents);
           if (reading.reportedCents !== null) this.set({ provider: reading.providerId, source: 'reported' }, reading.reportedCents);
         }
+      },
+    });
+    new Gauge({
+      name: 'pix_gateway_orphans_open',
+      help: 'What the worker still has to undo at each provider, by kind: charges registered whose answer was lost (charge) and recs of recurrences over here (recurrence), not removed or cancelled there yet.',
+      labelNames: ['kind', 'provider'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const { kind, providerId, count } of await sources.orphans()) this.set({ kind, provider: providerId }, count);
       },
     });
     new Gauge({

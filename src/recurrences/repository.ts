@@ -287,6 +287,16 @@ export async function claimDueOrphanRecurrences(db: Executor, providerIds: strin
   return rows;
 }
 
+/** Orphan recs not cancelled yet, by provider (metrics). */
+export function countOpenOrphanRecurrences(db: Executor): Promise<{ providerId: string; count: number }[]> {
+  return db
+    .selectFrom('orphanRecurrences')
+    .select((eb) => ['providerId', eb.fn.countAll<number>().as('count')])
+    .where('cancelledAt', 'is', null)
+    .groupBy('providerId')
+    .execute();
+}
+
 /**
  * The orphan rec's cancellation: done (`cancelledAt`), or tried again at `nextAttemptAt` — only
  * while the attempt still holds it (`claimedUntil`, its lease): a failure answered after another

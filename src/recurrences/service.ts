@@ -713,6 +713,11 @@ export class RecurrenceService {
     return cancelled;
   }
 
+  /** Orphan recs not cancelled yet, by provider (metrics). */
+  countOpenOrphans(): Promise<{ providerId: string; count: number }[]> {
+    return repository.countOpenOrphanRecurrences(this.db);
+  }
+
   /** How long an attempt holds an orphan rec: longer than the cancellation's calls with their retries, so no two overlap. */
   private orphanLeaseMs(providerId: string): number {
     return Math.max(ORPHAN_LEASE_MS, 2 * this.providers.get(providerId).sendTiming.sendBudgetMs);

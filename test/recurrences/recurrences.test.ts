@@ -1,3 +1,4 @@
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { derivedId } from '../../src/platform/ids.js';
@@ -503,6 +504,13 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     const result = await work();
     return { result, window: { from, to: gateway.clock.now().getTime() } };
   };
+  /** The operator's view: orphan recs not cancelled yet at the gateway's provider, as /metrics shows them. */
+  const openOrphanRecs = async () => {
+    const families = parsePrometheusTextFormat(await (await fetch(`${gateway.url}/metrics`)).text());
+    const family = families.find((candidate) => candidate.name === 'pix_gateway_orphans_open');
+    const sample = family?.metrics.find((metric) => metric.labels?.kind === 'recurrence' && metric.labels?.provider === 'default');
+    return Number(sample?.value ?? 0);
+  };
   const cancelledThere = async (providerRecurrenceId: string) =>
     (
       await gateway.database.db
@@ -517,6 +525,7 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     const { recurrences } = simulator;
     const { release } = holdRegistrations(recurrences);
     const refusal = vi.spyOn(recurrences, 'cancelRecurrence').mockRejectedValue(new ProviderError('simulated refusal of the cancellation'));
+    const openBefore = await openOrphanRecs();
     const account = await gateway.services.accounts.getAccount(merchant.accountId);
     const first = service.create(account, createRecurrenceBody.parse(body({ externalRef: 'orfa-no-registro' })));
     let id = '';
@@ -547,6 +556,7 @@ describe(`Pix Automático recurrences (${backend})`, () => {
       lastError: 'simulated refusal of the cancellation',
     });
     expectAfter(orphan.nextAttemptAt, refused, 10_000);
+    expect(await openOrphanRecs()).toBe(openBefore + 1);
     // Not before its backoff; refused again, it doubles; then the worker's step cancels it there, once.
     expect(await service.cancelOrphans()).toBe(0);
     expect(refusal).toHaveBeenCalledTimes(1);
@@ -563,6 +573,7 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expectAfter(await cancelledThere(idRec), third.window, 0);
     expect(await orphanRow(idRec)).toMatchObject({ attempts: 3, lastError: null });
     expectAfter((await orphanRow(idRec)).cancelledAt, third.window, 0);
+    expect(await openOrphanRecs()).toBe(openBefore);
     expect(await service.cancelOrphans()).toBe(0);
     expect(await read(id)).toMatchObject({ status: 'cancelled' });
     expect(await recurrenceEvents(id)).toEqual(['recurrence.cancelled']);

@@ -209,15 +209,15 @@ export class ChargeService {
     throw new ProviderFailedError(messages.providerChargeFailed);
   }
 
-  /**
-   * Worker step: removes the orphan charges of the providers that answer again (their breaker
-   * closed); a removal that fails is tried again later, backing off. Returns how many were removed.
-   */
   /** Orphans not removed yet, by provider (metrics). */
   countOpenOrphans(): Promise<{ providerId: string; count: number }[]> {
     return repository.countOpenOrphans(this.db);
   }
 
+  /**
+   * Worker step: removes the orphan charges of the providers that answer again (their breaker
+   * closed); a removal that fails is tried again later, backing off. Returns how many were removed.
+   */
   async removeOrphans(batch = 50): Promise<number> {
     const now = this.clock.now();
     // A provider still down is left alone; its orphans wait (a probe of new traffic closes its breaker).

@@ -3,7 +3,7 @@ import { InvalidRequestError, InvalidStateError, NotFoundError, ProviderFailedEr
 import { computeFee } from '../ledger/fees.js';
 import { postMovement } from '../ledger/repository.js';
 import { messages } from '../messages.js';
-import type { Clock } from '../platform/clock.js';
+import { retryTime, type Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { grouped } from '../platform/grouped.js';
 import { newId } from '../platform/ids.js';
@@ -232,8 +232,8 @@ export class ChargeService {
         removed++;
       } catch (error) {
         if (!(error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError)) throw error;
-        const retryMs = Math.min(ORPHAN_RETRY_MS * 2 ** orphan.attempts, ORPHAN_RETRY_MAX_MS);
-        await repository.settleOrphan(this.db, orphan, { nextAttemptAt: new Date(this.clock.now().getTime() + retryMs), error: error.message });
+        const nextAttemptAt = retryTime(this.clock, orphan.attempts, { firstMs: ORPHAN_RETRY_MS, maxMs: ORPHAN_RETRY_MAX_MS });
+        await repository.settleOrphan(this.db, orphan, { nextAttemptAt, error: error.message });
       }
     }
     return removed;

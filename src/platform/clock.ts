@@ -3,6 +3,11 @@ export type Clock = { now(): Date };
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/** When a step that failed `failures` times in a row is tried again: `firstMs` from now, doubling with each failure, at most `maxMs`. */
+export function retryTime(clock: Clock, failures: number, { firstMs, maxMs }: { firstMs: number; maxMs: number }): Date {
+  return new Date(clock.now().getTime() + Math.min(firstMs * 2 ** failures, maxMs));
+}
+
 /** A clock tests can move forward. */
 export class ManualClock implements Clock {
   private offsetMs = 0;

@@ -256,9 +256,10 @@ export async function oldestOpenAtProvider(db: Executor, providerId: string): Pr
 export type OrphanRecurrence = { providerId: string; providerRecurrenceId: string; recurrenceId: string; accountId: string };
 
 /**
- * Records a rec its provider must cancel (in the transaction that decides it, when there is one); the worker tries it from
- * `firstAttemptAt` (the deciding request tries it first, after its commit). False when the rec was
- * recorded already (a repeated report): it stays as it is, in the hands of whoever has it.
+ * Records a rec its provider must cancel (in the transaction that decides it, when there is one);
+ * the worker tries it from `firstAttemptAt` (the deciding request tries it first, after its
+ * commit). False when the rec was recorded already (a repeated report): it stays as it is, in the
+ * hands of whoever has it.
  */
 export async function insertOrphanRecurrence(db: Executor, orphan: OrphanRecurrence, at: Date, firstAttemptAt: Date): Promise<boolean> {
   const inserted = await db

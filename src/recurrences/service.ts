@@ -7,7 +7,7 @@ import { computeFee } from '../ledger/fees.js';
 import { messages } from '../messages.js';
 import { nextBusinessDay } from '../pix/bankingDays.js';
 import { cycleDate } from '../pix/recurrenceCalendar.js';
-import type { Clock } from '../platform/clock.js';
+import { retryTime, type Clock } from '../platform/clock.js';
 import type { Db, Executor, Tx } from '../platform/database.js';
 import { derivedId, newId } from '../platform/ids.js';
 import { dayAfter, dayOf, dayStart } from '../platform/saoPauloDay.js';
@@ -67,6 +67,9 @@ const MAX_START_DAYS = 5 * 366;
  * by the 2nd (BCB's least) with a day to spare: a recurrence starts at least 3 days ahead.
  */
 const MIN_START_DAYS = CREATE_AHEAD_MIN_DAYS + 1;
+
+/** An orphan rec held by one attempt until `claimedUntil`, after `attempts` earlier ones. */
+type HeldOrphan = repository.OrphanRecurrence & { attempts: number; claimedUntil: Date };
 
 type Debit = { outcome: 'paid'; payment: ReceivedPayment } | { outcome: 'failed' };
 
@@ -227,7 +230,7 @@ export class RecurrenceService {
       const kept = locked.providerRecurrenceId === null ? await repository.setProviderRecurrenceId(tx, row.id, providerRecurrenceId, now) : locked;
       return { row: kept, orphan: await this.orphan(tx, locked, providerRecurrenceId, now) };
     });
-    if (outcome.orphan) await this.cancelOrphan(outcome.orphan, { attempts: 0, claimedUntil: outcome.orphan.claimedUntil });
+    if (outcome.orphan) await this.cancelOrphan(outcome.orphan);
     return outcome.row;
   }
 
@@ -437,7 +440,7 @@ export class RecurrenceService {
    * the commit, by the worker when that fails: nothing is to be debited under a recurrence over here.
    */
   async recurrenceReported(providerId: string, providerRecurrenceId: string, report: RecurrenceReport): Promise<RecurrenceReceipt> {
-    let orphan: (repository.OrphanRecurrence & { claimedUntil: Date }) | undefined;
+    let orphan: HeldOrphan | undefined;
     const receipt = await this.db.transaction().execute(async (tx): Promise<RecurrenceReceipt> => {
       const now = this.clock.now();
       const row = await repository.lockRecurrenceAtProvider(tx, providerId, providerRecurrenceId);
@@ -465,7 +468,7 @@ export class RecurrenceService {
       await this.move(tx, row, transition, now, transition === RECURRENCE.authorize ? {} : { nextCycleDate: null });
       return 'applied';
     });
-    if (orphan) await this.cancelOrphan(orphan, { attempts: 0, claimedUntil: orphan.claimedUntil });
+    if (orphan) await this.cancelOrphan(orphan);
     return receipt;
   }
 
@@ -554,8 +557,8 @@ export class RecurrenceService {
     } catch (error) {
       if (!(error instanceof ProviderError || error instanceof ProviderOutcomeUnknownError || error instanceof InvalidStateError)) throw error;
       // Tried again after a backoff, while the cycle is still at least 2 days ahead: meanwhile the sweep serves the others.
-      const retryMs = Math.min(CYCLE_RETRY_MS * 2 ** row.cycleFailures, CYCLE_RETRY_MAX_MS);
-      await repository.deferCycle(this.db, id, cycle, new Date(this.clock.now().getTime() + retryMs), amountCents);
+      const retryAt = retryTime(this.clock, row.cycleFailures, { firstMs: CYCLE_RETRY_MS, maxMs: CYCLE_RETRY_MAX_MS });
+      await repository.deferCycle(this.db, id, cycle, retryAt, amountCents);
       return false;
     }
     // Unpaid, it expires after its last possible attempt (the debit day, or 7 days later with retries) and the grace days.
@@ -709,7 +712,7 @@ export class RecurrenceService {
     const leaseUntil = new Date(now.getTime() + Math.max(0, ...available.map((id) => this.orphanLeaseMs(id))));
     const due = await repository.claimDueOrphanRecurrences(this.db, available, now, leaseUntil, batch);
     let cancelled = 0;
-    for (const orphan of due) if (await this.cancelOrphan(orphan, { attempts: orphan.attempts, claimedUntil: leaseUntil })) cancelled++;
+    for (const orphan of due) if (await this.cancelOrphan({ ...orphan, claimedUntil: leaseUntil })) cancelled++;
     return cancelled;
   }
 
@@ -726,8 +729,8 @@ export class RecurrenceService {
   /**
    * Records, with the decision that the recurrence is over here, that `providerRecurrenceId` must be
    * cancelled at its provider: the deciding request tries it after its commit; the worker takes it
-   * once that attempt's lease lapses (the request failed to, or died), or after `firstAttemptInMs`. Undefined when it was recorded
-   * already (a repeated report): whoever has it goes on.
+   * once that attempt's lease lapses (the request failed to, or died), or after `firstAttemptInMs`.
+   * Undefined when it was recorded already (a repeated report): whoever has it goes on.
    */
   private async orphan(
     db: Executor,
@@ -735,10 +738,10 @@ export class RecurrenceService {
     providerRecurrenceId: string,
     now: Date,
     firstAttemptInMs = this.orphanLeaseMs(row.providerId),
-  ): Promise<(repository.OrphanRecurrence & { claimedUntil: Date }) | undefined> {
+  ): Promise<HeldOrphan | undefined> {
     const orphan = { providerId: row.providerId, providerRecurrenceId, recurrenceId: row.id, accountId: row.accountId };
     const claimedUntil = new Date(now.getTime() + firstAttemptInMs);
-    return (await repository.insertOrphanRecurrence(db, orphan, now, claimedUntil)) ? { ...orphan, claimedUntil } : undefined;
+    return (await repository.insertOrphanRecurrence(db, orphan, now, claimedUntil)) ? { ...orphan, attempts: 0, claimedUntil } : undefined;
   }
 
   /**
@@ -748,13 +751,12 @@ export class RecurrenceService {
    * worker's other orphans go on. A failure answered after another attempt took the rec over
    * (its lease lapsed) leaves that attempt's schedule alone.
    */
-  private async cancelOrphan(orphan: repository.OrphanRecurrence, { attempts, claimedUntil }: { attempts: number; claimedUntil: Date }): Promise<boolean> {
+  private async cancelOrphan(orphan: HeldOrphan): Promise<boolean> {
     try {
       await this.recurrencesAt(orphan.providerId).cancelRecurrence(orphan.providerRecurrenceId);
     } catch (error) {
-      const retryMs = Math.min(ORPHAN_RETRY_MS * 2 ** attempts, ORPHAN_RETRY_MAX_MS);
-      const nextAttemptAt = new Date(this.clock.now().getTime() + retryMs);
-      await repository.settleOrphanRecurrence(this.db, orphan, { nextAttemptAt, claimedUntil, error: asError(error).message });
+      const nextAttemptAt = retryTime(this.clock, orphan.attempts, { firstMs: ORPHAN_RETRY_MS, maxMs: ORPHAN_RETRY_MAX_MS });
+      await repository.settleOrphanRecurrence(this.db, orphan, { nextAttemptAt, claimedUntil: orphan.claimedUntil, error: asError(error).message });
       return false;
     }
     await repository.settleOrphanRecurrence(this.db, orphan, { cancelledAt: this.clock.now() });

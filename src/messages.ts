@@ -24,6 +24,7 @@ export const messages = {
   documentNumberCharacters: 'customer.document.number deve conter apenas dígitos, pontos, traços e barras.',
   documentNumberLength: (type: 'cpf' | 'cnpj', digits: number) =>
     `customer.document.number deve ter ${type === 'cpf' ? 11 : 14} dígitos para ${type}. Recebido: ${digits} dígitos.`,
+  documentNumberNotCnpj: 'customer.document.number não é um CNPJ válido.',
   customerEmailInvalid: 'customer.email é obrigatório e deve ser válido.',
   customerPhoneInvalid: 'customer.phone é obrigatório (DDD + número, 10 ou 11 dígitos).',
   expiresInDaysInvalid: 'expiresInDays deve ser um inteiro entre 1 e 30.',
@@ -78,7 +79,7 @@ export const messages = {
   recurrenceDebtorAccountInvalid:
     'debtor.account deve ter ispb (8 dígitos ou letras maiúsculas), number (1 a 20 letras ou dígitos) e, se informado, branch (1 a 4 dígitos).',
   recurrenceDebtorAccountRequired: 'debtor.account é obrigatório: o provedor envia o pedido de autorização à conta do pagador.',
-  recurrenceDebtorDocumentInvalid: "debtor.document deve ter type 'cpf' ou 'cnpj' e um number com os dígitos de um CPF (11) ou CNPJ (14) válido.",
+  recurrenceDebtorDocumentInvalid: "debtor.document deve ter type 'cpf' ou 'cnpj' e um number de um CPF (11 dígitos) ou CNPJ (14 caracteres) válido.",
   recurrenceObjectInvalid: 'object deve ser um texto de 1 a 35 caracteres.',
   recurrenceFrequencyInvalid: (received: string) => `frequency deve ser 'weekly', 'monthly', 'quarterly', 'semiannual' ou 'annual'. Recebido: '${received}'.`,
   recurrenceMaxAmountInvalid: 'maxAmountCents deve ser inteiro ≥ 100 (R$1,00 mínimo).',
@@ -248,7 +249,8 @@ export const messages = {
   legalNameTooLong: 'legalName deve ter no máximo 120 caracteres.',
   recipientDocumentRequired: 'document é obrigatório.',
   recipientDocumentTypeInvalid: (received: string) => `documentType deve ser 'cpf' ou 'cnpj'. Recebido: '${received}'.`,
-  recipientDocumentCharacters: 'document deve conter apenas dígitos, pontos, traços e barras.',
+  recipientDocumentCharacters: (type: 'cpf' | 'cnpj') =>
+    type === 'cpf' ? 'document deve conter apenas dígitos, pontos, traços e barras.' : 'document deve conter apenas letras, dígitos, pontos, traços e barras.',
   recipientDocumentLength: (type: 'cpf' | 'cnpj', digits: number) => `document deve ter ${type === 'cpf' ? 11 : 14} dígitos para ${type}. Recebido: ${digits}.`,
   recipientDocumentCheckDigits: (type: 'cpf' | 'cnpj') => (type === 'cpf' ? 'document não é um CPF válido.' : 'document não é um CNPJ válido.'),
   pixKeyRequired: 'pixKey obrigatória.',
@@ -309,7 +311,7 @@ export const messages = {
   chargeNotPending: (status: string) => `Cobrança não está pendente (status atual: ${status}).`,
   sandboxChargeStillPending: 'Cobrança ainda está pendente: um pagamento seria creditado (use /pay).',
   sandboxAmountMismatch: 'amountCents do pagamento deve ser igual ao valor da cobrança.',
-  sandboxPayerInvalid: 'payer inválido: informe name, document (11 ou 14 dígitos), documentType e bankAccount.',
+  sandboxPayerInvalid: 'payer inválido: informe name, document (CPF de 11 dígitos ou CNPJ de 14 caracteres), documentType e bankAccount.',
   sandboxChargeOutcomeInvalid: "outcome deve ser 'provider_error'.",
   sandboxWithdrawalOutcomeInvalid: "outcome deve ser 'provider_error', 'unknown' ou 'interrupted'.",
   sandboxSettleOutcomeInvalid: "outcome deve ser 'paid', 'failed' ou 'returned'.",
@@ -355,7 +357,7 @@ export const messages = {
   // History pages (DESIGN.md §15)
   filterTypeInvalid: 'Tipo inválido no filtro.',
   filterRangeInvalid: 'Período inválido no filtro: a data De deve ser igual ou anterior à data Até.',
-  filterDocumentInvalid: 'Documento inválido na busca: informe um CPF (11 dígitos) ou um CNPJ (14 dígitos).',
+  filterDocumentInvalid: 'Documento inválido na busca: informe um CPF (11 dígitos) ou um CNPJ (14 caracteres).',
 
   // Static QR code pages (dashboard)
   staticQrDeactivatedNotice: 'QR Code desativado. Um novo PIX para ele é recusado; os pagamentos já recebidos continuam abaixo.',

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { InvalidRequestError } from '../errors.js';
 import { isId } from '../platform/ids.js';
 import { messages } from '../messages.js';
-import { isValidCnpj, isValidCpf, stripDocumentFormatting } from '../pix/documents.js';
+import { isValidCnpj, isValidCpf, normalizeDocument } from '../pix/documents.js';
 import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
 import { recordOf } from '../platform/records.js';
 import { LIMIT_NAMES } from './model.js';
 
-const cpf = (field: string) => z.string().transform(stripDocumentFormatting).refine(isValidCpf, messages.cpfInvalid(field));
+const cpf = (field: string) => z.string().transform(normalizeDocument).refine(isValidCpf, messages.cpfInvalid(field));
 
-const cnpj = (field: string) => z.string().transform(stripDocumentFormatting).refine(isValidCnpj, messages.cnpjInvalid(field));
+const cnpj = (field: string) => z.string().transform(normalizeDocument).refine(isValidCnpj, messages.cnpjInvalid(field));
 
 const cents = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
 

@@ -1,14 +1,15 @@
+import { documentTypeOf, maskAnyDocument, normalizeDocument } from '../pix/documents.js';
+
 /** Fields whose value is a credential: never written to the audit log. */
 const SECRET_FIELDS = new Set(['apiKey', 'secret', 'inviteUrl', 'token', 'password', 'previousSecret']);
 /** Fields holding a CPF or CNPJ (alone, or as `{ number }` in a document object). */
 const DOCUMENT_FIELDS = new Set(['document', 'cpf', 'cnpj', 'number', 'documentNumber']);
 
-/** A CPF or CNPJ with its middle digits kept, as the API masks documents (***.444.777-** / **.222.333/0001-**). */
-function maskDigits(text: string): string {
-  const digits = text.replace(/\D/g, '');
-  if (digits.length === 11) return `***.${digits.slice(3, 6)}.${digits.slice(6, 9)}-**`;
-  if (digits.length === 14) return `**.${digits.slice(2, 5)}.${digits.slice(5, 8)}/${digits.slice(8, 12)}-**`;
-  return digits.length > 0 ? '[masked]' : text;
+/** A CPF or CNPJ as the API masks it (one mask per type); anything else holding a digit, '[masked]'. */
+function maskDocumentText(text: string): string {
+  const document = normalizeDocument(text);
+  if (documentTypeOf(document)) return maskAnyDocument(document);
+  return /\d/.test(text) ? '[masked]' : text;
 }
 
 /**
@@ -22,7 +23,7 @@ export function maskForAudit(value: unknown): unknown {
   const masked: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
     if (SECRET_FIELDS.has(key)) masked[key] = '[redacted]';
-    else if (typeof field === 'string' && (DOCUMENT_FIELDS.has(key) || (key === 'pixKey' && documentKey))) masked[key] = maskDigits(field);
+    else if (typeof field === 'string' && (DOCUMENT_FIELDS.has(key) || (key === 'pixKey' && documentKey))) masked[key] = maskDocumentText(field);
     else masked[key] = maskForAudit(field);
   }
   return masked;

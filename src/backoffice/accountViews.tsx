@@ -78,7 +78,7 @@ export function AccountsPage(props: { context: PageContext; accounts: AccountSum
           </label>
           <label>
             CNPJ (opcional)
-            <input name="cnpj" inputmode="numeric" autocomplete="off" />
+            <input name="cnpj" autocomplete="off" autocapitalize="characters" spellcheck="false" />
           </label>
           <button type="submit">Criar conta</button>
         </form>

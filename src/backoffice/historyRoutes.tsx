@@ -3,7 +3,8 @@ import { NotFoundError } from '../errors.js';
 import type { OperatorSession } from '../operators/service.js';
 import { field } from '../pages/forms.js';
 import { canonicalHistoryHref, HISTORY_PAGE_ROWS, historyFormOf, parseHistoryForm, type HistoryForm } from '../pages/history.js';
-import { historyRows, maskedDocument, type HistoryRow } from '../pages/historyViews.js';
+import { historyRows, type HistoryRow } from '../pages/historyViews.js';
+import { maskAnyDocument } from '../pix/documents.js';
 import type { BackofficeKit, BackofficeServices } from './kit.js';
 import { OperatorTransactionsPage, type DocumentSearch, type OperatorListing } from './historyViews.js';
 
@@ -29,8 +30,8 @@ export const historyPages =
     /** One page: a txid names one transaction (of any account); else the filters, of every account or of `conta`. */
     const listingOf = async (form: HistoryForm, typedDocument: string | undefined): Promise<{ listing: OperatorListing; document?: DocumentSearch }> => {
       const read = parseHistoryForm(form, { operator: true, document: typedDocument });
-      const digits = read.query.document;
-      const document = digits === undefined ? undefined : { digits, masked: maskedDocument(digits) };
+      const searched = read.query.document;
+      const document = searched === undefined ? undefined : { value: searched, masked: maskAnyDocument(searched) };
       if (read.transactionId) {
         const row = await transactions.getForOperator(read.transactionId).catch((error: unknown) => {
           if (error instanceof NotFoundError) return undefined;

@@ -19,7 +19,7 @@ const DOCUMENT_PATH = '/backoffice/transacoes/documento';
 export type OperatorListing = { rows: HistoryRow[]; next: string | undefined; byTxid: boolean; accountNames: ReadonlyMap<string, string> };
 
 /** A document search: the digits (posted again by the pager, never in an address) and how the page shows them (masked). */
-export type DocumentSearch = { digits: string; masked: string };
+export type DocumentSearch = { value: string; masked: string };
 
 /**
  * Transações of the back-office (DESIGN.md §15): every account's history with the dashboard's
@@ -48,7 +48,7 @@ export function OperatorTransactionsPage(props: {
           <HiddenHistoryFields form={{ ...form, after: '' }} />
           <label>
             Documento (CPF ou CNPJ)
-            <input name="documento" inputmode="numeric" required maxlength="18" autocomplete="off" spellcheck="false" />
+            <input name="documento" required maxlength="18" autocomplete="off" autocapitalize="characters" spellcheck="false" />
           </label>
           <button type="submit">Buscar por documento</button>
         </form>
@@ -118,7 +118,7 @@ export function OperatorTransactionsPage(props: {
             ))}
           </DataTable>
           {document ? (
-            <PostedHistoryPager action={DOCUMENT_PATH} csrfToken={context.csrfToken} form={form} hidden={{ documento: document.digits }} next={listing.next} />
+            <PostedHistoryPager action={DOCUMENT_PATH} csrfToken={context.csrfToken} form={form} hidden={{ documento: document.value }} next={listing.next} />
           ) : (
             <HistoryPager path={PATH} form={form} next={listing.next} />
           )}

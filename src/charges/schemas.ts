@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { amountCentsSchema, externalRefSchema } from '../platform/schemas.js';
 import { messages, receivedText } from '../messages.js';
-import { stripDocumentFormatting } from '../pix/documents.js';
+import { hasDocumentCharacters, isValidCnpj, normalizeDocument } from '../pix/documents.js';
 import { dayNumber } from '../pix/bankingDays.js';
 import { hundredthsOf, type DueValue } from '../pix/dueAmount.js';
 
@@ -11,7 +11,9 @@ const isNonBlankString = (value: unknown): value is string => typeof value === '
 
 /**
  * customer.document, with the spec's messages in the spec's order: both fields, then the type,
- * then its value, then the digit count for that type.
+ * then its value, then the digit count for that type. The spec counts digits only; a CNPJ may
+ * also hold letters (alphanumeric CNPJ, DESIGN.md §19), and then it must pass its check digits:
+ * letters are admitted as that format only, never as a typo (docs/errors.md).
  */
 const documentSchema = z
   .object(
@@ -19,8 +21,8 @@ const documentSchema = z
       number: z
         .string({ error: messages.documentRequired })
         .refine(isNonBlankString, messages.documentRequired)
-        .refine((value) => /^[\d.\-/\s]+$/.test(value), messages.documentNumberCharacters)
-        .transform(stripDocumentFormatting),
+        .refine((value) => hasDocumentCharacters('cnpj', value), messages.documentNumberCharacters)
+        .transform(normalizeDocument),
       type: z
         .string({ error: messages.documentTypeRequired })
         .refine(isNonBlankString, messages.documentTypeRequired)
@@ -33,11 +35,16 @@ const documentSchema = z
     { error: messages.documentRequired },
   )
   .superRefine((document, context) => {
-    if (document.number.length !== DOCUMENT_LENGTH[document.type]) {
+    const letters = /[A-Z]/.test(document.number);
+    if (letters && document.type === 'cpf') {
+      context.addIssue({ code: 'custom', path: ['number'], message: messages.documentNumberCharacters });
+    } else if (document.number.length !== DOCUMENT_LENGTH[document.type]) {
       context.addIssue({ code: 'custom', path: ['number'], message: messages.documentNumberLength(document.type, document.number.length) });
+    } else if (letters && !isValidCnpj(document.number)) {
+      context.addIssue({ code: 'custom', path: ['number'], message: messages.documentNumberNotCnpj });
     }
   })
-  .meta({ description: 'Payer document. Dots, dashes and slashes are stripped; type is case-insensitive.' });
+  .meta({ description: 'Payer document. Dots, dashes and slashes are stripped and letters upper-cased (an alphanumeric CNPJ); type is case-insensitive.' });
 
 const customerSchema = z.object(
   {

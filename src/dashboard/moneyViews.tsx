@@ -187,7 +187,9 @@ export function RecipientsPage(props: {
           {props.recipients.map((recipient) => (
             <tr>
               <td safe>{recipient.label ? `${recipient.label} (${recipient.legalName})` : recipient.legalName}</td>
-              <td safe>{recipient.documentMasked}</td>
+              <td class="nowrap" safe>
+                {recipient.documentMasked}
+              </td>
               <td safe>{pixKeyTypeName(recipient.pixKeyType)}</td>
               <td>
                 <Status status={recipient.status} />

@@ -1,7 +1,7 @@
 import type { RecurrenceFrequency, RetryPolicy } from '../platform/schema.js';
 import type { CycleView, RecurrenceView } from '../recurrences/presenter.js';
 import { Alert, CsrfField, DataTable, formatDate, formatDay, Layout, Money, Notice, NotOffered, Status, type PageContext } from '../pages/components.js';
-import { maskedDocument } from '../pages/historyViews.js';
+import { maskDocument } from '../pix/documents.js';
 
 /** BCB's periodicidade in Portuguese (docs/recurrences.md). */
 const FREQUENCY_NAMES: Record<RecurrenceFrequency, string> = {
@@ -172,7 +172,9 @@ export function RecurrencePage(props: {
           <Status status={recurrence.status} of="recurrence" />
         </dd>
         <dt>Pagador</dt>
-        <dd safe>{`${recurrence.debtor.name} (${recurrence.debtor.documentType.toUpperCase()} ${maskedDocument(recurrence.debtor.document)})`}</dd>
+        <dd
+          safe
+        >{`${recurrence.debtor.name} (${recurrence.debtor.documentType.toUpperCase()} ${maskDocument(recurrence.debtor.documentType, recurrence.debtor.document)})`}</dd>
         <dt>Contrato</dt>
         <dd safe>{recurrence.contract}</dd>
         <dt>Objeto</dt>

@@ -305,7 +305,7 @@ export const DocumentFields = (props: { document: string; documentType: string }
   <>
     <label>
       Documento (CPF ou CNPJ)
-      <input name="document" inputmode="numeric" required autocomplete="off" value={props.document} />
+      <input name="document" required autocomplete="off" autocapitalize="characters" spellcheck="false" value={props.document} />
     </label>
     <label>
       Tipo do documento

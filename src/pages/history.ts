@@ -1,6 +1,6 @@
 import { InvalidRequestError } from '../errors.js';
 import { messages } from '../messages.js';
-import { stripDocumentFormatting } from '../pix/documents.js';
+import { documentTypeOf, normalizeDocument } from '../pix/documents.js';
 import { transactionIdOfTxid } from '../pix/txid.js';
 import { isId } from '../platform/ids.js';
 import type { TransactionStatus, TransactionType } from '../platform/schema.js';
@@ -125,9 +125,9 @@ function searchOf(text: string, operator: boolean): { externalRef?: string; endT
   return { externalRef: text };
 }
 
-/** A CPF or CNPJ as typed (punctuation allowed), as its digits. */
+/** A CPF or CNPJ as typed (punctuation and case allowed), normalised as stored. */
 function documentOf(text: string): string {
-  const digits = stripDocumentFormatting(text.trim());
-  if (!/^(\d{11}|\d{14})$/.test(digits)) throw new InvalidRequestError(messages.filterDocumentInvalid);
-  return digits;
+  const document = normalizeDocument(text.trim());
+  if (documentTypeOf(document) === null) throw new InvalidRequestError(messages.filterDocumentInvalid);
+  return document;
 }

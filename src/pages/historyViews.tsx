@@ -1,5 +1,5 @@
 import type { Children } from '@kitajs/html';
-import { maskDocument } from '../pix/documents.js';
+import { maskAnyDocument } from '../pix/documents.js';
 import type { Party, TransactionStatus, TransactionType } from '../platform/schema.js';
 import type { PresentedRow } from '../transactions/presenter.js';
 import { CsrfField, statusName } from './components.js';
@@ -23,13 +23,6 @@ export type HistoryRow = {
   counterpart: { name: string; documentMasked: string } | null;
 };
 
-/** A document as the API masks it (***.444.777-** / **.222.333/0001-**); '—' for anything that is not 11 or 14 digits. */
-export function maskedDocument(digits: string): string {
-  if (/^\d{11}$/.test(digits)) return maskDocument('cpf', digits);
-  if (/^\d{14}$/.test(digits)) return maskDocument('cnpj', digits);
-  return '—';
-}
-
 /** Rows as the service reads them (the operators' carry their account), for a page. */
 export function historyRows(rows: readonly PresentedRow[]): HistoryRow[] {
   return rows.map((row) => {
@@ -45,7 +38,7 @@ export function historyRows(rows: readonly PresentedRow[]): HistoryRow[] {
       createdAt: row.createdAt.getTime(),
       externalRef: row.externalRef,
       endToEndId: row.endToEndId,
-      counterpart: party ? { name: party.name, documentMasked: maskedDocument(party.document) } : null,
+      counterpart: party ? { name: party.name, documentMasked: maskAnyDocument(party.document) } : null,
     };
   });
 }

@@ -1,5 +1,5 @@
 import { messages } from '../messages.js';
-import { isValidCnpj, isValidCpf, stripDocumentFormatting } from './documents.js';
+import { isValidCnpj, isValidCpf, normalizeDocument } from './documents.js';
 
 export const PIX_KEY_TYPES = ['cpf', 'cnpj', 'email', 'phone', 'evp'] as const;
 export type PixKeyType = (typeof PIX_KEY_TYPES)[number];
@@ -24,7 +24,7 @@ export function normalizePixKey(type: PixKeyType, key: string): string {
   switch (type) {
     case 'cpf':
     case 'cnpj':
-      return stripDocumentFormatting(key); // also removes surrounding whitespace
+      return normalizeDocument(key); // also removes surrounding whitespace
     case 'email':
     case 'evp':
       return key.trim().toLowerCase();

@@ -10,7 +10,7 @@ export const errorResponses = <S extends number>(...statuses: S[]) => recordOf(s
 export const partySchema = z
   .object({
     name: z.string(),
-    document: z.string().meta({ description: 'Digits only.' }),
+    document: z.string().meta({ description: "Normalised: a CPF's 11 digits, or a CNPJ's 14 characters (12 digits or upper-case letters, then 2 digits)." }),
     documentType: z.enum(['cpf', 'cnpj']),
     bankAccount: z.object({ ispb: z.string(), branch: z.string(), account: z.string() }),
   })

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { messages, receivedText } from '../messages.js';
-import { isValidCnpj, isValidCpf, stripDocumentFormatting, type DocumentType } from '../pix/documents.js';
+import { hasDocumentCharacters, isValidCnpj, isValidCpf, normalizeDocument, type DocumentType } from '../pix/documents.js';
 import { normalizePixKey, normalizePixKeyType, pixKeyFormatError, PIX_KEY_TYPES, type PixKeyType } from '../pix/pixKeys.js';
 import type { RecipientStatus } from '../platform/schema.js';
 import { hasMoreField } from '../platform/schemas.js';
@@ -16,12 +16,15 @@ function normalizeDocumentType(value: unknown): DocumentType | null {
   return type === 'cpf' || type === 'cnpj' ? type : null;
 }
 
-/** The first rule a document breaks for its type, or null: characters, digit count, check digits. */
+/**
+ * The first rule a document breaks for its type, or null: characters, length (the spec's message
+ * says digits; for an alphanumeric CNPJ it counts characters), check digits.
+ */
 function documentError(type: DocumentType, document: string): string | null {
-  if (!/^[\d.\-/\s]+$/.test(document)) return messages.recipientDocumentCharacters;
-  const digits = stripDocumentFormatting(document);
-  if (digits.length !== DOCUMENT_LENGTH[type]) return messages.recipientDocumentLength(type, digits.length);
-  const valid = type === 'cpf' ? isValidCpf(digits) : isValidCnpj(digits);
+  if (!hasDocumentCharacters(type, document)) return messages.recipientDocumentCharacters(type);
+  const normalized = normalizeDocument(document);
+  if (normalized.length !== DOCUMENT_LENGTH[type]) return messages.recipientDocumentLength(type, normalized.length);
+  const valid = type === 'cpf' ? isValidCpf(normalized) : isValidCnpj(normalized);
   return valid ? null : messages.recipientDocumentCheckDigits(type);
 }
 
@@ -52,10 +55,10 @@ const holderFields = z
         .min(2, messages.legalNameRequired)
         .max(120, messages.legalNameTooLong)
         .meta({ description: '2 to 120 characters.' }),
-      document: z
-        .string({ error: messages.recipientDocumentRequired })
-        .refine(isNonBlankString, messages.recipientDocumentRequired)
-        .meta({ description: '11 digits (cpf) or 14 digits (cnpj); dots, dashes, slashes and spaces are ignored.' }),
+      document: z.string({ error: messages.recipientDocumentRequired }).refine(isNonBlankString, messages.recipientDocumentRequired).meta({
+        description:
+          '11 digits (cpf) or 14 characters (cnpj: 12 letters or digits, then 2 digits); dots, dashes, slashes and spaces are ignored, letters upper-cased.',
+      }),
       documentType: z
         .unknown()
         .refine((value) => normalizeDocumentType(value) !== null, { error: (issue) => messages.recipientDocumentTypeInvalid(receivedText(issue.input)) })
@@ -79,7 +82,9 @@ const keyFields = z
         .string({ error: messages.pixKeyRequired })
         .refine(isNonBlankString, messages.pixKeyRequired)
         .refine((value) => value.length <= 150, messages.pixKeyTooLong)
-        .meta({ description: 'Max 150 characters; formatted as DICT stores it (cpf/cnpj punctuation, email case and phone formatting are normalized).' }),
+        .meta({
+          description: 'Max 150 characters; formatted as DICT stores it (cpf/cnpj punctuation and case, email case and phone formatting are normalized).',
+        }),
       pixKeyType: z
         .unknown()
         .refine((value) => normalizePixKeyType(value) !== null, { error: (issue) => messages.pixKeyTypeInvalid(receivedText(issue.input)) })
@@ -100,7 +105,7 @@ const destinationFields = z.intersection(holderFields, keyFields).superRefine((b
   // Spec rule 1: a cpf/cnpj key must be the document itself (same digits, same type).
   const keyType = normalizePixKeyType(body.pixKeyType);
   if ((keyType !== 'cpf' && keyType !== 'cnpj') || typeof body.pixKey !== 'string' || typeof body.document !== 'string') return;
-  const sameDocument = normalizePixKey(keyType, body.pixKey) === stripDocumentFormatting(body.document) && keyType === normalizeDocumentType(body.documentType);
+  const sameDocument = normalizePixKey(keyType, body.pixKey) === normalizeDocument(body.document) && keyType === normalizeDocumentType(body.documentType);
   if (!sameDocument) context.addIssue({ code: 'custom', path: ['pixKey'], message: messages.recipientKeyDocumentMismatch });
 });
 
@@ -108,7 +113,7 @@ export const createRecipientBody = z
   .intersection(destinationFields, z.object({ label: recipientLabelSchema }, { error: messages.bodyNotObject }))
   .transform((body) => ({
     legalName: body.legalName,
-    document: stripDocumentFormatting(body.document),
+    document: normalizeDocument(body.document),
     documentType: body.documentType,
     pixKey: normalizePixKey(body.pixKeyType, body.pixKey),
     pixKeyType: body.pixKeyType,
@@ -147,7 +152,7 @@ export const operatorRecipientSchema = z
     recipientId: z.string(),
     status: z.enum(RECIPIENT_STATUSES),
     legalName: z.string(),
-    document: z.string().meta({ description: 'Digits only.' }),
+    document: z.string().meta({ description: "Normalised: a CPF's 11 digits, or a CNPJ's 14 characters (12 digits or upper-case letters, then 2 digits)." }),
     documentType: z.enum(['cpf', 'cnpj']),
     pixKey: z.string(),
     pixKeyType: z.enum(PIX_KEY_TYPES),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { messages, receivedText } from '../messages.js';
-import { isValidCnpj, isValidCpf } from '../pix/documents.js';
+import { isValidCnpj, isValidCpf, normalizeDocument } from '../pix/documents.js';
 import { dayStart } from '../platform/saoPauloDay.js';
 import { RECURRENCE_FREQUENCIES, RECURRENCE_STATUSES, type RecurrenceFrequency, type RetryPolicy } from '../platform/schema.js';
 import { externalRefSchema, listLimitQuery } from '../platform/schemas.js';
@@ -33,7 +33,7 @@ const debtorSchema = z.object(
     document: z
       .object(
         {
-          number: z.string({ error: messages.recurrenceDebtorDocumentInvalid }).transform((value) => value.replace(/[.\-/\s]/g, '')),
+          number: z.string({ error: messages.recurrenceDebtorDocumentInvalid }).transform(normalizeDocument),
           type: z.enum(['cpf', 'cnpj'], { error: messages.recurrenceDebtorDocumentInvalid }),
         },
         { error: messages.recurrenceDebtorDocumentInvalid },

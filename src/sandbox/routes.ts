@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
+import { documentTypeOf, normalizeDocument } from '../pix/documents.js';
 import { errorResponses, partySchema, positiveAmountSchema } from '../platform/schemas.js';
 import { presentTransaction } from '../transactions/presenter.js';
 import { transactionIdParams, transactionSchema } from '../transactions/schemas.js';
@@ -19,7 +20,7 @@ const payerSchema = z
   .object(
     {
       name: z.string({ error: messages.sandboxPayerInvalid }).trim().min(1, messages.sandboxPayerInvalid).max(120, messages.sandboxPayerInvalid),
-      document: z.string({ error: messages.sandboxPayerInvalid }).regex(/^(\d{11}|\d{14})$/, messages.sandboxPayerInvalid),
+      document: z.string({ error: messages.sandboxPayerInvalid }).transform(normalizeDocument),
       documentType: z.enum(['cpf', 'cnpj'], { error: messages.sandboxPayerInvalid }),
       bankAccount: z.object(
         {
@@ -32,7 +33,7 @@ const payerSchema = z
     },
     { error: messages.sandboxPayerInvalid },
   )
-  .refine((payer) => payer.document.length === (payer.documentType === 'cpf' ? 11 : 14), messages.sandboxPayerInvalid);
+  .refine((payer) => documentTypeOf(payer.document) === payer.documentType, messages.sandboxPayerInvalid);
 
 const payBody = z
   .object(

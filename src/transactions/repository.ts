@@ -124,7 +124,7 @@ export type TransactionFilter = {
   createdTo?: Date | undefined;
   externalRef?: string | undefined;
   endToEndId?: string | undefined;
-  /** The payer's, beneficiary's, expected holder's or customer's document, digits only (operators). */
+  /** The payer's, beneficiary's, expected holder's or customer's document, normalised (operators). */
   document?: string | undefined;
   /** The page starts after this row, in the list's order (createdAt desc, id desc). */
   after?: TransactionPosition | undefined;
@@ -133,8 +133,8 @@ export type TransactionFilter = {
 /** A row's place in the history's order. */
 export type TransactionPosition = { createdAt: Date; id: string };
 
-/** The counterpart's document, as migration 017's index computes it: the index serves only this exact expression. */
-const counterpartDocument = sql<string>`coalesce(payer->>'document', beneficiary->>'document', expected_holder->>'document', regexp_replace(customer->'document'->>'number', '[^0-9]', '', 'g'))`;
+/** The counterpart's document, as migration 034's index computes it: the index serves only this exact expression. */
+const counterpartDocument = sql<string>`coalesce(payer->>'document', beneficiary->>'document', expected_holder->>'document', regexp_replace(customer->'document'->>'number', '[^0-9A-Z]', '', 'g'))`;
 
 function filtered(db: Executor, filter: TransactionFilter) {
   let query = db.selectFrom('transactions');

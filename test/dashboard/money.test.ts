@@ -231,6 +231,57 @@ describe('Destinatários', () => {
   });
 });
 
+describe('Destinatários: a company with an alphanumeric CNPJ', () => {
+  it('typed in lower case with punctuation: kept normalised, shown masked, a withdrawal to its key; a wrong check digit shows the message', async () => {
+    const merchant = await fundedMerchant(50_000);
+    const user = await signedInUser(gateway, browser, merchant.accountId, 'finance', { totp: true });
+    const { page } = user;
+    await page.getByRole('link', { name: 'Destinatários' }).click();
+    await page.getByLabel('Nome ou razão social').fill('Empresa Nova LTDA');
+    await page.getByLabel('Documento (CPF ou CNPJ)').fill('12.abc.345/01de-36');
+    await page.getByLabel('Tipo do documento').selectOption('cnpj');
+    await page.getByLabel('Tipo da chave PIX').selectOption('cnpj');
+    await page.getByLabel('Chave PIX', { exact: true }).fill('12.abc.345/01de-36');
+    await page.getByRole('button', { name: 'Enviar para análise' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe(messages.recipientDocumentCheckDigits('cnpj'));
+
+    await page.getByLabel('Documento (CPF ou CNPJ)').fill('12.abc.345/01de-35');
+    await page.getByLabel('Chave PIX', { exact: true }).fill('12.abc.345/01de-35');
+    await page.getByRole('button', { name: 'Enviar para análise' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe(messages.recipientPendingNote('SVC'));
+    expect(await page.locator('tbody tr td').nth(1).textContent()).toBe('**.ABC.345/01DE-**');
+    expect(await page.content()).not.toContain('12ABC34501DE35');
+    await expectAccessible(page);
+    await screenshot(page, 'destinatarios-cnpj-alfanumerico');
+
+    const pending = await gateway.admin<{ recipients: { recipientId: string; document: string; pixKey: string }[] }>(
+      'GET',
+      `/admin/v1/recipients?accountId=${merchant.accountId}`,
+    );
+    expect(pending.body.recipients).toEqual([expect.objectContaining({ document: '12ABC34501DE35', pixKey: '12ABC34501DE35' })]);
+    const recipientId = pending.body.recipients[0]?.recipientId ?? '';
+    expect((await reviewRecipient(gateway, merchant, recipientId, 'approve')).status).toBe(200);
+    await page.getByRole('link', { name: 'Saques' }).click();
+    await fillWithdrawal(page, {
+      amount: '20,00',
+      destination: 'Empresa Nova LTDA · **.ABC.345/01DE-**',
+      keyType: 'cnpj',
+      key: '12abc34501de35',
+      code: nextCode(gateway, user.secret),
+    });
+    await expect.poll(() => page.getByRole('status').textContent()).toBe(messages.withdrawalSent);
+    const withdrawal = await gateway.database.db
+      .selectFrom('transactions')
+      .select(['recipientId', 'amountCents', 'feeCents'])
+      .where('accountId', '=', merchant.accountId)
+      .where('type', '=', 'withdrawal')
+      .executeTakeFirstOrThrow();
+    expect(withdrawal).toMatchObject({ recipientId, amountCents: 2_000 });
+    expect(await balanceOf(gateway, merchant)).toBe(50_000 - 2_000 - Number(withdrawal.feeCents));
+    await page.context().close();
+  });
+});
+
 describe('Cobranças: filters, cancel and refund', () => {
   it('cancels a pending charge; a second cancel shows the API message (422); the list filters by status', async () => {
     const merchant = await fundedMerchant(0);

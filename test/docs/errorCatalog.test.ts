@@ -42,6 +42,7 @@ const SAMPLES: { [K in FunctionKey]?: Arguments<K>[] } = {
     ['cnpj', 11],
   ],
   recipientDocumentCheckDigits: [['cpf'], ['cnpj']],
+  recipientDocumentCharacters: [['cpf'], ['cnpj']],
   pixKeyTypeInvalid: [['iban']],
   recipientLimitReached: [[10]],
   recipientPendingNote: [['SVC']],

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { parseBrCodeFields } from '../../src/pix/brcode.js';
+import { dayAfter, dayOf } from '../../src/platform/saoPauloDay.js';
 import { balanceOf, createCharge, eventNames, eventually, fund, readTransaction, registerRecipient, reviewRecipient } from '../helpers/api.js';
 import { backend, chargeBody, NO_CHARGE_FEES, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { makePspCertificates, type PspCertificates } from '../psp/certificates.js';
@@ -602,5 +603,51 @@ describe(`API Pix adapter: static QR codes (${backend})`, () => {
     // Its own amount is taken.
     await double.payStatic(fixed.txid, { amountCents: 2_000 });
     await eventually(async () => expect(await paymentsOf(fixed.id)).toHaveLength(1));
+  });
+});
+
+/**
+ * Alphanumeric CNPJs (DESIGN.md §19) through API Pix: BCB's YAML takes `[0-9A-Z]{14}` wherever a
+ * CNPJ is (PessoaJuridica, the query parameters), and the double judges every request by it; the
+ * cash-out's favorecido and the PSP's payer extension take them too.
+ */
+describe(`API Pix adapter: alphanumeric CNPJs (${backend})`, () => {
+  it('registers a due-date charge whose payer has one as devedor.cnpj (an immediate charge names no devedor)', async () => {
+    const due = await gateway.call('POST', '/v1/pix/due', {
+      key: merchant.apiKey,
+      body: {
+        amountCents: 10_000,
+        customer: { name: 'Empresa Pagadora LTDA', document: { number: '00000000e08g12', type: 'cnpj' } },
+        dueDate: dayAfter(dayOf(gateway.clock.now()), 10),
+      },
+    });
+    expect(due.status, JSON.stringify(due.body)).toBe(201);
+    expect(double.cobv(hex(due.body.transactionId))?.devedor).toMatchObject({ cnpj: '00000000E08G12', nome: 'Empresa Pagadora LTDA' });
+  });
+
+  it('credits a PIX whose payer the PSP reports with one', async () => {
+    const transactionId = await createCharge(gateway, merchant);
+    await double.pay(hex(transactionId), { payer: { nome: 'Empresa Pagadora LTDA', cnpj: 'AB1CD2EF000170', codigoBanco: '87654321' } });
+    await eventually(async () => expect((await readTransaction(gateway, merchant, transactionId)).status).toBe('paid'));
+    expect((await readTransaction(gateway, merchant, transactionId)).payer).toMatchObject({ document: 'AB1CD2EF000170', documentType: 'cnpj' });
+  });
+
+  it('sends a withdrawal to a recipient’s CNPJ key with favorecido.cnpj', async () => {
+    await fund(gateway, merchant, 10_000);
+    const registered = await registerRecipient(gateway, merchant, {
+      legalName: 'Fornecedora Nova LTDA',
+      document: '12abc34501de35',
+      documentType: 'cnpj',
+      pixKey: '12.ABC.345/01DE-35',
+      pixKeyType: 'cnpj',
+    });
+    expect((await reviewRecipient(gateway, merchant, registered.body.recipientId, 'approve')).status).toBe(200);
+    const created = await gateway.call('POST', '/v1/withdraw', {
+      key: merchant.apiKey,
+      body: { amountCents: 1_000, pixKey: '12ABC34501DE35', pixKeyType: 'cnpj', recipientId: registered.body.recipientId },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // The double took favorecido.cnpj by Efí's pattern and found it the key's holder's document.
+    expect(double.send(hex(created.body.transactionId))).toMatchObject({ favorecido: { chave: '12ABC34501DE35', nome: 'Titular CNPJ' } });
   });
 });

@@ -1016,7 +1016,7 @@ export async function startPspDouble(
 
   function holderOf(key: string): { nome: string; cpf?: string; cnpj?: string } | undefined {
     if (/^\d{11}$/.test(key)) return keys.get(key) ?? { nome: 'Titular CPF', cpf: key };
-    if (/^\d{14}$/.test(key)) return keys.get(key) ?? { nome: 'Titular CNPJ', cnpj: key };
+    if (/^[0-9A-Z]{12}\d{2}$/.test(key)) return keys.get(key) ?? { nome: 'Titular CNPJ', cnpj: key };
     return keys.get(key);
   }
 
@@ -1371,8 +1371,9 @@ function checkEfiSend(idEnvio: string, body: Json): string[] {
   if (typeof favorecido?.chave !== 'string') problems.push('favorecido.chave required');
   if (favorecido?.cpf !== undefined && !(typeof favorecido.cpf === 'string' && /^\d{11}$/.test(favorecido.cpf)))
     problems.push('favorecido.cpf must be 11 digits');
-  if (favorecido?.cnpj !== undefined && !(typeof favorecido.cnpj === 'string' && /^\d{14}$/.test(favorecido.cnpj)))
-    problems.push('favorecido.cnpj must be 14 digits');
+  // A CNPJ is numeric or alphanumeric since July 2026 (IN RFB 2.229/2024): 12 of [0-9A-Z], 2 check digits.
+  if (favorecido?.cnpj !== undefined && !(typeof favorecido.cnpj === 'string' && /^[0-9A-Z]{12}\d{2}$/.test(favorecido.cnpj)))
+    problems.push('favorecido.cnpj must be 14 characters of a CNPJ');
   const extra = Object.keys(body).filter((key) => !['valor', 'pagador', 'favorecido'].includes(key));
   if (extra.length > 0) problems.push(`unknown fields ${extra.join(', ')}`);
   return problems;

@@ -90,9 +90,10 @@ const payerExtension = z
           .string()
           .regex(/^\d{11}$/)
           .optional(),
+        // Numeric or alphanumeric (IN RFB 2.229/2024), as API Pix's own CNPJ pattern.
         cnpj: z
           .string()
-          .regex(/^\d{14}$/)
+          .regex(/^[0-9A-Z]{14}$/)
           .optional(),
         codigoBanco: z.string().optional(),
       })

@@ -1405,7 +1405,7 @@ export interface components {
     };
     Party: {
       name: string;
-      /** @description Digits only. */
+      /** @description Normalised: a CPF's 11 digits, or a CNPJ's 14 characters (12 digits or upper-case letters, then 2 digits). */
       document: string;
       /** @enum {string} */
       documentType: 'cpf' | 'cnpj';
@@ -2888,7 +2888,7 @@ export interface operations {
           amountCents: number;
           customer: {
             name: string;
-            /** @description Payer document. Dots, dashes and slashes are stripped; type is case-insensitive. */
+            /** @description Payer document. Dots, dashes and slashes are stripped and letters upper-cased (an alphanumeric CNPJ); type is case-insensitive. */
             document: {
               number: string;
               type: string;
@@ -3056,7 +3056,7 @@ export interface operations {
           amountCents: number;
           customer: {
             name: string;
-            /** @description Payer document. Dots, dashes and slashes are stripped; type is case-insensitive. */
+            /** @description Payer document. Dots, dashes and slashes are stripped and letters upper-cased (an alphanumeric CNPJ); type is case-insensitive. */
             document: {
               number: string;
               type: string;
@@ -5521,14 +5521,14 @@ export interface operations {
         'application/json': {
           /** @description 2 to 120 characters. */
           legalName: string;
-          /** @description 11 digits (cpf) or 14 digits (cnpj); dots, dashes, slashes and spaces are ignored. */
+          /** @description 11 digits (cpf) or 14 characters (cnpj: 12 letters or digits, then 2 digits); dots, dashes, slashes and spaces are ignored, letters upper-cased. */
           document: string;
           /**
            * @description Case and surrounding whitespace are ignored.
            * @enum {string}
            */
           documentType: 'cpf' | 'cnpj';
-          /** @description Max 150 characters; formatted as DICT stores it (cpf/cnpj punctuation, email case and phone formatting are normalized). */
+          /** @description Max 150 characters; formatted as DICT stores it (cpf/cnpj punctuation and case, email case and phone formatting are normalized). */
           pixKey: string;
           /**
            * @description Case and surrounding whitespace are ignored.

@@ -411,3 +411,18 @@ describe(`API Pix adapter: Pix Automático (${backend})`, () => {
     expect(double.cobr(hex(derivedId(id, 'cycle-1')))).toBeUndefined();
   });
 });
+
+describe(`API Pix adapter: Pix Automático with a company debtor (${backend})`, () => {
+  it('registers the rec and its request to the payer with an alphanumeric CNPJ, typed in lower case (BCB: PessoaJuridicaRecorrencia, ^[0-9A-Z]{14}$)', async () => {
+    setDay('2031-04-01');
+    const created = await create({
+      contract: 'CONTRATO-CNPJ-2031',
+      startDate: '2031-04-15',
+      debtor: { name: 'Empresa Assinante LTDA', document: { number: '12.abc.345/01de-35', type: 'cnpj' }, account: { ispb: '87654321', number: '998877' } },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const rec = double.rec(created.body.providerRecurrenceId);
+    expect(rec?.vinculo).toMatchObject({ devedor: { cnpj: '12ABC34501DE35', nome: 'Empresa Assinante LTDA' } });
+    expect(rec?.solicitacao?.body).toMatchObject({ destinatario: { cnpj: '12ABC34501DE35', conta: '998877', ispbParticipante: '87654321' } });
+  });
+});

@@ -162,7 +162,8 @@ export type ProviderCaps = {
   night: { from: string; to: string; maxCents: number } | null;
 };
 
-const NO_CAPS: ProviderCaps = { maxChargeCents: null, maxWithdrawalCents: null, night: null };
+/** A provider that declares no cap. */
+export const NO_CAPS: ProviderCaps = { maxChargeCents: null, maxWithdrawalCents: null, night: null };
 
 /** API Pix's DadosBancariosRecebedor: the account the cycles of a recurrence are credited to. */
 export type ReceiverAccount = { tipoConta: 'CORRENTE' | 'POUPANCA' | 'PAGAMENTO'; agencia: string | undefined; conta: string };

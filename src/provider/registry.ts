@@ -1,4 +1,4 @@
-import type { ProviderCaps } from '../config.js';
+import { NO_CAPS, type ProviderCaps } from '../config.js';
 import { capAt, capRuleOf, type CapDirection, type CapRule } from './caps.js';
 import { Breaker, type BreakerPolicy, type ProviderState } from './health.js';
 import {
@@ -43,8 +43,6 @@ export type ProviderHealth = {
   caps: ProviderCaps;
   capNowCents: Record<CapDirection, number | null>;
 };
-
-const NO_CAPS: ProviderCaps = { maxChargeCents: null, maxWithdrawalCents: null, night: null };
 
 /**
  * A provider with its breaker (DESIGN.md §14): each call that moves something feeds the breaker

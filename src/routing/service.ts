@@ -90,18 +90,9 @@ export class RoutingService {
     const rules = await this.rules();
     const list = rules.accounts[accountId]?.[kind] ?? rules[kind];
     const listed = list.filter((target) => this.registry.has(target.providerId));
-    const { amountCents } = options;
-    const taking =
-      amountCents === undefined
-        ? undefined
-        : new Set(
-            this.withinCaps(
-              kind,
-              listed.map((target) => target.providerId),
-              amountCents,
-            ),
-          );
-    const configured = taking ? listed.filter((target) => taking.has(target.providerId)) : listed;
+    const ids = listed.map((target) => target.providerId);
+    const taking = options.amountCents === undefined ? ids : this.withinCaps(kind, ids, options.amountCents);
+    const configured = listed.filter((target) => taking.includes(target.providerId));
     const closed = configured.filter((target) => this.registry.isClosed(target.providerId));
     const down = configured.filter((target) => !this.registry.isClosed(target.providerId));
     const probe = options.probe === false ? undefined : down.find((target) => this.registry.takeProbe(target.providerId));

@@ -147,8 +147,23 @@ export type ProviderSettings =
       openingBalanceCents: number;
       /** Below this cover the treasury raises an alert (0: never). */
       lowCoverCents: number;
+      caps: ProviderCaps;
     }
-  | { id: string; kind: 'apipix'; psp: PspSettings; lowCoverCents: number };
+  | { id: string; kind: 'apipix'; psp: PspSettings; lowCoverCents: number; caps: ProviderCaps };
+
+/**
+ * What a PSP takes in one PIX (DESIGN.md §19): at most `maxChargeCents` in a charge and
+ * `maxWithdrawalCents` in a withdrawal, and at most `night.maxCents` either way from `night.from`
+ * to `night.to` (HH:MM, America/Sao_Paulo; the window may cross midnight). Null: no such cap.
+ */
+export type ProviderCaps = {
+  maxChargeCents: number | null;
+  maxWithdrawalCents: number | null;
+  night: { from: string; to: string; maxCents: number } | null;
+};
+
+/** A provider that declares no cap. */
+export const NO_CAPS: ProviderCaps = { maxChargeCents: null, maxWithdrawalCents: null, night: null };
 
 /** API Pix's DadosBancariosRecebedor: the account the cycles of a recurrence are credited to. */
 export type ReceiverAccount = { tipoConta: 'CORRENTE' | 'POUPANCA' | 'PAGAMENTO'; agencia: string | undefined; conta: string };
@@ -269,8 +284,15 @@ export function readEnvironment(environment: NodeJS.ProcessEnv = process.env): E
 
 function defaultProviderOf(env: z.infer<typeof environmentSchema>): ProviderSettings {
   const lowCoverCents = env.TREASURY_LOW_COVER_CENTS;
-  if (env.PIX_PROVIDER === 'apipix') return { id: DEFAULT_PROVIDER_ID, kind: 'apipix', psp: pspSettingsOf(env), lowCoverCents };
-  return { id: DEFAULT_PROVIDER_ID, kind: 'simulated', timeoutMs: SIMULATED_TIMEOUT_MS, openingBalanceCents: SIMULATED_OPENING_BALANCE_CENTS, lowCoverCents };
+  if (env.PIX_PROVIDER === 'apipix') return { id: DEFAULT_PROVIDER_ID, kind: 'apipix', psp: pspSettingsOf(env), lowCoverCents, caps: NO_CAPS };
+  return {
+    id: DEFAULT_PROVIDER_ID,
+    kind: 'simulated',
+    timeoutMs: SIMULATED_TIMEOUT_MS,
+    openingBalanceCents: SIMULATED_OPENING_BALANCE_CENTS,
+    lowCoverCents,
+    caps: NO_CAPS,
+  };
 }
 
 /** A simulated provider's account starts with R$ 1.000.000,00 unless its entry says otherwise. */
@@ -280,6 +302,20 @@ const SIMULATED_OPENING_BALANCE_CENTS = 100_000_000;
 const SIMULATED_TIMEOUT_MS = 1000;
 
 const httpsUrl = z.url().refine((value) => value.startsWith('https://'), 'must be an https:// URL');
+
+const CAP_MESSAGE = 'must be a whole number of cents above zero';
+const capCents = z.number({ error: CAP_MESSAGE }).int(CAP_MESSAGE).min(1, CAP_MESSAGE).max(Number.MAX_SAFE_INTEGER, CAP_MESSAGE);
+const CLOCK_TIME_MESSAGE = 'must be a time of day HH:MM (America/Sao_Paulo)';
+const clockTime = z.string({ error: CLOCK_TIME_MESSAGE }).regex(/^([01]\d|2[0-3]):[0-5]\d$/, CLOCK_TIME_MESSAGE);
+
+/** The per-PIX caps any entry may declare (ProviderCaps). */
+const capSettings = {
+  maxChargeCents: capCents.optional(),
+  maxWithdrawalCents: capCents.optional(),
+  night: z
+    .strictObject({ from: clockTime, to: clockTime, maxCents: capCents }, { error: 'must be { "from": "HH:MM", "to": "HH:MM", "maxCents": … }' })
+    .optional(),
+};
 
 /** One entry of PROVIDERS_FILE: DESIGN.md §12's settings in camelCase; secrets only as files. */
 const providerEntrySchema = z.discriminatedUnion(
@@ -291,6 +327,7 @@ const providerEntrySchema = z.discriminatedUnion(
       timeoutMs: z.number().int().min(10).max(120_000).optional(),
       openingBalanceCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
       lowCoverCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+      ...capSettings,
     }),
     z.strictObject({
       id: z.string(),
@@ -314,6 +351,7 @@ const providerEntrySchema = z.discriminatedUnion(
       webhookKeyFile: readableFile.optional(),
       webhookClientCaFile: readableFile.optional(),
       lowCoverCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+      ...capSettings,
     }),
   ],
   { error: "must be 'simulated' or 'apipix'" },
@@ -353,8 +391,8 @@ function readProvidersFile(path: string, defaults: { pspTimeoutMs: number; lowCo
     const parsed = providerEntrySchema.safeParse(raw);
     if (!parsed.success) {
       const [issue] = parsed.error.issues;
-      const field = issue?.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue?.path.join('.') || 'kind';
-      const missing = typeof raw === 'object' && raw !== null && issue?.code === 'invalid_type' && !(String(issue.path[0]) in raw);
+      const field = issue?.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key].join('.')).join(', ') : issue?.path.join('.') || 'kind';
+      const missing = issue?.code === 'invalid_type' && valueAt(raw, issue.path) === undefined;
       const problem = issue?.code === 'unrecognized_keys' ? 'is not a setting of a provider' : missing ? 'is required' : (issue?.message ?? 'is invalid');
       throw refuse(`${entry} ${field} ${problem}`);
     }
@@ -363,6 +401,14 @@ function readProvidersFile(path: string, defaults: { pspTimeoutMs: number; lowCo
     if (seen.has(settings.id)) throw refuse(`${entry} id "${settings.id}" is used by an earlier entry`);
     seen.add(settings.id);
     const lowCoverCents = settings.lowCoverCents ?? defaults.lowCoverCents;
+    const { night } = settings;
+    // A window from a time to itself would be empty or the whole day: the operator says which with maxChargeCents / maxWithdrawalCents.
+    if (night && night.from === night.to) throw refuse(`${entry} night.to must differ from night.from`);
+    const caps: ProviderCaps = {
+      maxChargeCents: settings.maxChargeCents ?? null,
+      maxWithdrawalCents: settings.maxWithdrawalCents ?? null,
+      night: night ?? null,
+    };
     if (settings.kind === 'simulated') {
       return {
         id: settings.id,
@@ -370,6 +416,7 @@ function readProvidersFile(path: string, defaults: { pspTimeoutMs: number; lowCo
         timeoutMs: settings.timeoutMs ?? SIMULATED_TIMEOUT_MS,
         openingBalanceCents: settings.openingBalanceCents ?? SIMULATED_OPENING_BALANCE_CENTS,
         lowCoverCents,
+        caps,
       };
     }
     const webhookFiles = [settings.webhookCertFile, settings.webhookKeyFile, settings.webhookClientCaFile];
@@ -389,6 +436,7 @@ function readProvidersFile(path: string, defaults: { pspTimeoutMs: number; lowCo
       id: settings.id,
       kind: 'apipix',
       lowCoverCents,
+      caps,
       psp: {
         baseUrl,
         tokenUrl: settings.tokenUrl ?? `${new URL(baseUrl).origin}/oauth/token`,
@@ -406,6 +454,11 @@ function readProvidersFile(path: string, defaults: { pspTimeoutMs: number; lowCo
       },
     };
   });
+}
+
+/** The value at a path of parsed JSON; undefined where a step is absent. */
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((at, step) => (typeof at === 'object' && at !== null ? Reflect.get(at, step) : undefined), value);
 }
 
 function pspSettingsOf(env: z.infer<typeof environmentSchema>): PspSettings {

@@ -35,6 +35,8 @@ export const messages = {
   qrFormatInvalid: (received: string) => `format deve ser 'png' ou 'svg'. Recebido: '${received}'.`,
   qrSizeInvalid: 'size deve ser um inteiro entre 128 e 1024.',
   providerChargeFailed: 'Erro ao comunicar com gateway. Tente novamente.',
+  /** No provider of the routing takes a PIX this large at this hour (DESIGN.md §19); the most one of them takes now. */
+  providerCapExceeded: (highestCapCents: number) => `Valor acima do limite por transação dos provedores disponíveis (${formatBrl(highestCapCents)}).`,
 
   // POST /v1/pix/due (a charge with a due date, BCB's cobv), in validation order after POST /v1/pix's
   dueDateInvalid: 'dueDate deve ser uma data AAAA-MM-DD.',

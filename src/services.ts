@@ -95,7 +95,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     outbox: () => webhooks.backlog(),
     openInfractions: () => infractions.countOpen(),
     providerSends: () => providerSends.countOpenByAge(),
-    providers: () => registry.health(),
+    providers: () => registry.health(clock.now()),
     reconciliation: () => reconciliation.latestDifferences(),
     treasury: () => treasury.list(),
     orphans: async () => {

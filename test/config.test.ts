@@ -173,7 +173,14 @@ describe('readEnvironment: secrets and provider', () => {
 
   it('PIX_PROVIDER defaults to the simulator', () => {
     expect(readEnvironment({ DATABASE_URL: 'memory://' }).providers).toEqual([
-      { id: 'default', kind: 'simulated', timeoutMs: 1000, openingBalanceCents: 100_000_000, lowCoverCents: 0 },
+      {
+        id: 'default',
+        kind: 'simulated',
+        timeoutMs: 1000,
+        openingBalanceCents: 100_000_000,
+        lowCoverCents: 0,
+        caps: { maxChargeCents: null, maxWithdrawalCents: null, night: null },
+      },
     ]);
   });
 });
@@ -270,6 +277,48 @@ describe('readEnvironment: PROVIDERS_FILE', () => {
     ).toHaveLength(2);
     expect(refusal({ DATABASE_URL: 'memory://', PROVIDERS_FILE: '/nonexistent/providers.json' }).message).toBe(
       'Invalid configuration: PROVIDERS_FILE /nonexistent/providers.json cannot be read',
+    );
+  });
+
+  it('reads each provider’s caps (none where an entry declares none)', () => {
+    const night = { from: '20:00', to: '06:00', maxCents: 100_000 };
+    const { providers } = readEnvironment(
+      withFile({ providers: [{ id: 'sim-a', kind: 'simulated', maxWithdrawalCents: 1_500_000, night }, apipix({ maxChargeCents: 1_500_000 })] }),
+    );
+    expect(providers.map((provider) => provider.caps)).toEqual([
+      { maxChargeCents: null, maxWithdrawalCents: 1_500_000, night },
+      { maxChargeCents: 1_500_000, maxWithdrawalCents: null, night: null },
+    ]);
+  });
+
+  it('refuses a bad cap or night window, naming the entry and the field', () => {
+    const night = { from: '20:00', to: '06:00', maxCents: 100_000 };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ maxWithdrawalCents: 0 }, 'maxWithdrawalCents must be a whole number of cents above zero'],
+      [{ maxChargeCents: 1500.5 }, 'maxChargeCents must be a whole number of cents above zero'],
+      [{ maxChargeCents: '1500000' }, 'maxChargeCents must be a whole number of cents above zero'],
+      [{ night: { ...night, from: '24:00' } }, 'night.from must be a time of day HH:MM (America/Sao_Paulo)'],
+      [{ night: { ...night, to: '6:00' } }, 'night.to must be a time of day HH:MM (America/Sao_Paulo)'],
+      [{ night: { from: '20:00', to: '06:00' } }, 'night.maxCents is required'],
+      [{ night: { ...night, maxCents: -1 } }, 'night.maxCents must be a whole number of cents above zero'],
+      [{ night: { ...night, to: '20:00' } }, 'night.to must differ from night.from'],
+      [{ night: { ...night, days: 'weekdays' } }, 'night.days is not a setting of a provider'],
+      [{ night: '20:00-06:00' }, 'night must be { "from": "HH:MM", "to": "HH:MM", "maxCents": … }'],
+    ];
+    for (const [caps, message] of cases) {
+      expect(
+        refusal(
+          withFile({
+            providers: [
+              { id: 'sim-a', kind: 'simulated' },
+              { id: 'psp-b', kind: 'simulated', ...caps },
+            ],
+          }),
+        ).message,
+      ).toBe(`Invalid configuration: PROVIDERS_FILE providers[1] ("psp-b") ${message}`);
+    }
+    expect(refusal(withFile({ providers: [apipix({ maxWithdrawalCents: 0 })] })).message).toBe(
+      'Invalid configuration: PROVIDERS_FILE providers[0] ("efi") maxWithdrawalCents must be a whole number of cents above zero',
     );
   });
 });

@@ -190,6 +190,56 @@ const RunStatus = (props: { status: RunView['status'] }) => (
   </span>
 );
 
+/** A cap in cents, or that there is none. */
+const Cap = (props: { cents: number | null }) => (props.cents === null ? <span class="muted">Sem limite</span> : <Money cents={props.cents} />);
+
+/**
+ * Limites por transação (DESIGN.md §19): each provider's caps on one PIX as its PROVIDERS_FILE
+ * entry declares them, and those in force now, which routing compares a new amount with.
+ */
+function CapsSection(props: { providers: ProviderHealth[] }) {
+  return (
+    <>
+      <h2 id="limites">Limites por transação</h2>
+      <p>
+        O máximo que cada provedor aceita num único PIX, como o arquivo de provedores declara; no horário noturno (horário de Brasília) vale o menor limite. Um
+        valor acima do limite em vigor vai para outro provedor da lista; se nenhum aceitar, a cobrança ou o saque é recusado sem nada registrado.
+      </p>
+      <DataTable label="Limites por transação dos provedores" columns={['Provedor', 'Cobrança', 'Saque', 'Noturno', 'Cobrança agora', 'Saque agora']}>
+        {props.providers.map((provider) => (
+          <tr>
+            <td>
+              <code safe>{provider.id}</code>
+            </td>
+            <td>
+              <Cap cents={provider.caps.maxChargeCents} />
+            </td>
+            <td>
+              <Cap cents={provider.caps.maxWithdrawalCents} />
+            </td>
+            <td>
+              {provider.caps.night ? (
+                <>
+                  <span safe>{`das ${provider.caps.night.from} às ${provider.caps.night.to}: `}</span>
+                  <Money cents={provider.caps.night.maxCents} />
+                </>
+              ) : (
+                <span class="muted">—</span>
+              )}
+            </td>
+            <td>
+              <Cap cents={provider.capNowCents.charge} />
+            </td>
+            <td>
+              <Cap cents={provider.capNowCents.withdrawal} />
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+    </>
+  );
+}
+
 /** Money in and out on one side of a run, one line each (a line never breaks between its word and its amount). */
 const InOut = (props: { inCents: number; outCents: number }) => (
   <>
@@ -567,8 +617,8 @@ export function ProvidersPage(props: { context: PageContext; data: ProvidersData
       <p>Os PSPs que emitem as cobranças e enviam os saques: sua saúde, o dinheiro em cada um, a conciliação com o razão e como o tráfego novo é dividido.</p>
       <nav aria-label="Nesta página">
         <p>
-          Nesta página: <a href="#saude">Saúde</a> · <a href="#tesouraria">Tesouraria</a> · <a href="#conciliacao">Conciliação</a> ·{' '}
-          <a href="#regras">Regras de roteamento</a>
+          Nesta página: <a href="#saude">Saúde</a> · <a href="#limites">Limites por transação</a> · <a href="#tesouraria">Tesouraria</a> ·{' '}
+          <a href="#conciliacao">Conciliação</a> · <a href="#regras">Regras de roteamento</a>
         </p>
       </nav>
 
@@ -608,6 +658,8 @@ export function ProvidersPage(props: { context: PageContext; data: ProvidersData
         <li>Instável: mais de 10% das chamadas recentes falharam; ainda recebe tráfego.</li>
         <li>Fora do ar: não recebe nada novo enquanto houver outro provedor no ar; uma tentativa de teste de tempos em tempos o traz de volta.</li>
       </ul>
+
+      <CapsSection providers={data.providers} />
 
       <TreasurySection context={context} data={data} configured={configured} />
 

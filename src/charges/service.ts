@@ -175,19 +175,21 @@ export class ChargeService {
    * Registers the charge at the first provider of the routing that takes it (DESIGN.md §14): one
    * that refuses, times out or is down is followed by the next, within this request. Where the
    * answer was lost the charge may exist: recorded as an orphan, removed there when it answers again
-   * (never shown to a payer, so never paid through us). None takes it: 502.
+   * (never shown to a payer, so never paid through us). None takes it: 502. A provider whose cap at
+   * this hour is below the amount is never tried; none of them can take it: 422, nothing written.
    */
   private async register(
     account: Account,
     charge: Omit<ChargeRequest, 'accountId' | 'merchantName' | 'merchantCity'>,
   ): Promise<{ provider: PixProvider; registered: CreatedCharge }> {
-    let candidates = await this.routing.candidates('charges', account.id);
+    let candidates = await this.routing.candidates('charges', account.id, { amountCents: charge.amountCents });
     if (charge.due) {
       // Only a provider that registers due-date charges takes one; none configured is not a transient failure.
-      if (!this.providers.ids.some((id) => this.providers.get(id).dueCharges)) throw new InvalidStateError(messages.dueChargesUnavailable);
+      const registering = this.providers.ids.filter((id) => this.providers.get(id).dueCharges);
+      if (registering.length === 0) throw new InvalidStateError(messages.dueChargesUnavailable);
       const able = candidates.filter((provider) => provider.dueCharges);
-      // Those down (or outside the account's list) are still tried before giving up.
-      candidates = able.length > 0 ? able : this.providers.ids.map((id) => this.providers.get(id)).filter((provider) => provider.dueCharges);
+      // Those down (or outside the account's list) are still tried before giving up, within their caps.
+      candidates = able.length > 0 ? able : this.routing.withinCaps('charges', registering, charge.amountCents).map((id) => this.providers.get(id));
     }
     for (const provider of candidates) {
       try {

@@ -8,7 +8,14 @@ export type MetricSources = {
   /** Sends to the PSP not closed yet, by kind, state and age bucket. */
   providerSends: () => Promise<{ kind: string; state: string; age: string; count: number }[]>;
   /** Each provider's breaker state and latency percentiles as this process sees them. */
-  providers: () => { id: string; state: string; latencyMsP50: number | null; latencyMsP99: number | null }[];
+  providers: () => {
+    id: string;
+    state: string;
+    latencyMsP50: number | null;
+    latencyMsP99: number | null;
+    /** The cap on one PIX in force now, by direction (null: none). */
+    capNowCents: { charge: number | null; withdrawal: number | null };
+  }[];
   /** Each provider's latest finished reconciliation run's count of differences. */
   reconciliation: () => Promise<{ providerId: string; differences: number }[]>;
   /** What is left to undo at each provider: charges (`charge`) and recs (`recurrence`) not removed or cancelled there yet. */
@@ -19,6 +26,9 @@ export type MetricSources = {
 
 /** The states a provider's breaker reports (DESIGN.md §14). */
 const PROVIDER_STATES = ['up', 'degraded', 'down'] as const;
+
+/** The directions a provider's cap on one PIX applies to (DESIGN.md §19). */
+const CAP_DIRECTIONS = ['charge', 'withdrawal'] as const;
 
 /**
  * The process's Prometheus metrics (DESIGN.md §13), served at /metrics (or on METRICS_PORT).
@@ -128,6 +138,21 @@ export class Metrics {
         for (const provider of sources.providers()) {
           if (provider.latencyMsP50 !== null) this.set({ provider: provider.id, quantile: '0.5' }, provider.latencyMsP50);
           if (provider.latencyMsP99 !== null) this.set({ provider: provider.id, quantile: '0.99' }, provider.latencyMsP99);
+        }
+      },
+    });
+    new Gauge({
+      name: 'pix_gateway_provider_cap_cents',
+      help: 'The most one PIX may carry at each provider now (its lowest cap in force at this São Paulo hour), by direction (charge, withdrawal); no series where the provider has no cap then.',
+      labelNames: ['provider', 'direction'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const provider of sources.providers()) {
+          for (const direction of CAP_DIRECTIONS) {
+            const cap = provider.capNowCents[direction];
+            if (cap !== null) this.set({ provider: provider.id, direction }, cap);
+          }
         }
       },
     });

@@ -29,3 +29,8 @@ export function dayAfter(day: string, days = 1): string {
 export function saoPauloIso(at: Date): string {
   return `${new Date(at.getTime() - OFFSET_MS).toISOString().slice(0, 23)}-03:00`;
 }
+
+/** The minute of Brazil's day an instant falls on: 0 (00:00) to 1439 (23:59). */
+export function saoPauloMinuteOfDay(at: Date): number {
+  return Math.floor(((((at.getTime() - OFFSET_MS) % DAY_MS) + DAY_MS) % DAY_MS) / 60_000);
+}

@@ -39,7 +39,7 @@ export function createProviders(
   return {
     registry: new ProviderRegistry(
       built.map(({ provider }) => provider),
-      observe ? { observe } : {},
+      { caps: new Map(config.providers.map((settings) => [settings.id, settings.caps])), ...(observe ? { observe } : {}) },
     ),
     networks,
     inbound: (reportsOf) => built.flatMap(({ provider, inbound }) => (inbound ? [inbound(reportsOf(provider.id))] : [])),

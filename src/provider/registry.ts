@@ -1,3 +1,5 @@
+import { NO_CAPS, type ProviderCaps } from '../config.js';
+import { capAt, capRuleOf, type CapDirection, type CapRule } from './caps.js';
 import { Breaker, type BreakerPolicy, type ProviderState } from './health.js';
 import {
   ProviderError,
@@ -37,6 +39,9 @@ export type ProviderHealth = {
   lastError: { message: string; at: Date } | null;
   latencyMsP50: number | null;
   latencyMsP99: number | null;
+  /** The caps of its PROVIDERS_FILE entry, and the one in force at the instant asked about, by direction (null: none). */
+  caps: ProviderCaps;
+  capNowCents: Record<CapDirection, number | null>;
 };
 
 /**
@@ -57,6 +62,7 @@ class GuardedProvider implements PixProvider {
     private readonly inner: PixProvider,
     readonly breaker: Breaker,
     private readonly observe: CallObserver,
+    readonly capRule: CapRule,
   ) {
     this.id = inner.id;
     this.name = inner.name;
@@ -126,10 +132,14 @@ export class ProviderRegistry {
   /** The longest send budget and settling window of any provider: what a worker claims a send of any of them for. */
   readonly longestTiming: SendTiming;
 
-  constructor(providers: readonly PixProvider[], options: { policy?: BreakerPolicy; now?: () => number; observe?: CallObserver } = {}) {
+  constructor(
+    providers: readonly PixProvider[],
+    options: { policy?: BreakerPolicy; now?: () => number; observe?: CallObserver; caps?: ReadonlyMap<string, ProviderCaps> } = {},
+  ) {
     if (providers.length === 0) throw new Error('at least one PIX provider is required');
     for (const provider of providers) {
-      this.byId.set(provider.id, new GuardedProvider(provider, new Breaker(options.policy, options.now), options.observe ?? (() => {})));
+      const rule = capRuleOf(options.caps?.get(provider.id) ?? NO_CAPS);
+      this.byId.set(provider.id, new GuardedProvider(provider, new Breaker(options.policy, options.now), options.observe ?? (() => {}), rule));
     }
     this.longestTiming = {
       sendBudgetMs: Math.max(...providers.map((provider) => provider.sendTiming.sendBudgetMs)),
@@ -169,8 +179,21 @@ export class ProviderRegistry {
     return this.byId.get(id)?.breaker.takeProbe() ?? false;
   }
 
-  health(): ProviderHealth[] {
-    return [...this.byId.values()].map((provider) => ({ id: provider.id, kind: provider.name, ...provider.breaker.snapshot() }));
+  /** The most one PIX of `direction` may carry at the provider at `at` (DESIGN.md §19); null: no cap then (or not configured). */
+  capAt(id: string, direction: CapDirection, at: Date): number | null {
+    const provider = this.byId.get(id);
+    return provider ? capAt(provider.capRule, direction, at) : null;
+  }
+
+  /** Every provider's health, and its caps with those in force at `at`. */
+  health(at: Date): ProviderHealth[] {
+    return [...this.byId.values()].map((provider) => ({
+      id: provider.id,
+      kind: provider.name,
+      ...provider.breaker.snapshot(),
+      caps: provider.capRule.caps,
+      capNowCents: { charge: capAt(provider.capRule, 'charge', at), withdrawal: capAt(provider.capRule, 'withdrawal', at) },
+    }));
   }
 }
 

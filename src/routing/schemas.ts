@@ -37,4 +37,21 @@ export const providerHealthSchema = z.object({
   lastError: z.object({ message: z.string(), at: z.int().meta({ description: 'Unix milliseconds.' }) }).optional(),
   latencyMsP50: z.number().nullable(),
   latencyMsP99: z.number().nullable(),
+  caps: z
+    .object({
+      maxChargeCents: z.int().nullable(),
+      maxWithdrawalCents: z.int().nullable(),
+      night: z
+        .object({
+          from: z.string().meta({ description: 'HH:MM, America/Sao_Paulo.' }),
+          to: z.string().meta({ description: 'HH:MM, America/Sao_Paulo; before `from` when the window crosses midnight.' }),
+          maxCents: z.int(),
+        })
+        .nullable(),
+    })
+    .meta({ description: 'The most one PIX may carry at this provider, as its PROVIDERS_FILE entry declares them; null: no such cap.' }),
+  capNowCents: z.object({ charge: z.int().nullable(), withdrawal: z.int().nullable() }).meta({
+    description:
+      'The cap in force now (the lowest that applies at this São Paulo hour), by direction; null: none. Routing skips the provider for a larger amount.',
+  }),
 });

@@ -1,16 +1,21 @@
 import { findAccount } from '../accounts/repository.js';
-import { InvalidRequestError } from '../errors.js';
+import { InvalidRequestError, LimitExceededError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
 import { isId } from '../platform/ids.js';
 import type { RoutingRules, RoutingTarget } from '../platform/schema.js';
+import type { CapDirection } from '../provider/caps.js';
 import type { PixProvider } from '../provider/provider.js';
 import type { ProviderHealth, ProviderRegistry } from '../provider/registry.js';
 import * as repository from './repository.js';
 
 /** What is routed: new charges, and new withdrawals. */
 export type RoutedKind = 'charges' | 'withdrawals';
+
+const DIRECTION_OF: Record<RoutedKind, CapDirection> = { charges: 'charge', withdrawals: 'withdrawal' };
+
+const fits = (amountCents: number, cap: number | null): boolean => cap === null || amountCents <= cap;
 
 /** How long a process keeps the rules it read: another process's change reaches it within this. */
 const RULES_TTL_MS = 2_000;
@@ -75,15 +80,19 @@ export class RoutingService {
    * before the others), then the next draw among the rest of those. Only when none of them is up
    * are the down ones tried, as the last resort. `probe: false` for a caller that calls no
    * provider (a static QR code's creation): it must not take a probe nothing would then make.
+   * With `amountCents`, a provider whose cap at this hour is below it is left out (withinCaps).
    */
   async candidates(
     kind: RoutedKind,
     accountId: string,
-    options: { prefers?: (providerId: string) => Promise<boolean>; probe?: boolean } = {},
+    options: { amountCents?: number; prefers?: (providerId: string) => Promise<boolean>; probe?: boolean } = {},
   ): Promise<PixProvider[]> {
     const rules = await this.rules();
     const list = rules.accounts[accountId]?.[kind] ?? rules[kind];
-    const configured = list.filter((target) => this.registry.has(target.providerId));
+    const listed = list.filter((target) => this.registry.has(target.providerId));
+    const ids = listed.map((target) => target.providerId);
+    const taking = options.amountCents === undefined ? ids : this.withinCaps(kind, ids, options.amountCents);
+    const configured = listed.filter((target) => taking.includes(target.providerId));
     const closed = configured.filter((target) => this.registry.isClosed(target.providerId));
     const down = configured.filter((target) => !this.registry.isClosed(target.providerId));
     const probe = options.probe === false ? undefined : down.find((target) => this.registry.takeProbe(target.providerId));
@@ -95,6 +104,26 @@ export class RoutingService {
     const ordered = [...(probe ? [probe] : []), ...this.weightedOrder(first), ...this.weightedOrder(rest)];
     const chosen = ordered.length > 0 ? ordered : this.weightedOrder(down);
     return chosen.map((target) => this.registry.get(target.providerId));
+  }
+
+  /**
+   * The providers of `providerIds` whose cap on one PIX of this kind, at this São Paulo hour, lets
+   * `amountCents` through (DESIGN.md §19): a comparison with the configuration, no query. When
+   * some are given and none does, a 422 naming the most one of them takes now.
+   */
+  withinCaps(kind: RoutedKind, providerIds: readonly string[], amountCents: number): string[] {
+    const now = this.clock.now();
+    const capsNow = providerIds.map((providerId) => this.registry.capAt(providerId, DIRECTION_OF[kind], now));
+    const taking = providerIds.filter((_, index) => fits(amountCents, capsNow[index] ?? null));
+    if (taking.length === 0 && providerIds.length > 0) {
+      throw new LimitExceededError(messages.providerCapExceeded(Math.max(...capsNow.filter((cap): cap is number => typeof cap === 'number'))));
+    }
+    return taking;
+  }
+
+  /** Whether the provider's cap at this São Paulo hour lets one PIX of `amountCents` of this kind through. */
+  takes(kind: RoutedKind, providerId: string, amountCents: number): boolean {
+    return fits(amountCents, this.registry.capAt(providerId, DIRECTION_OF[kind], this.clock.now()));
   }
 
   /** A weighted draw, then the next among the rest, until none is left. */
@@ -113,7 +142,7 @@ export class RoutingService {
 
   /** Every provider's health as this process sees it (GET /admin/v1/providers). */
   health(): ProviderHealth[] {
-    return this.registry.health();
+    return this.registry.health(this.clock.now());
   }
 
   private defaultRules(): RoutingRules {

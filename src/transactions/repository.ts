@@ -309,7 +309,18 @@ export function lockTransaction(tx: Tx, type: TransactionType, transactionId: st
 export type StatusChanges = Partial<
   Pick<
     NewTransaction,
-    'paidAt' | 'endToEndId' | 'payer' | 'beneficiary' | 'refundEndToEndId' | 'refundedCents' | 'amountCents' | 'feeCents' | 'netCents' | 'due'
+    | 'paidAt'
+    | 'endToEndId'
+    | 'payer'
+    | 'beneficiary'
+    | 'refundEndToEndId'
+    | 'refundedCents'
+    | 'amountCents'
+    | 'feeCents'
+    | 'netCents'
+    | 'due'
+    // A held withdrawal approved when its provider's cap no longer takes it goes to one that does.
+    | 'providerId'
   >
 >;
 

@@ -97,9 +97,12 @@ export class WithdrawalService {
   /** The PSP's acceptances, recorded with those of concurrent requests. */
   private readonly acknowledge: (acknowledgement: sends.Acknowledgement) => Promise<boolean>;
 
-  /** The routing's order for a withdrawal of `amountCents`: providers whose treasury covers it first. */
+  /**
+   * The routing's order for a withdrawal of `amountCents`: only providers whose cap at this hour
+   * takes it (none: 422), those whose treasury covers it first.
+   */
   private route(accountId: string, amountCents: number): Promise<PixProvider[]> {
-    return this.routing.candidates('withdrawals', accountId, { prefers: (providerId) => this.treasury.covers(providerId, amountCents) });
+    return this.routing.candidates('withdrawals', accountId, { amountCents, prefers: (providerId) => this.treasury.covers(providerId, amountCents) });
   }
 
   /** What the worker steps of this kind share (src/sends/checks.ts): a claim lasts as long as the slowest provider's send. */
@@ -477,8 +480,25 @@ export class WithdrawalService {
     });
   }
 
-  /** Operator approves a manual-mode withdrawal: debit now (balance checked), then send it. */
+  /**
+   * Operator approves a manual-mode withdrawal: debit now (balance checked), then send it. Sent
+   * now, so routed by the caps in force now: its provider first when it still takes the amount,
+   * else the first of the routing that does (the withdrawal moves there with its approval); none
+   * does: 422, nothing moves.
+   */
   async approve(transactionId: string): Promise<TransactionRow> {
+    const held = await findTransaction(this.db, undefined, transactionId);
+    if (!held || held.type !== 'withdrawal') throw new NotFoundError(messages.transactionNotFound);
+    assertAllowed(held, WITHDRAWAL.approve);
+    const stays = this.routing.takes('withdrawals', held.providerId, held.amountCents);
+    // Where it stays, the others are only its fallbacks: none of them taking it refuses nothing.
+    const routed = await this.route(held.accountId, held.amountCents).catch((error: unknown) => {
+      if (stays && error instanceof LimitExceededError) return [];
+      throw error;
+    });
+    const first = stays ? this.providers.get(held.providerId) : routed[0];
+    if (!first) throw new ProviderFailedError(messages.withdrawalProviderFailed);
+    const others = routed.filter((provider) => provider.id !== first.id);
     let send: ProviderSendRow | undefined;
     const approved = await this.move(transactionId, WITHDRAWAL.approve, {
       money: async (tx, row, at) => {
@@ -486,14 +506,12 @@ export class WithdrawalService {
         const balance = await findBalance(tx, row.accountId, { lock: true });
         if (balance.availableCents - balance.blockedCents < row.amountCents + row.feeCents) throw new InsufficientBalanceError(messages.insufficientBalance);
         await this.moveWithdrawalMoney(tx, row, at, 1);
-        send = await sends.insertSend(tx, this.intentOf(row, at));
+        send = await sends.insertSend(tx, this.intentOf({ ...row, providerId: first.id }, at));
       },
+      changes: () => ({ providerId: first.id }),
     });
-    if (send) {
-      // Routed when created; if its provider provably refuses it now, the routing's others may take it.
-      const fallbacks = (await this.route(approved.accountId, approved.amountCents)).filter((provider) => provider.id !== approved.providerId);
-      await this.attempt(approved, send, 'created', fallbacks);
-    }
+    // If its provider provably refuses it now, the routing's others may take it.
+    if (send) await this.attempt(approved, send, 'created', others);
     return (await findTransaction(this.db, approved.accountId, approved.id)) ?? approved;
   }
 

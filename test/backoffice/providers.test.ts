@@ -27,8 +27,15 @@ const DEFAULT_RULES = { charges: EVERYONE, withdrawals: EVERYONE, accounts: {} }
 beforeAll(async () => {
   const providers = providersFile([
     { id: 'psp-a', kind: 'simulated' },
-    // A small PSP with a low-cover mark above its balance: the treasury marks it.
-    { id: 'psp-b', kind: 'simulated', openingBalanceCents: 50_000, lowCoverCents: 100_000 },
+    // A small PSP with a low-cover mark above its balance: the treasury marks it. Its caps: R$ 15.000,00 a withdrawal, R$ 1.000,00 a PIX at night.
+    {
+      id: 'psp-b',
+      kind: 'simulated',
+      openingBalanceCents: 50_000,
+      lowCoverCents: 100_000,
+      maxWithdrawalCents: 1_500_000,
+      night: { from: '20:00', to: '06:00', maxCents: 100_000 },
+    },
   ]);
   gateway = await startGateway({ PUBLIC_BASE_URL: 'http://localhost', PROVIDERS_FILE: providers });
   browser = await launchBrowser();
@@ -125,7 +132,7 @@ describe(`Provedores (${backend})`, { timeout: 120_000 }, () => {
       expect(Math.max(...layout.rights)).toBeLessThanOrEqual(width);
       if (width === 1280) {
         expect(new Set(layout.centres).size, 'the menu on one line at 1280 px').toBe(1);
-        expect((await tableRegions(page)).map((region) => region.scrolls)).toEqual([false, false, false]);
+        expect((await tableRegions(page)).map((region) => region.scrolls)).toEqual([false, false, false, false]);
       }
       await expectAccessible(page);
       await screenshot(page, `backoffice-provedores-${width}`);
@@ -625,5 +632,31 @@ describe(`Provedores (${backend})`, { timeout: 120_000 }, () => {
     } finally {
       await outage('up');
     }
+  });
+
+  it('shows each provider’s caps as configured and those in force at this São Paulo hour; axe passes', async () => {
+    const capsRows = async (clockTime: string) => {
+      // The gateway's clock to the next HH:MM of São Paulo (UTC−3 all year).
+      const [hours = 0, minutes = 0] = clockTime.split(':').map(Number);
+      const current = (gateway.clock.now().getTime() - 3 * 3_600_000) % DAY;
+      gateway.clock.advance((((hours * 3_600_000 + minutes * 60_000 - current) % DAY) + DAY) % DAY);
+      const { page } = await signedInOperator(gateway, browser, 'support');
+      await page.goto(`${gateway.url}/backoffice/provedores`);
+      await page.getByRole('link', { name: 'Limites por transação' }).click();
+      return { page, rows: await rowsOf(page, 'Limites por transação dos provedores') };
+    };
+    const day = await capsRows('14:00');
+    expect(day.rows).toEqual([
+      ['psp-a', 'Sem limite', 'Sem limite', '—', 'Sem limite', 'Sem limite'],
+      ['psp-b', 'Sem limite', 'R$ 15.000,00', 'das 20:00 às 06:00: R$ 1.000,00', 'Sem limite', 'R$ 15.000,00'],
+    ]);
+    const night = await capsRows('23:30');
+    expect(night.rows[1]).toEqual(['psp-b', 'Sem limite', 'R$ 15.000,00', 'das 20:00 às 06:00: R$ 1.000,00', 'R$ 1.000,00', 'R$ 1.000,00']);
+    await expectAccessible(night.page);
+    await screenshot(night.page, 'backoffice-provedores-limites-1280');
+    await night.page.setViewportSize({ width: 390, height: 844 });
+    expect(await night.page.evaluate('document.documentElement.scrollWidth')).toBe(390);
+    await expectAccessible(night.page);
+    await screenshot(night.page, 'backoffice-provedores-limites-390');
   });
 });

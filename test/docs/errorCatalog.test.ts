@@ -28,6 +28,7 @@ const SAMPLES: { [K in FunctionKey]?: Arguments<K>[] } = {
   ],
   amountBelowMinimum: [[123_456]],
   amountAboveMaximum: [[10_000_000]],
+  providerCapExceeded: [[1_500_000]],
   withdrawalAboveMaximum: [[5_000_000]],
   pixKeyTypeNotAllowed: [['email']],
   recipientDeactivated: [['SVC']],

@@ -103,8 +103,10 @@ export const messages = {
   recurrenceNoCycleLeft: 'Recorrência sem ciclos a cobrar: o último ciclo já foi criado.',
   recurrenceCycleNotPending: (status: string) => `Ciclo não está pendente (status atual: ${status}).`,
   recurrenceCycleCancelTooLate: 'Um ciclo só pode ser cancelado antes da sua data de vencimento.',
-  recurrenceCycleThroughRecurrence: 'Cobrança de um ciclo de Pix Automático: cancele-a em POST /v1/recurrences/{id}/cycles/{cycle}/cancel.',
-  recurrenceCycleSandbox: 'Cobrança de um ciclo de Pix Automático: use POST /sandbox/v1/recurrences/{id}/cycles/{cycle}/debit.',
+  recurrenceCycleThroughRecurrence: (recurrenceId: string, cycle: number) =>
+    `Cobrança de um ciclo de Pix Automático: cancele-a em POST /v1/recurrences/${recurrenceId}/cycles/${cycle}/cancel.`,
+  recurrenceCycleSandbox: (recurrenceId: string, cycle: number) =>
+    `Cobrança de um ciclo de Pix Automático: use POST /sandbox/v1/recurrences/${recurrenceId}/cycles/${cycle}/debit.`,
   recurrenceDebitNotDue: (date: string) => `O débito deste ciclo está agendado para ${date}.`,
   recurrenceProviderFailed: 'Erro ao comunicar com o provedor. Tente novamente.',
   sandboxDebitOutcomeInvalid: "outcome deve ser 'paid' ou 'failed'.",

@@ -22,7 +22,7 @@ import type { ProviderRegistry } from '../provider/registry.js';
 import type { RoutingService } from '../routing/service.js';
 import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE } from '../transactions/idempotencyRepository.js';
 import { findChargeByEndToEndId, findTransaction, lockTransaction, updateStatusOfDue } from '../transactions/repository.js';
-import { CHARGE, chargeStatusAt, type Transition } from '../transactions/states.js';
+import { CHARGE, chargeStatusAt, recurrenceCycleOf, type Transition } from '../transactions/states.js';
 import { applyTransition, assertAllowed } from '../transactions/transition.js';
 import { recordTransactionEvents } from '../transactions/events.js';
 import { renderQrImage, type QrFormat } from './qrImage.js';
@@ -305,7 +305,8 @@ export class ChargeService {
     const charge = movableCharge(await findTransaction(this.db, accountId, transactionId), this.clock.now(), refusal);
     assertAllowed(charge, CHARGE.cancel, refusal);
     // A Pix Automático cycle is cancelled through its recurrence, where BCB's date rule applies.
-    if (charge.recurrenceId) throw new InvalidStateError(messages.recurrenceCycleThroughRecurrence);
+    const cycle = recurrenceCycleOf(charge);
+    if (cycle) throw new InvalidStateError(messages.recurrenceCycleThroughRecurrence(cycle.recurrenceId, cycle.cycle));
     try {
       // Paid meanwhile at the PSP: its PIX arrives as usual; the charge cannot be cancelled.
       if ((await this.providers.get(charge.providerId).cancelCharge(transactionId, { due: charge.due !== null })) === 'paid')

@@ -9,7 +9,7 @@ import type { Party, TransactionRow, InfractionRow, RecurrenceRow, RefundRow, Si
 import type { InfractionService, OpenInfractionInput } from '../infractions/service.js';
 import type { ChargeDirective, RefundDirective, SimulatedNetwork, WithdrawalDirective } from '../provider/provider.js';
 import type { RefundService } from '../refunds/service.js';
-import { WITHDRAWAL } from '../transactions/states.js';
+import { recurrenceCycleOf, WITHDRAWAL } from '../transactions/states.js';
 import { assertAllowed } from '../transactions/transition.js';
 import type { WithdrawalService } from '../withdrawals/service.js';
 
@@ -48,7 +48,8 @@ export class SandboxService {
   /** The account's charge; a Pix Automático cycle's is played through its recurrence's routes, where its dates and retries apply. */
   private async notACycle(accountId: string, transactionId: string): Promise<TransactionRow> {
     const charge = await this.charges.findCharge(accountId, transactionId);
-    if (charge.recurrenceId) throw new InvalidStateError(messages.recurrenceCycleSandbox);
+    const cycle = recurrenceCycleOf(charge);
+    if (cycle) throw new InvalidStateError(messages.recurrenceCycleSandbox(cycle.recurrenceId, cycle.cycle));
     return charge;
   }
 

@@ -12,6 +12,7 @@ import type {
   CreateRecipientRequest,
   CreateRefundRequest,
   CreateStaticQrCodeRequest,
+  CreatedStaticQrCode,
   CreateWithdrawalRequest,
   CreatedCharge,
   CreatedDueCharge,
@@ -172,7 +173,7 @@ export class StaticQrCodes {
     this.#transport = transport;
   }
 
-  create(body: CreateStaticQrCodeRequest = {}, options?: RequestOptions): Promise<StaticQrCode> {
+  create(body: CreateStaticQrCodeRequest = {}, options?: RequestOptions): Promise<CreatedStaticQrCode> {
     return this.#transport.json({ method: 'POST', path: '/v1/pix/static', body, rule: 'none', externalRef: body.externalRef ?? undefined, options });
   }
 

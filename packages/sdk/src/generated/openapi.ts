@@ -135,7 +135,7 @@ export interface paths {
     put?: never;
     /**
      * Create a static QR code
-     * @description A reusable BR Code (optionally with a fixed amount, a description and a txid): every PIX paid to it is a new pix_in transaction, created paid, with transaction.paid. With an externalRef already used, answers 200 with that code.
+     * @description A reusable BR Code (optionally with a fixed amount, a description and a txid): every PIX paid to it is a new pix_in transaction, created paid, with transaction.paid. With an externalRef already used, answers 200 with that code and idempotent: true.
      */
     post: operations['createStaticQrCode'];
     delete?: never;
@@ -1524,6 +1524,22 @@ export interface components {
       createdAt: number;
       /** @description Unix milliseconds; null while active. */
       deactivatedAt: number | null;
+    };
+    IdempotentStaticQrCode: {
+      id: string;
+      txid: string;
+      /** @description PIX copy-and-paste (static BR Code), the same for every payment. */
+      pixPayload: string;
+      amountCents: number | null;
+      description: string | null;
+      externalRef: string | null;
+      active: boolean;
+      /** @description Unix milliseconds. */
+      createdAt: number;
+      /** @description Unix milliseconds; null while active. */
+      deactivatedAt: number | null;
+      /** @constant */
+      idempotent: true;
     };
     RecurrenceCycle: {
       /** @description 1 = the start date. */
@@ -3827,7 +3843,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['StaticQrCode'];
+          'application/json': components['schemas']['IdempotentStaticQrCode'];
         };
       };
       /** @description Created */

@@ -12,6 +12,7 @@ import { refundIdParams, refundSchema } from '../refunds/schemas.js';
 import { presentInfraction } from '../infractions/presenter.js';
 import { requireInfractionId, infractionIdParams, infractionSchema, openInfractionBody } from '../infractions/schemas.js';
 import { staticQrIdParams } from '../staticqr/schemas.js';
+import { dateSchema } from '../charges/schemas.js';
 import { presentRecurrence } from '../recurrences/presenter.js';
 import { cycleOf, cycleParams, recurrenceIdOf, recurrenceIdParams, recurrenceSchema } from '../recurrences/schemas.js';
 
@@ -34,11 +35,21 @@ const payerSchema = z
   )
   .refine((payer) => payer.document.length === (payer.documentType === 'cpf' ? 11 : 14), messages.sandboxPayerInvalid);
 
+const paymentFields = {
+  payer: payerSchema.optional(),
+  amountCents: z.number({ error: messages.sandboxAmountMismatch }).optional(),
+};
+
+const staticPayBody = z.object(paymentFields, { error: messages.bodyNotObject }).nullish();
+
 const payBody = z
   .object(
     {
-      payer: payerSchema.optional(),
-      amountCents: z.number({ error: messages.sandboxAmountMismatch }).optional(),
+      ...paymentFields,
+      paidOn: dateSchema(messages.sandboxPaidOnInvalid).optional().meta({
+        description:
+          "A charge with a due date paid as on this day (AAAA-MM-DD, America/Sao_Paulo), from its creation to its last payable day: it owes that day's amount (discount, fine, interest). Today when absent.",
+      }),
     },
     { error: messages.bodyNotObject },
   )
@@ -109,13 +120,16 @@ export const sandboxRoutes =
         schema: {
           ...common,
           summary: 'A payer pays the charge',
+          description:
+            'Its amount (amountCents, when given, must equal it). A charge with a due date owes the amount due on the day of payment: today, or the day given as paidOn (422 outside its payable days or for a charge without a due date); its money moves now.',
           params: transactionIdParams,
           body: payBody,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
         },
       },
       async (request) => {
-        const paid = await sandbox.pay(request.merchant.account.id, requireTransactionId(request.params.id), request.body?.payer, request.body?.amountCents);
+        const { payer, amountCents, paidOn } = request.body ?? {};
+        const paid = await sandbox.pay(request.merchant.account.id, requireTransactionId(request.params.id), { payer, amountCents, paidOn });
         return presentTransaction(paid);
       },
     );
@@ -199,7 +213,7 @@ export const sandboxRoutes =
           description:
             'Its fixed amount (amountCents, when given, must equal it), or for a code without one the amountCents given (required). Answers the new pix_in transaction, paid. 404 for a code of another account, 422 for an inactive one.',
           params: staticQrIdParams,
-          body: payBody,
+          body: staticPayBody,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
         },
       },

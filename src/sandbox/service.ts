@@ -15,6 +15,9 @@ import type { WithdrawalService } from '../withdrawals/service.js';
 
 export type SettleOutcome = 'paid' | 'failed' | 'returned';
 
+/** A sandbox payment of a charge: who pays, the amount sent (the charge's when absent), and for a due-date charge the day it counts as paid on. */
+export type SandboxPayment = { payer?: Party | undefined; amountCents?: number | undefined; paidOn?: string | undefined };
+
 /**
  * The sandbox (DESIGN.md §6): a merchant plays the PIX network against its own transactions.
  * The simulated network produces what a real provider would report (payments, outcomes,
@@ -53,12 +56,15 @@ export class SandboxService {
     return charge;
   }
 
-  /** A payer (the default one when none is given) pays the charge, at the provider that issued it. */
-  async pay(accountId: string, transactionId: string, payer: Party | undefined, amountCents: number | undefined): Promise<TransactionRow> {
+  /**
+   * A payer (the default one when none is given) pays the charge, at the provider that issued it;
+   * a due-date charge today or on the payable day given (`paidOn`).
+   */
+  async pay(accountId: string, transactionId: string, { payer, amountCents, paidOn }: SandboxPayment): Promise<TransactionRow> {
     const charge = await this.notACycle(accountId, transactionId);
     const network = this.networkOf(charge.providerId);
     const payment = network.pay(payer, amountCents);
-    const paid = await this.charges.applyPayment(accountId, transactionId, payment);
+    const paid = await this.charges.applyPayment(accountId, transactionId, payment, paidOn);
     // A charge with a due date was paid the amount due that day, which is now its amount.
     await network.recordPayment({ endToEndId: payment.endToEndId, transactionId, accountId, amountCents: paid.amountCents });
     return paid;

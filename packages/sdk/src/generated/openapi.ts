@@ -523,7 +523,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** A payer pays the charge */
+    /**
+     * A payer pays the charge
+     * @description Its amount (amountCents, when given, must equal it). A charge with a due date owes the amount due on the day of payment: today, or the day given as paidOn (422 outside its payable days or for a charge without a due date); its money moves now.
+     */
     post: operations['sandboxPayCharge'];
     delete?: never;
     options?: never;
@@ -6493,6 +6496,11 @@ export interface operations {
             };
           };
           amountCents?: number;
+          /**
+           * Format: date
+           * @description A charge with a due date paid as on this day (AAAA-MM-DD, America/Sao_Paulo), from its creation to its last payable day: it owes that day's amount (discount, fine, interest). Today when absent.
+           */
+          paidOn?: string;
         } | null;
       };
     };

@@ -108,6 +108,9 @@ export const messages = {
   recurrenceCycleSandbox: (recurrenceId: string, cycle: number) =>
     `Cobrança de um ciclo de Pix Automático: use POST /sandbox/v1/recurrences/${recurrenceId}/cycles/${cycle}/debit.`,
   recurrenceDebitNotDue: (date: string) => `O débito deste ciclo está agendado para ${date}.`,
+  recurrenceNotActive: (status: string) => `Recorrência não está ativa (status atual: ${status}): só uma recorrência autorizada tem ciclos a debitar.`,
+  recurrenceCycleSkippedNow: (cycle: number) =>
+    `O ciclo ${cycle} foi pulado: faltavam menos de 2 dias para a sua data (recurrence.cycle_skipped). Chame de novo para debitar o ciclo seguinte.`,
   recurrenceProviderFailed: 'Erro ao comunicar com o provedor. Tente novamente.',
   sandboxDebitOutcomeInvalid: "outcome deve ser 'paid' ou 'failed'.",
   pspClientCertificateRequired: 'Certificado de cliente exigido.',

@@ -109,6 +109,17 @@ const debitBody = z.object(
   { error: messages.bodyNotObject },
 );
 
+/** The next cycle's debit: paid unless said otherwise. */
+const nextDebitBody = z
+  .object(
+    {
+      outcome: z.enum(['paid', 'failed'], { error: messages.sandboxDebitOutcomeInvalid }).optional(),
+      payer: payerSchema.optional(),
+    },
+    { error: messages.bodyNotObject },
+  )
+  .nullish();
+
 export const sandboxRoutes =
   ({ sandbox }: { sandbox: SandboxService }): FastifyPluginAsyncZod =>
   async (app) => {
@@ -162,6 +173,31 @@ export const sandboxRoutes =
         },
       },
       async (request) => presentRecurrence(await sandbox.cancelRecurrence(request.merchant.account.id, recurrenceIdOf(request.params.id))),
+    );
+
+    app.post(
+      '/recurrences/:id/cycles/next/debit',
+      {
+        schema: {
+          ...common,
+          summary: "The payer's bank debits the recurrence's next cycle now",
+          description:
+            "Its earliest pending cycle, or else its next cycle, whose charge is created first as the worker creates it (however far ahead its date): debited at once, whatever its attempt day. paid (the default: transaction.paid, credited) or failed (retried per the recurrence's policy: recurrence.retry_scheduled, then the next call debits it again; otherwise transaction.failed). 422 unless the recurrence is authorized, or when it has no cycle left.",
+          params: recurrenceIdParams,
+          body: nextDebitBody,
+          response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422, 502) },
+        },
+      },
+      async (request) =>
+        presentTransaction(
+          await sandbox.debitRecurrenceCycle(
+            request.merchant.account.id,
+            recurrenceIdOf(request.params.id),
+            'next',
+            request.body?.outcome ?? 'paid',
+            request.body?.payer,
+          ),
+        ),
     );
 
     app.post(

@@ -96,13 +96,25 @@ export class SandboxService {
     return this.recurrences.cancelCycle(accountId, id, cycle);
   }
 
-  /** The payer's bank debits a cycle on its attempt day: paid (by the payer given, or the default one), or failed (no funds). */
-  async debitRecurrenceCycle(accountId: string, id: string, cycle: number, outcome: 'paid' | 'failed', payer: Party | undefined): Promise<TransactionRow> {
-    const { charge } = await this.recurrences.findCycle(accountId, id, cycle);
+  /**
+   * The payer's bank debits a cycle: paid (by the payer given, or the default one), or failed (no
+   * funds). A numbered cycle on its attempt day; `next`, the recurrence's next cycle (charged first
+   * when it has no charge yet), at once.
+   */
+  async debitRecurrenceCycle(
+    accountId: string,
+    id: string,
+    cycle: number | 'next',
+    outcome: 'paid' | 'failed',
+    payer: Party | undefined,
+  ): Promise<TransactionRow> {
+    const found = cycle === 'next' ? await this.recurrences.chargeNextCycle(accountId, id) : await this.recurrences.findCycle(accountId, id, cycle);
+    const { charge } = found;
+    const when = cycle === 'next' ? 'now' : 'on_its_day';
     const network = this.networkOf(charge.providerId);
-    if (outcome === 'failed') return this.recurrences.debit(accountId, id, cycle, { outcome });
+    if (outcome === 'failed') return this.recurrences.debit(accountId, id, found.cycle.cycle, { outcome }, when);
     const payment = network.pay(payer, charge.amountCents);
-    const paid = await this.recurrences.debit(accountId, id, cycle, { outcome, payment });
+    const paid = await this.recurrences.debit(accountId, id, found.cycle.cycle, { outcome, payment }, when);
     await network.recordPayment({ endToEndId: payment.endToEndId, transactionId: paid.id, accountId, amountCents: paid.amountCents });
     return paid;
   }

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
+import { dayAfter, dayOf } from '../../src/platform/saoPauloDay.js';
 import { balanceOf, createCharge, eventsOf, readTransaction } from '../helpers/api.js';
-import { backend, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { ADMIN_TOKEN, backend, startGateway, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
 
 /**
  * Sandbox parity (DESIGN.md §19): a merchant drives late fees and Pix Automático end to end from
- * the sandbox: a due-date charge paid on a chosen day.
+ * the sandbox: a due-date charge paid on a chosen day, and a recurrence's next cycle debited now.
  */
 
 /** 1% of each charge, so the fee on the amount paid shows. */
@@ -120,6 +121,166 @@ describe(`sandbox parity (${backend})`, () => {
         expect(await eventsOf(gateway, id)).toEqual([]);
       }
       expect(await balanceOf(gateway, merchant)).toBe(before);
+    });
+  });
+
+  describe("a recurrence's next cycle debited now", () => {
+    const today = () => dayOf(gateway.clock.now());
+    const create = async (overrides: Record<string, unknown> = {}) => {
+      const created = await gateway.call('POST', '/v1/recurrences', {
+        key: merchant.apiKey,
+        body: {
+          contract: 'CONTRATO-SANDBOX',
+          debtor: { name: 'Maria Pagadora', document: { number: '52998224725', type: 'cpf' } },
+          frequency: 'monthly',
+          amountCents: 5_000,
+          startDate: dayAfter(today(), 30),
+          retryPolicy: 'three_in_seven_days',
+          ...overrides,
+        },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body.id as string;
+    };
+    const authorized = async (overrides: Record<string, unknown> = {}) => {
+      const id = await create(overrides);
+      expect((await gateway.call('POST', `/sandbox/v1/recurrences/${id}/authorize`, { key: merchant.apiKey })).status).toBe(200);
+      return id;
+    };
+    const debitNext = (id: string, body?: Record<string, unknown>, key = merchant.apiKey) =>
+      gateway.call('POST', `/sandbox/v1/recurrences/${id}/cycles/next/debit`, { key, body });
+    const read = async (id: string): Promise<JsonBody> => (await gateway.call('GET', `/v1/recurrences/${id}`, { key: merchant.apiKey })).body;
+    const recurrenceEvents = async (id: string) =>
+      (await gateway.database.db.selectFrom('events').select(['name', 'payload']).where('name', 'like', 'recurrence.%').orderBy('id').execute())
+        .map((row) => ({ name: row.name, payload: JSON.parse(row.payload) }))
+        .filter((event) => event.payload.id === id)
+        .map((event) => event.name);
+
+    it('paid (the default): cycle 1, 30 days ahead, is charged as the worker charges it and paid at once; then cycle 2; ledger and events exact', async () => {
+      setDay(gateway, '2027-09-01');
+      const id = await authorized();
+      const start = dayAfter(today(), 30);
+      const before = await balanceOf(gateway, merchant);
+
+      const first = await debitNext(id);
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      expect(first.body).toMatchObject({ type: 'pix_in', status: 'paid', recurrenceId: id, cycle: 1, amountCents: 5_000, feeCents: 50, netCents: 4_950 });
+      expect(first.body.endToEndId).toMatch(/^E/);
+      let recurrence = await read(id);
+      expect(recurrence.cycles).toEqual([
+        expect.objectContaining({ cycle: 1, transactionId: first.body.transactionId, dueDate: start, attemptDate: start, failedAttempts: 0, status: 'paid' }),
+      ]);
+      expect(recurrence.nextCycleDate).toBe(dayAfter(start, 31)); // a month after the 1st of October
+      // The cobr is at the simulated PSP, as the worker registers it.
+      const cobr = await gateway.database.db
+        .selectFrom('sandboxCycleCharges')
+        .selectAll()
+        .where('txid', '=', first.body.transactionId.replaceAll('-', ''))
+        .execute();
+      expect(cobr).toHaveLength(1);
+
+      const second = await debitNext(id, { outcome: 'paid' });
+      expect(second.body).toMatchObject({ status: 'paid', cycle: 2, netCents: 4_950 });
+      recurrence = await read(id);
+      expect(recurrence.cycles.map((cycle: JsonBody) => [cycle.cycle, cycle.status])).toEqual([
+        [1, 'paid'],
+        [2, 'paid'],
+      ]);
+
+      expect(await balanceOf(gateway, merchant)).toBe(before + 2 * 4_950);
+      for (const paid of [first.body, second.body]) {
+        expect(await eventsOf(gateway, paid.transactionId).then((events) => events.map((event) => event.name))).toEqual(['transaction.paid']);
+        expect(await ledgerOf(paid.transactionId)).toEqual([
+          { book: 'fees', amountCents: 50, kind: 'charge_paid' },
+          { book: 'merchant', amountCents: 4_950, kind: 'charge_paid' },
+          { book: 'settlement', amountCents: -5_000, kind: 'charge_paid' },
+        ]);
+      }
+      expect(await recurrenceEvents(id)).toEqual(['recurrence.authorized']);
+      expect(await gateway.ledgerProblems()).toEqual([]);
+    });
+
+    it('a cycle the worker charged already is the one debited, before its date', async () => {
+      setDay(gateway, '2027-09-01');
+      const id = await authorized({ startDate: dayAfter(today(), 5) });
+      while ((await gateway.services.recurrences.createDueCycles()) > 0);
+      const charged = (await read(id)).cycles[0];
+      expect(charged).toMatchObject({ cycle: 1, status: 'pending' });
+      const paid = await debitNext(id);
+      expect(paid.body).toMatchObject({ transactionId: charged.transactionId, status: 'paid', cycle: 1 });
+      expect((await read(id)).cycles).toHaveLength(1);
+    });
+
+    it('failed: retried per its policy (recurrence.retry_scheduled, each next call debits it again), then the charge fails; nothing credited', async () => {
+      setDay(gateway, '2027-09-01');
+      const id = await authorized();
+      const before = await balanceOf(gateway, merchant);
+      for (const attempt of [1, 2, 3]) {
+        const failed = await debitNext(id, { outcome: 'failed' });
+        expect(failed.status, JSON.stringify(failed.body)).toBe(200);
+        expect(failed.body).toMatchObject({ status: 'pending', cycle: 1 });
+        expect((await read(id)).cycles[0]).toMatchObject({ cycle: 1, failedAttempts: attempt, attemptDate: dayAfter(today()), status: 'pending' });
+      }
+      const last = await debitNext(id, { outcome: 'failed' });
+      expect(last.body).toMatchObject({ status: 'failed', cycle: 1 });
+      // The retries are recorded on the cycle's transaction too, then its failure.
+      expect(await eventsOf(gateway, last.body.transactionId).then((events) => events.map((event) => event.name))).toEqual([
+        'recurrence.retry_scheduled',
+        'recurrence.retry_scheduled',
+        'recurrence.retry_scheduled',
+        'transaction.failed',
+      ]);
+      expect(await recurrenceEvents(id)).toEqual([
+        'recurrence.authorized',
+        'recurrence.retry_scheduled',
+        'recurrence.retry_scheduled',
+        'recurrence.retry_scheduled',
+      ]);
+      expect(await ledgerOf(last.body.transactionId)).toEqual([]);
+      expect(await balanceOf(gateway, merchant)).toBe(before);
+
+      // The recurrence goes on: its next call charges and debits cycle 2.
+      expect((await debitNext(id)).body).toMatchObject({ status: 'paid', cycle: 2 });
+
+      // Without a retry policy, one failed debit fails the charge.
+      const once = await authorized({ retryPolicy: 'none' });
+      const failed = await debitNext(once, { outcome: 'failed' });
+      expect(failed.body).toMatchObject({ status: 'failed', cycle: 1 });
+      expect(await recurrenceEvents(once)).toEqual(['recurrence.authorized']);
+      expect(await gateway.ledgerProblems()).toEqual([]);
+    });
+
+    it('refuses a recurrence that is not active, one without a cycle left, a bad outcome and another account’s recurrence, with their messages', async () => {
+      setDay(gateway, '2027-09-01');
+      const awaiting = await create();
+      expect(await debitNext(awaiting)).toMatchObject({
+        status: 422,
+        body: { error: 'Recorrência não está ativa (status atual: awaiting_authorization): só uma recorrência autorizada tem ciclos a debitar.' },
+      });
+      const cancelled = await authorized();
+      expect((await gateway.call('POST', `/v1/recurrences/${cancelled}/cancel`, { key: merchant.apiKey })).status).toBe(200);
+      expect(await debitNext(cancelled)).toMatchObject({
+        status: 422,
+        body: { error: 'Recorrência não está ativa (status atual: cancelled): só uma recorrência autorizada tem ciclos a debitar.' },
+      });
+
+      const single = await authorized({ endDate: dayAfter(today(), 30) });
+      expect((await debitNext(single)).body).toMatchObject({ status: 'paid', cycle: 1 });
+      expect(await debitNext(single)).toMatchObject({ status: 422, body: { error: messages.recurrenceNoCycleLeft } });
+
+      const active = await authorized();
+      // The simulated PSP down: the cycle's charge is not taken (502), and nothing is debited; up again, it is.
+      const outage = (mode: string) => gateway.call('POST', '/sandbox/v1/providers/default/outage', { key: ADMIN_TOKEN, body: { mode } });
+      expect((await outage('down')).status).toBe(200);
+      expect(await debitNext(active)).toMatchObject({ status: 502, body: { error: messages.recurrenceProviderFailed } });
+      expect((await read(active)).cycles).toEqual([]);
+      expect((await outage('up')).status).toBe(200);
+      expect((await debitNext(active)).body).toMatchObject({ status: 'paid', cycle: 1 });
+
+      expect(await debitNext(active, { outcome: 'maybe' })).toMatchObject({ status: 400, body: { error: messages.sandboxDebitOutcomeInvalid } });
+      const other = await gateway.createMerchant(FEES);
+      expect(await debitNext(active, {}, other.apiKey)).toMatchObject({ status: 404, body: { error: messages.recurrenceNotFound } });
+      expect((await read(active)).cycles).toHaveLength(1);
     });
   });
 });

@@ -38,6 +38,7 @@ import type {
   RequestBody,
   ResponseBody,
   SandboxCycleDebit,
+  SandboxNextCycleDebit,
   SandboxDictKey,
   SandboxInfractionClosing,
   SandboxInfractionOpening,
@@ -511,6 +512,15 @@ export class Sandbox {
     options?: RequestOptions,
   ): Promise<ResponseBody<'sandboxDebitRecurrenceCycle', 200>> {
     return this.#post(`/recurrences/${segment(id)}/cycles/${cycle}/debit`, body, options);
+  }
+
+  /** The payer's bank debits the recurrence's next cycle now (its charge created first when needed): paid by default, or `failed`. */
+  debitNextRecurrenceCycle(
+    id: string,
+    body: SandboxNextCycleDebit = {},
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'sandboxDebitNextRecurrenceCycle', 200>> {
+    return this.#post(`/recurrences/${segment(id)}/cycles/next/debit`, body, options);
   }
 
   /** The payer cancels one cycle's debit, before its date. */

@@ -103,6 +103,8 @@ export type SandboxInfractionClosing = RequestBody<'sandboxCloseInfraction'>;
 export type SandboxDictKey = RequestBody<'sandboxRegisterDictKey'>;
 export type SandboxArmed = ResponseBody<'sandboxFailNextCharge', 201>;
 export type SandboxCycleDebit = RequestBody<'sandboxDebitRecurrenceCycle'>;
+/** The next cycle's debit: `outcome` paid (the default) or failed, and the payer. */
+export type SandboxNextCycleDebit = NonNullable<RequestBody<'sandboxDebitNextRecurrenceCycle'>>;
 
 // Webhooks.
 /** The body of any webhook delivery: one of the 21 events, discriminated by `event`. */

@@ -106,9 +106,14 @@ export const messages = {
   recurrenceNoCycleLeft: 'Recorrência sem ciclos a cobrar: o último ciclo já foi criado.',
   recurrenceCycleNotPending: (status: string) => `Ciclo não está pendente (status atual: ${status}).`,
   recurrenceCycleCancelTooLate: 'Um ciclo só pode ser cancelado antes da sua data de vencimento.',
-  recurrenceCycleThroughRecurrence: 'Cobrança de um ciclo de Pix Automático: cancele-a em POST /v1/recurrences/{id}/cycles/{cycle}/cancel.',
-  recurrenceCycleSandbox: 'Cobrança de um ciclo de Pix Automático: use POST /sandbox/v1/recurrences/{id}/cycles/{cycle}/debit.',
+  recurrenceCycleThroughRecurrence: (recurrenceId: string, cycle: number) =>
+    `Cobrança de um ciclo de Pix Automático: cancele-a em POST /v1/recurrences/${recurrenceId}/cycles/${cycle}/cancel.`,
+  recurrenceCycleSandbox: (recurrenceId: string, cycle: number) =>
+    `Cobrança de um ciclo de Pix Automático: use POST /sandbox/v1/recurrences/${recurrenceId}/cycles/${cycle}/debit.`,
   recurrenceDebitNotDue: (date: string) => `O débito deste ciclo está agendado para ${date}.`,
+  recurrenceNotActive: (status: string) => `Recorrência não está ativa (status atual: ${status}): só uma recorrência autorizada tem ciclos a debitar.`,
+  recurrenceCycleSkippedNow: (cycle: number) =>
+    `O ciclo ${cycle} foi pulado: faltavam menos de 2 dias para a sua data (recurrence.cycle_skipped). Chame de novo para debitar o ciclo seguinte.`,
   recurrenceProviderFailed: 'Erro ao comunicar com o provedor. Tente novamente.',
   sandboxDebitOutcomeInvalid: "outcome deve ser 'paid' ou 'failed'.",
   pspClientCertificateRequired: 'Certificado de cliente exigido.',
@@ -313,6 +318,9 @@ export const messages = {
   chargeNotPending: (status: string) => `Cobrança não está pendente (status atual: ${status}).`,
   sandboxChargeStillPending: 'Cobrança ainda está pendente: um pagamento seria creditado (use /pay).',
   sandboxAmountMismatch: 'amountCents do pagamento deve ser igual ao valor da cobrança.',
+  sandboxPaidOnInvalid: 'paidOn deve ser uma data AAAA-MM-DD.',
+  sandboxPaidOnNotDue: 'paidOn só vale para cobranças com vencimento (POST /v1/pix/due).',
+  sandboxPaidOnOutOfRange: (first: string, last: string) => `paidOn deve estar entre ${first} e ${last}, os dias em que a cobrança pode ser paga.`,
   sandboxPayerInvalid: 'payer inválido: informe name, document (CPF de 11 dígitos ou CNPJ de 14 caracteres), documentType e bankAccount.',
   sandboxChargeOutcomeInvalid: "outcome deve ser 'provider_error'.",
   sandboxWithdrawalOutcomeInvalid: "outcome deve ser 'provider_error', 'unknown' ou 'interrupted'.",

@@ -126,7 +126,7 @@ export const qrImageQuery = z.object({
 });
 
 /** A calendar date, AAAA-MM-DD, that exists, of this millennium (day arithmetic never leaves it). */
-const dateSchema = (message: string) =>
+export const dateSchema = (message: string) =>
   z
     .string({ error: message })
     .refine((value) => dayNumber(value) !== undefined && value >= '2000-01-01' && value <= '2999-12-31', message)

@@ -22,7 +22,7 @@ import type { ProviderRegistry } from '../provider/registry.js';
 import type { RoutingService } from '../routing/service.js';
 import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE } from '../transactions/idempotencyRepository.js';
 import { findChargeByEndToEndId, findTransaction, lockTransaction, updateStatusOfDue } from '../transactions/repository.js';
-import { CHARGE, chargeStatusAt, type Transition } from '../transactions/states.js';
+import { CHARGE, chargeStatusAt, recurrenceCycleOf, type Transition } from '../transactions/states.js';
 import { applyTransition, assertAllowed } from '../transactions/transition.js';
 import { recordTransactionEvents } from '../transactions/events.js';
 import { renderQrImage, type QrFormat } from './qrImage.js';
@@ -241,14 +241,19 @@ export class ChargeService {
     return removed;
   }
 
-  /** The sandbox's payer pays a pending charge of the account: the amount must be the charge's. */
-  async applyPayment(accountId: string, transactionId: string, payment: ReceivedPayment): Promise<TransactionRow> {
+  /**
+   * The sandbox's payer pays a pending charge of the account: the amount must be the charge's. A
+   * due-date charge may be paid as on another of its payable days (`paidOn`): it owes that day's
+   * amount, as a PIX paid then would; the money moves now.
+   */
+  async applyPayment(accountId: string, transactionId: string, payment: ReceivedPayment, paidOn?: string): Promise<TransactionRow> {
     return this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();
       const charge = await this.lockPayableCharge(tx, accountId, transactionId, now);
       assertAllowed(charge, CHARGE.pay);
-      if (payment.amountCents !== undefined && payment.amountCents !== owedAt(charge, now)) throw new InvalidRequestError(messages.sandboxAmountMismatch);
-      return this.credit(tx, charge, payment, now);
+      const day = paidOn === undefined ? dayOf(now) : payableDay(charge, paidOn);
+      if (payment.amountCents !== undefined && payment.amountCents !== owedOn(charge, day)) throw new InvalidRequestError(messages.sandboxAmountMismatch);
+      return this.credit(tx, charge, payment, now, day);
     });
   }
 
@@ -262,12 +267,20 @@ export class ChargeService {
     // Judged as of when it was paid, not when the report arrived: a due-date charge owes that day's
     // amount, and a PIX paid within the validity counts (unless the charge was already expired).
     const paidAt = paidAtOf(payment, charge, now);
-    return { charge, payable: chargeStatusAt(charge, paidAt) === 'pending' && payment.amountCents === owedAt(charge, paidAt) };
+    return { charge, payable: chargeStatusAt(charge, paidAt) === 'pending' && payment.amountCents === owedOn(charge, dayOf(paidAt)) };
   }
 
-  /** A pending charge (locked by the caller) is paid: net credited, fee to the platform, `transaction.paid` recorded. */
-  async credit(tx: Tx, charge: TransactionRow, payment: ReceivedPayment & { paidAt?: Date | undefined }, now: Date): Promise<TransactionRow> {
-    const paidOn = dayOf(paidAtOf(payment, charge, now));
+  /**
+   * A pending charge (locked by the caller) is paid: net credited, fee to the platform, `transaction.paid`
+   * recorded. A due-date charge's amount is that of the day it was paid (`paidOn`, by default the day of its `paidAt`).
+   */
+  async credit(
+    tx: Tx,
+    charge: TransactionRow,
+    payment: ReceivedPayment & { paidAt?: Date | undefined },
+    now: Date,
+    paidOn = dayOf(paidAtOf(payment, charge, now)),
+  ): Promise<TransactionRow> {
     const paid = await applyTransition(tx, charge, CHARGE.pay, now, {
       paidAt: now,
       endToEndId: payment.endToEndId,
@@ -307,7 +320,8 @@ export class ChargeService {
     const charge = movableCharge(await findTransaction(this.db, accountId, transactionId), this.clock.now(), refusal);
     assertAllowed(charge, CHARGE.cancel, refusal);
     // A Pix Automático cycle is cancelled through its recurrence, where BCB's date rule applies.
-    if (charge.recurrenceId) throw new InvalidStateError(messages.recurrenceCycleThroughRecurrence);
+    const cycle = recurrenceCycleOf(charge);
+    if (cycle) throw new InvalidStateError(messages.recurrenceCycleThroughRecurrence(cycle.recurrenceId, cycle.cycle));
     try {
       // Paid meanwhile at the PSP: its PIX arrives as usual; the charge cannot be cancelled.
       if ((await this.providers.get(charge.providerId).cancelCharge(transactionId, { due: charge.due !== null })) === 'paid')
@@ -414,9 +428,18 @@ type ChargeDraft = {
   due: Omit<DueRecord, 'paid'> | null;
 };
 
-/** What a charge owes when paid at `now`: its amount, or for one with a due date the amount due that day (America/Sao_Paulo). */
-function owedAt(charge: TransactionRow, now: Date): number {
-  return charge.due ? amountDueOn(charge.due.terms, charge.amountCents, dayOf(now)).amountDueCents : charge.amountCents;
+/** What a charge owes when paid on `day` (America/Sao_Paulo): its amount, or for one with a due date the amount due that day. */
+function owedOn(charge: TransactionRow, day: string): number {
+  return charge.due ? amountDueOn(charge.due.terms, charge.amountCents, day).amountDueCents : charge.amountCents;
+}
+
+/** A day a due-date charge can be paid on: from its creation to its last payable day. */
+function payableDay(charge: TransactionRow, day: string): string {
+  if (!charge.due) throw new InvalidStateError(messages.sandboxPaidOnNotDue);
+  const first = dayOf(charge.createdAt);
+  const last = lastPayableDate(charge.due.terms);
+  if (day < first || day > last) throw new InvalidStateError(messages.sandboxPaidOnOutOfRange(first, last));
+  return day;
 }
 
 /** A due-date charge paid: its amount becomes the amount paid, its fee the plan's on that amount, and the parts are kept. */

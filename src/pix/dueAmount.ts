@@ -15,7 +15,7 @@ export type DueTerms = {
   dueDate: string;
   /** Calendar days after the due date during which it can still be paid (BCB's default 30). */
   validityAfterDueDays: number;
-  /** Once, in full, from the first day late. */
+  /** Once, in full, from the first business day after the (effective) due date. */
   fine?: DueValue | undefined;
   /** Simple interest per day late: an amount per day, or a percentage per day, month (30 or 21 business days) or year (360 or 252). */
   interest?: (DueValue & { per: 'day' | 'month' | 'year'; days: 'calendar' | 'business' }) | undefined;
@@ -86,18 +86,23 @@ function interestOn(interest: NonNullable<DueTerms['interest']>, base: number, d
 
 /**
  * The amount due for a payment on `date` (AAAA-MM-DD, America/Sao_Paulo): original − abatement −
- * discount + interest + fine, each part on its own base and truncated to the cent. Days late
- * count from the effective due date, in the interest's kind of days (calendar when there is none).
+ * discount + interest + fine, each part on its own base and truncated to the cent. A payment is
+ * late from the first business day after the effective due date (BCB, bacen/pix-api issues 167
+ * and 297: a Friday due date paid on the weekend owes nothing); its days late then count from the
+ * effective due date, in the interest's kind of days (MAN eq. 9 and 10).
  */
 export function amountDueOn(terms: DueTerms, originalCents: number, date: string): AmountDue {
   const abatementCents = terms.abatement ? valueOn(originalCents, terms.abatement) : 0;
   const base = originalCents - abatementCents;
   const effective = effectiveDueDate(terms);
-  const daysLate = terms.interest?.days === 'business' ? businessDaysBetween(effective, date) : Math.max(0, daysBetween(effective, date));
+  const businessDaysLate = businessDaysBetween(effective, date);
+  const late = businessDaysLate > 0;
+  const daysLate = !late ? 0 : terms.interest?.days === 'business' ? businessDaysLate : daysBetween(effective, date);
   // Never the whole base: creation refuses terms that could reach it (BCB calls that an error).
   const discountCents = Math.min(discountOn(terms, base, date), base - 1);
   const interestCents = terms.interest ? interestOn(terms.interest, base, daysLate) : 0;
-  const fineCents = terms.fine && daysLate > 0 ? valueOn(base, terms.fine) : 0;
+  // Flat, once late, whatever the interest's kind of days (issue 297).
+  const fineCents = terms.fine && late ? valueOn(base, terms.fine) : 0;
   return {
     date,
     payable: date <= lastPayableDate(terms),

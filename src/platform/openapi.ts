@@ -64,6 +64,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /sandbox/v1/recurrences/{id}/authorize': 'sandboxAuthorizeRecurrence',
   'POST /sandbox/v1/recurrences/{id}/refuse': 'sandboxRefuseRecurrence',
   'POST /sandbox/v1/recurrences/{id}/cancel': 'sandboxCancelRecurrence',
+  'POST /sandbox/v1/recurrences/{id}/cycles/next/debit': 'sandboxDebitNextRecurrenceCycle',
   'POST /sandbox/v1/recurrences/{id}/cycles/{cycle}/debit': 'sandboxDebitRecurrenceCycle',
   'POST /sandbox/v1/recurrences/{id}/cycles/{cycle}/cancel': 'sandboxCancelRecurrenceCycle',
   'POST /sandbox/v1/pix/{id}/fail': 'sandboxFailCharge',

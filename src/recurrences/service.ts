@@ -73,6 +73,9 @@ type HeldOrphan = repository.OrphanRecurrence & { attempts: number; claimedUntil
 
 type Debit = { outcome: 'paid'; payment: ReceivedPayment } | { outcome: 'failed' };
 
+/** What the worker's step did with a recurrence's next cycle (createCycle). */
+type CycleCreation = 'charged' | 'skipped' | 'deferred' | 'unchanged';
+
 /**
  * The day a cycle is debited: its due day (BCB's dataDeVencimento, a calendar day), or with BCB's
  * ajusteDiaUtil the next business day (the banking calendar of due-date charges), as the PSP moves it.
@@ -374,20 +377,43 @@ export class RecurrenceService {
   }
 
   /**
-   * The payer's bank debits the cycle on its attempt day (the sandbox's call). Paid: the charge is
-   * paid and credited. Failed: with retries allowed, another attempt the next day while fewer than
-   * 3 retries were made and that day is within 7 days after the due date (recurrence.retry_scheduled);
-   * otherwise the charge fails (transaction.failed).
+   * The payer's bank debits the cycle on its attempt day (the sandbox's call), or at once when
+   * `now` (the sandbox's next cycle). Paid: the charge is paid and credited. Failed: with retries
+   * allowed, another attempt the next day while fewer than 3 retries were made and that day is
+   * within 7 days after the due date (recurrence.retry_scheduled); otherwise the charge fails
+   * (transaction.failed).
    */
-  debit(accountId: string, id: string, cycleNumber: number, debit: Debit): Promise<TransactionRow> {
+  debit(accountId: string, id: string, cycleNumber: number, debit: Debit, when: 'on_its_day' | 'now' = 'on_its_day'): Promise<TransactionRow> {
     return this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();
       // The recurrence before its cycle's charge, as cancel() locks them: never the other way round (a deadlock).
       const recurrence = await this.lockOrThrow(tx, id, accountId);
       const { cycle, charge } = await this.lockPendingCycle(tx, accountId, id, cycleNumber);
-      if (dayOf(now) < cycle.attemptDate) throw new InvalidStateError(messages.recurrenceDebitNotDue(cycle.attemptDate));
+      if (when === 'on_its_day' && dayOf(now) < cycle.attemptDate) throw new InvalidStateError(messages.recurrenceDebitNotDue(cycle.attemptDate));
       return (await this.applyDebit(tx, recurrence, cycle, charge, debit, now)).charge;
     });
+  }
+
+  /**
+   * The cycle the sandbox debits next: an active recurrence's earliest cycle whose charge is
+   * pending, or else its next cycle, charged now through the worker's step (its cobr at the
+   * provider, its transaction and cycle row), however far ahead its date.
+   */
+  async chargeNextCycle(accountId: string, id: string): Promise<{ cycle: RecurrenceCycleRow; charge: TransactionRow }> {
+    const row = await this.get(accountId, id);
+    if (row.status !== RECURRENCE.authorize.to) throw new InvalidStateError(messages.recurrenceNotActive(row.status));
+    const pending = await this.firstPendingCycle(accountId, id);
+    if (pending !== undefined) return this.findCycle(accountId, id, pending);
+    if (row.nextCycleDate === null) throw new InvalidStateError(messages.recurrenceNoCycleLeft);
+    const created = await this.createCycle(id, accountId, dayOf(this.clock.now()));
+    if (created === 'deferred') throw new ProviderFailedError(messages.recurrenceProviderFailed);
+    if (created === 'skipped') throw new InvalidStateError(messages.recurrenceCycleSkippedNow(row.nextCycle));
+    // Charged here, or changed by another call meanwhile (charged, cancelled): read again.
+    return this.chargeNextCycle(accountId, id);
+  }
+
+  private async firstPendingCycle(accountId: string, id: string): Promise<number | undefined> {
+    return (await repository.listCycles(this.db, accountId, id)).find((cycle) => cycle.chargeStatus === CHARGE.create.to)?.cycle;
   }
 
   /** A debit of a locked pending cycle: paid and credited, or failed (retried the next day when the policy allows: `retryOn`). */
@@ -521,14 +547,20 @@ export class RecurrenceService {
     const today = dayOf(now);
     let moved = 0;
     for (const due of await repository.recurrencesWithCycleDue(this.db, dayAfter(today, CREATE_AHEAD_MAX_DAYS), now, batch)) {
-      if (await this.createCycle(due.id, due.accountId, today)) moved++;
+      const outcome = await this.createCycle(due.id, due.accountId, today);
+      if (outcome === 'charged' || outcome === 'skipped') moved++;
     }
     return moved;
   }
 
-  private async createCycle(id: string, accountId: string, today: string): Promise<boolean> {
+  /**
+   * The recurrence's next cycle gets its charge (`charged`), or is recorded as skipped, too late for
+   * BCB; `deferred` when its provider failed (tried again after a backoff); `unchanged` when it
+   * has none to charge, or another worker charged it meanwhile.
+   */
+  private async createCycle(id: string, accountId: string, today: string): Promise<CycleCreation> {
     const row = await repository.findRecurrence(this.db, accountId, id);
-    if (row?.status !== RECURRENCE.authorize.to || row.nextCycleDate === null || row.providerRecurrenceId === null) return false;
+    if (row?.status !== RECURRENCE.authorize.to || row.nextCycleDate === null || row.providerRecurrenceId === null) return 'unchanged';
     const { nextCycle: cycle, nextCycleDate: dueDate, providerRecurrenceId } = row;
     // Derived from the recurrence and the cycle: an attempt after an unknown outcome re-sends the same
     // cobr (its txid); the PSP refuses it as in use, and the provider adopts the one it holds.
@@ -559,18 +591,18 @@ export class RecurrenceService {
       // Tried again after a backoff, while the cycle is still at least 2 days ahead: meanwhile the sweep serves the others.
       const retryAt = retryTime(this.clock, row.cycleFailures, { firstMs: CYCLE_RETRY_MS, maxMs: CYCLE_RETRY_MAX_MS });
       await repository.deferCycle(this.db, id, cycle, retryAt, amountCents);
-      return false;
+      return 'deferred';
     }
     // Unpaid, it expires after its last possible attempt (the debit day, or 7 days later with retries) and the grace days.
     const firstAttempt = debitDay(dueDate, row.businessDayAdjustment);
     const lastDay = row.retryPolicy === 'three_in_seven_days' ? dayAfter(firstAttempt, RETRY_WINDOW_DAYS) : firstAttempt;
     const expiresAt = dayStart(dayAfter(lastDay, 1 + CYCLE_GRACE_DAYS));
     if (!expiresAt) throw new Error(`no day after ${lastDay}`);
-    return this.db.transaction().execute(async (tx) => {
+    return this.db.transaction().execute(async (tx): Promise<CycleCreation> => {
       const now = this.clock.now();
       const locked = await this.lockOrThrow(tx, id, accountId);
       // Another worker charged it meanwhile, or the recurrence was cancelled.
-      if (locked.status !== RECURRENCE.authorize.to || locked.nextCycle !== cycle) return false;
+      if (locked.status !== RECURRENCE.authorize.to || locked.nextCycle !== cycle) return 'unchanged';
       const feeCents = computeFee(account.fees.pixIn, amountCents, { capAtAmount: true });
       await insertTransaction(tx, CHARGE.create, {
         id: transactionId,
@@ -598,7 +630,7 @@ export class RecurrenceService {
         createdAt: now,
       });
       await repository.advanceCycle(tx, id, cycle + 1, this.dateOfCycle(locked, cycle + 1), now);
-      return true;
+      return 'charged';
     });
   }
 
@@ -614,11 +646,11 @@ export class RecurrenceService {
   }
 
   /** A cycle reached too late (a worker or provider down for days): recorded as skipped, without a charge, and the next one is due. */
-  private skipCycle(id: string, accountId: string, cycle: number, dueDate: string): Promise<boolean> {
-    return this.db.transaction().execute(async (tx) => {
+  private skipCycle(id: string, accountId: string, cycle: number, dueDate: string): Promise<CycleCreation> {
+    return this.db.transaction().execute(async (tx): Promise<CycleCreation> => {
       const now = this.clock.now();
       const locked = await this.lockOrThrow(tx, id, accountId);
-      if (locked.status !== RECURRENCE.authorize.to || locked.nextCycle !== cycle) return false;
+      if (locked.status !== RECURRENCE.authorize.to || locked.nextCycle !== cycle) return 'unchanged';
       const skipped = await repository.insertCycle(tx, {
         transactionId: null,
         status: 'skipped',
@@ -631,7 +663,7 @@ export class RecurrenceService {
       });
       const advanced = await repository.advanceCycle(tx, id, cycle + 1, this.dateOfCycle(locked, cycle + 1), now);
       await this.recordEvents(tx, advanced, ['recurrence.cycle_skipped'], now, presentCycle({ ...skipped, chargeStatus: null, amountCents: null }));
-      return true;
+      return 'skipped';
     });
   }
 

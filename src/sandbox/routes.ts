@@ -13,6 +13,7 @@ import { refundIdParams, refundSchema } from '../refunds/schemas.js';
 import { presentInfraction } from '../infractions/presenter.js';
 import { requireInfractionId, infractionIdParams, infractionSchema, openInfractionBody } from '../infractions/schemas.js';
 import { staticQrIdParams } from '../staticqr/schemas.js';
+import { dateSchema } from '../charges/schemas.js';
 import { presentRecurrence } from '../recurrences/presenter.js';
 import { cycleOf, cycleParams, recurrenceIdOf, recurrenceIdParams, recurrenceSchema } from '../recurrences/schemas.js';
 
@@ -35,11 +36,21 @@ const payerSchema = z
   )
   .refine((payer) => documentTypeOf(payer.document) === payer.documentType, messages.sandboxPayerInvalid);
 
+const paymentFields = {
+  payer: payerSchema.optional(),
+  amountCents: z.number({ error: messages.sandboxAmountMismatch }).optional(),
+};
+
+const staticPayBody = z.object(paymentFields, { error: messages.bodyNotObject }).nullish();
+
 const payBody = z
   .object(
     {
-      payer: payerSchema.optional(),
-      amountCents: z.number({ error: messages.sandboxAmountMismatch }).optional(),
+      ...paymentFields,
+      paidOn: dateSchema(messages.sandboxPaidOnInvalid).optional().meta({
+        description:
+          "A charge with a due date paid as on this day (AAAA-MM-DD, America/Sao_Paulo), from its creation to its last payable day: it owes that day's amount (discount, fine, interest). Today when absent.",
+      }),
     },
     { error: messages.bodyNotObject },
   )
@@ -99,6 +110,17 @@ const debitBody = z.object(
   { error: messages.bodyNotObject },
 );
 
+/** The next cycle's debit: paid unless said otherwise. */
+const nextDebitBody = z
+  .object(
+    {
+      outcome: z.enum(['paid', 'failed'], { error: messages.sandboxDebitOutcomeInvalid }).optional(),
+      payer: payerSchema.optional(),
+    },
+    { error: messages.bodyNotObject },
+  )
+  .nullish();
+
 export const sandboxRoutes =
   ({ sandbox }: { sandbox: SandboxService }): FastifyPluginAsyncZod =>
   async (app) => {
@@ -110,13 +132,16 @@ export const sandboxRoutes =
         schema: {
           ...common,
           summary: 'A payer pays the charge',
+          description:
+            'Its amount (amountCents, when given, must equal it). A charge with a due date owes the amount due on the day of payment: today, or the day given as paidOn (422 outside its payable days or for a charge without a due date); its money moves now.',
           params: transactionIdParams,
           body: payBody,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
         },
       },
       async (request) => {
-        const paid = await sandbox.pay(request.merchant.account.id, requireTransactionId(request.params.id), request.body?.payer, request.body?.amountCents);
+        const { payer, amountCents, paidOn } = request.body ?? {};
+        const paid = await sandbox.pay(request.merchant.account.id, requireTransactionId(request.params.id), { payer, amountCents, paidOn });
         return presentTransaction(paid);
       },
     );
@@ -149,6 +174,31 @@ export const sandboxRoutes =
         },
       },
       async (request) => presentRecurrence(await sandbox.cancelRecurrence(request.merchant.account.id, recurrenceIdOf(request.params.id))),
+    );
+
+    app.post(
+      '/recurrences/:id/cycles/next/debit',
+      {
+        schema: {
+          ...common,
+          summary: "The payer's bank debits the recurrence's next cycle now",
+          description:
+            "Its earliest pending cycle, or else its next cycle, whose charge is created first as the worker creates it (however far ahead its date): debited at once, whatever its attempt day. paid (the default: transaction.paid, credited) or failed (retried per the recurrence's policy: recurrence.retry_scheduled, then the next call debits it again; otherwise transaction.failed). 422 unless the recurrence is authorized, or when it has no cycle left.",
+          params: recurrenceIdParams,
+          body: nextDebitBody,
+          response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422, 502) },
+        },
+      },
+      async (request) =>
+        presentTransaction(
+          await sandbox.debitRecurrenceCycle(
+            request.merchant.account.id,
+            recurrenceIdOf(request.params.id),
+            'next',
+            request.body?.outcome ?? 'paid',
+            request.body?.payer,
+          ),
+        ),
     );
 
     app.post(
@@ -200,7 +250,7 @@ export const sandboxRoutes =
           description:
             'Its fixed amount (amountCents, when given, must equal it), or for a code without one the amountCents given (required). Answers the new pix_in transaction, paid. 404 for a code of another account, 422 for an inactive one.',
           params: staticQrIdParams,
-          body: payBody,
+          body: staticPayBody,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
         },
       },

@@ -9,11 +9,14 @@ import type { Party, TransactionRow, InfractionRow, RecurrenceRow, RefundRow, Si
 import type { InfractionService, OpenInfractionInput } from '../infractions/service.js';
 import type { ChargeDirective, RefundDirective, SimulatedNetwork, WithdrawalDirective } from '../provider/provider.js';
 import type { RefundService } from '../refunds/service.js';
-import { WITHDRAWAL } from '../transactions/states.js';
+import { recurrenceCycleOf, WITHDRAWAL } from '../transactions/states.js';
 import { assertAllowed } from '../transactions/transition.js';
 import type { WithdrawalService } from '../withdrawals/service.js';
 
 export type SettleOutcome = 'paid' | 'failed' | 'returned';
+
+/** A sandbox payment of a charge: who pays, the amount sent (the charge's when absent), and for a due-date charge the day it counts as paid on. */
+export type SandboxPayment = { payer?: Party | undefined; amountCents?: number | undefined; paidOn?: string | undefined };
 
 /**
  * The sandbox (DESIGN.md §6): a merchant plays the PIX network against its own transactions.
@@ -48,16 +51,20 @@ export class SandboxService {
   /** The account's charge; a Pix Automático cycle's is played through its recurrence's routes, where its dates and retries apply. */
   private async notACycle(accountId: string, transactionId: string): Promise<TransactionRow> {
     const charge = await this.charges.findCharge(accountId, transactionId);
-    if (charge.recurrenceId) throw new InvalidStateError(messages.recurrenceCycleSandbox);
+    const cycle = recurrenceCycleOf(charge);
+    if (cycle) throw new InvalidStateError(messages.recurrenceCycleSandbox(cycle.recurrenceId, cycle.cycle));
     return charge;
   }
 
-  /** A payer (the default one when none is given) pays the charge, at the provider that issued it. */
-  async pay(accountId: string, transactionId: string, payer: Party | undefined, amountCents: number | undefined): Promise<TransactionRow> {
+  /**
+   * A payer (the default one when none is given) pays the charge, at the provider that issued it;
+   * a due-date charge today or on the payable day given (`paidOn`).
+   */
+  async pay(accountId: string, transactionId: string, { payer, amountCents, paidOn }: SandboxPayment): Promise<TransactionRow> {
     const charge = await this.notACycle(accountId, transactionId);
     const network = this.networkOf(charge.providerId);
     const payment = network.pay(payer, amountCents);
-    const paid = await this.charges.applyPayment(accountId, transactionId, payment);
+    const paid = await this.charges.applyPayment(accountId, transactionId, payment, paidOn);
     // A charge with a due date was paid the amount due that day, which is now its amount.
     await network.recordPayment({ endToEndId: payment.endToEndId, transactionId, accountId, amountCents: paid.amountCents });
     return paid;
@@ -89,13 +96,25 @@ export class SandboxService {
     return this.recurrences.cancelCycle(accountId, id, cycle);
   }
 
-  /** The payer's bank debits a cycle on its attempt day: paid (by the payer given, or the default one), or failed (no funds). */
-  async debitRecurrenceCycle(accountId: string, id: string, cycle: number, outcome: 'paid' | 'failed', payer: Party | undefined): Promise<TransactionRow> {
-    const { charge } = await this.recurrences.findCycle(accountId, id, cycle);
+  /**
+   * The payer's bank debits a cycle: paid (by the payer given, or the default one), or failed (no
+   * funds). A numbered cycle on its attempt day; `next`, the recurrence's next cycle (charged first
+   * when it has no charge yet), at once.
+   */
+  async debitRecurrenceCycle(
+    accountId: string,
+    id: string,
+    cycle: number | 'next',
+    outcome: 'paid' | 'failed',
+    payer: Party | undefined,
+  ): Promise<TransactionRow> {
+    const found = cycle === 'next' ? await this.recurrences.chargeNextCycle(accountId, id) : await this.recurrences.findCycle(accountId, id, cycle);
+    const { charge } = found;
+    const when = cycle === 'next' ? 'now' : 'on_its_day';
     const network = this.networkOf(charge.providerId);
-    if (outcome === 'failed') return this.recurrences.debit(accountId, id, cycle, { outcome });
+    if (outcome === 'failed') return this.recurrences.debit(accountId, id, found.cycle.cycle, { outcome }, when);
     const payment = network.pay(payer, charge.amountCents);
-    const paid = await this.recurrences.debit(accountId, id, cycle, { outcome, payment });
+    const paid = await this.recurrences.debit(accountId, id, found.cycle.cycle, { outcome, payment }, when);
     await network.recordPayment({ endToEndId: payment.endToEndId, transactionId: paid.id, accountId, amountCents: paid.amountCents });
     return paid;
   }

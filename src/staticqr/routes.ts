@@ -5,7 +5,7 @@ import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
 import { presentStaticQr } from './presenter.js';
-import { createStaticQrBody, staticQrIdParams, staticQrSchema } from './schemas.js';
+import { createStaticQrBody, idempotentStaticQrSchema, staticQrIdParams, staticQrSchema } from './schemas.js';
 import type { StaticQrService } from './service.js';
 import { z } from 'zod';
 
@@ -27,14 +27,15 @@ export const staticQrRoutes =
           ...common,
           summary: 'Create a static QR code',
           description:
-            'A reusable BR Code (optionally with a fixed amount, a description and a txid): every PIX paid to it is a new pix_in transaction, created paid, with transaction.paid. With an externalRef already used, answers 200 with that code.',
+            'A reusable BR Code (optionally with a fixed amount, a description and a txid): every PIX paid to it is a new pix_in transaction, created paid, with transaction.paid. With an externalRef already used, answers 200 with that code and idempotent: true.',
           body: createStaticQrBody,
-          response: { 201: staticQrSchema, 200: staticQrSchema, ...errorResponses(400, 401, 403, 422) },
+          response: { 201: staticQrSchema, 200: idempotentStaticQrSchema, ...errorResponses(400, 401, 403, 422) },
         },
       },
       async (request, reply) => {
         const { outcome, code } = await staticQr.create(request.merchant.account, request.body);
-        return reply.code(outcome === 'created' ? 201 : 200).send(presentStaticQr(code));
+        if (outcome === 'replayed') return reply.code(200).send({ ...presentStaticQr(code), idempotent: true as const });
+        return reply.code(201).send(presentStaticQr(code));
       },
     );
 

@@ -43,4 +43,7 @@ export const staticQrSchema = z
   })
   .meta({ id: 'StaticQrCode' });
 
+/** A create replayed with a known externalRef: the code as it is now, marked as the spec marks charges' and withdrawals' replays. */
+export const idempotentStaticQrSchema = staticQrSchema.extend({ idempotent: z.literal(true) }).meta({ id: 'IdempotentStaticQrCode' });
+
 export const staticQrIdParams = z.object({ id: z.string().meta({ description: 'The static QR code id (UUID v7).' }) });

@@ -76,3 +76,13 @@ export const SETTLED_STATUSES: ReadonlySet<TransactionStatus> = new Set(['paid',
 export function chargeStatusAt(charge: { status: TransactionStatus; expiresAt: Date | null }, now: Date): TransactionStatus {
   return charge.status === 'pending' && charge.expiresAt !== null && charge.expiresAt <= now ? 'expired' : charge.status;
 }
+
+/** A Pix Automático cycle's charge: its recurrence and cycle number (written together when the cycle is charged); undefined for any other charge. */
+export function recurrenceCycleOf(charge: {
+  recurrenceId: string | null;
+  recurrenceCycle: number | null;
+}): { recurrenceId: string; cycle: number } | undefined {
+  if (charge.recurrenceId === null) return undefined;
+  if (charge.recurrenceCycle === null) throw new Error(`cycle charge of recurrence ${charge.recurrenceId} without its cycle number`);
+  return { recurrenceId: charge.recurrenceId, cycle: charge.recurrenceCycle };
+}

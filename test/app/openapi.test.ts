@@ -82,6 +82,17 @@ describe('GET /openapi.json', () => {
     expect(error?.required).toContain('error');
   });
 
+  it.each(['/v1/pix', '/v1/pix/due', '/v1/withdraw', '/v1/recurrences', '/v1/pix/static'])(
+    '%s documents its replay (200) with idempotent: true, required',
+    (path) => {
+      const replay = resolve(operation(path, 'post')?.responses?.['200']?.content?.['application/json']?.schema);
+      // z.literal(true) reads `const: true` in a named component, `enum: [true]` inline.
+      const idempotent = replay?.properties?.idempotent;
+      expect(idempotent?.const ?? idempotent?.enum).toEqual(idempotent?.const === undefined ? [true] : true);
+      expect(replay?.required).toContain('idempotent');
+    },
+  );
+
   it('declares a bearer security scheme, used by the merchant routes', () => {
     const schemes: JsonObject = document.components?.securitySchemes ?? {};
     const bearer = Object.entries(schemes).filter(([, scheme]) => scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer');

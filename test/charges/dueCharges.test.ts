@@ -110,6 +110,29 @@ describe(`charges with a due date (${backend})`, () => {
     expect((await amountOn(transactionId, '2027-03-13')).body).toMatchObject({ payable: false, originalCents: 100_000 });
   });
 
+  it('is late from the first business day after its due date: a Friday due date paid on Saturday is on time (bacen/pix-api issues 167, 297)', async () => {
+    setDay(gateway, '2027-08-02');
+    const friday = (await create(dueBody({ dueDate: '2027-08-13', discount: undefined }))).body.transactionId;
+    const saturday = (await create(dueBody({ dueDate: '2027-08-14', discount: undefined }))).body.transactionId;
+    const amounts = async (transactionId: string, days: string[]) =>
+      Promise.all(days.map(async (day) => ((await amountOn(transactionId, day)).body as { amountDueCents: number; fineCents: number }).amountDueCents));
+    // Saturday and Sunday: the original. Monday: fine 20,00 and 3 days of 1% a month (0,001: 1,00). Tuesday: 4 days (1,33).
+    expect(await amounts(friday, ['2027-08-13', '2027-08-14', '2027-08-15', '2027-08-16', '2027-08-17'])).toEqual([
+      100_000, 100_000, 100_000, 102_100, 102_133,
+    ]);
+    // Due on a Saturday: moved to Monday, on time then; Tuesday one day late (fine and 0,33).
+    expect(await amounts(saturday, ['2027-08-16', '2027-08-17'])).toEqual([100_000, 102_033]);
+
+    setDay(gateway, '2027-08-14');
+    const before = await balanceOf(gateway, merchant);
+    const paid = await gateway.call('POST', `/sandbox/v1/pix/${friday}/pay`, { key: merchant.apiKey });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body).toMatchObject({ status: 'paid', amountCents: 100_000, feeCents: 1_000, netCents: 99_000 });
+    expect(paid.body.due.paid).toEqual({ date: '2027-08-14', abatementCents: 0, discountCents: 0, interestCents: 0, fineCents: 0 });
+    expect(await balanceOf(gateway, merchant)).toBe(before + 99_000);
+    expect(await gateway.ledgerProblems()).toEqual([]);
+  });
+
   it('is paid early with its discount, for the discounted amount', async () => {
     setDay(gateway, '2027-03-01');
     const { transactionId } = (await create(dueBody({ discount: { perDayEarly: { percent: 0.1, days: 'business' } } }))).body;

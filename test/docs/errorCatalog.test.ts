@@ -84,6 +84,11 @@ const SAMPLES: { [K in FunctionKey]?: Arguments<K>[] } = {
   recurrenceNotAwaitingAuthorization: [['authorized']],
   recurrenceCycleNotPending: [['paid']],
   recurrenceDebitNotDue: [['2027-03-10']],
+  recurrenceCycleThroughRecurrence: [['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 3]],
+  recurrenceCycleSandbox: [['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 3]],
+  recurrenceNotActive: [['cancelled']],
+  recurrenceCycleSkippedNow: [[4]],
+  sandboxPaidOnOutOfRange: [['2027-08-02', '2027-08-18']],
   recurrenceAmountAboveCeiling: [[15_000]],
   recurrenceAmountNotOpen: [['cancelled']],
 };

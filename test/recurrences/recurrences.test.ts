@@ -146,13 +146,18 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     // The payer's bank debits on the date, not before.
     expect((await sandbox(`${id}/cycles/1/debit`, { outcome: 'paid' })).body).toEqual({ error: messages.recurrenceDebitNotDue(start) });
     // A cycle is not cancelled as a plain charge.
-    expect((await gateway.call('POST', `/v1/pix/${first}/cancel`, { key: merchant.apiKey })).body).toEqual({
-      error: messages.recurrenceCycleThroughRecurrence,
+    // The refusals name the cycle's own path, filled with its recurrence and number.
+    expect(await gateway.call('POST', `/v1/pix/${first}/cancel`, { key: merchant.apiKey })).toMatchObject({
+      status: 422,
+      body: { error: `Cobrança de um ciclo de Pix Automático: cancele-a em POST /v1/recurrences/${id}/cycles/1/cancel.` },
     });
     // Nor paid, expired or failed through the sandbox's plain-charge routes: its dates and retries would not apply.
     for (const action of ['pay', 'expire', 'fail']) {
       const refused = await gateway.call('POST', `/sandbox/v1/pix/${first}/${action}`, { key: merchant.apiKey });
-      expect(refused, action).toMatchObject({ status: 422, body: { error: messages.recurrenceCycleSandbox } });
+      expect(refused, action).toMatchObject({
+        status: 422,
+        body: { error: `Cobrança de um ciclo de Pix Automático: use POST /sandbox/v1/recurrences/${id}/cycles/1/debit.` },
+      });
     }
     expect(await readTransaction(gateway, merchant, first)).toMatchObject({ status: 'pending' });
 

@@ -75,6 +75,14 @@ describe('recurrences', () => {
     expect(await pix.transactions.get(debited.transactionId)).toMatchObject({ status: 'paid' });
   });
 
+  it('debitNextRecurrenceCycle: the next cycle, a month ahead, charged and paid now; failed when asked', async () => {
+    const monthly = await pix.recurrences.create(recurrence('C-NEXT', { startDate: inDays(30), retryPolicy: 'none' }));
+    await pix.sandbox.authorizeRecurrence(monthly.id);
+    expect(await pix.sandbox.debitNextRecurrenceCycle(monthly.id)).toMatchObject({ status: 'paid', recurrenceId: monthly.id, cycle: 1, amountCents: 9990 });
+    expect(await pix.sandbox.debitNextRecurrenceCycle(monthly.id, { outcome: 'failed' })).toMatchObject({ status: 'failed', cycle: 2 });
+    expect(sent.at(-1)).toMatchObject({ method: 'POST', url: `${gateway.url}/sandbox/v1/recurrences/${monthly.id}/cycles/next/debit` });
+  });
+
   it("changeAmount: a variable recurrence's next cycles at the new amount; a fixed one's is refused with the API's message", async () => {
     const variable = await pix.recurrences.create(recurrence('C-VARIABLE', { maxAmountCents: 15_000 }));
     const changed = await pix.recurrences.changeAmount(variable.id, { amountCents: 12_000 });

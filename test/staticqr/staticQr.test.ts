@@ -106,9 +106,12 @@ describe(`static QR codes (${backend})`, () => {
 
   it('answers a known externalRef with its code (200); a txid is unique across every merchant (422)', async () => {
     const first = await create({ amountCents: 900, externalRef: 'mesa-9' });
+    expect(first.status).toBe(201);
+    expect(first.body).not.toHaveProperty('idempotent');
     const again = await create({ amountCents: 901, externalRef: 'mesa-9' });
     expect(again.status).toBe(200);
-    expect(again.body.id).toBe(first.body.id);
+    // The original code, marked as the spec marks charges' and withdrawals' replays.
+    expect(again.body).toEqual({ ...first.body, idempotent: true });
     await create({ txid: 'UNICO123' });
     const other = await gateway.createMerchant(FEES);
     const taken = await create({ txid: 'UNICO123' }, other.apiKey);
@@ -120,6 +123,7 @@ describe(`static QR codes (${backend})`, () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => create({ amountCents: 1_234, externalRef: 'balcao-concorrente' })));
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
     expect(new Set(answers.map((answer) => answer.body.id)).size).toBe(1);
+    expect(answers.map((answer) => answer.body.idempotent ?? false).sort()).toEqual([false, true, true, true, true, true, true, true]);
   });
 
   it('a txid is one whatever its case (bank statements upper-case it): LOJA7 is taken once loja7 is', async () => {

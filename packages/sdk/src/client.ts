@@ -12,6 +12,7 @@ import type {
   CreateRecipientRequest,
   CreateRefundRequest,
   CreateStaticQrCodeRequest,
+  CreatedStaticQrCode,
   CreateWithdrawalRequest,
   CreatedCharge,
   CreatedDueCharge,
@@ -37,6 +38,7 @@ import type {
   RequestBody,
   ResponseBody,
   SandboxCycleDebit,
+  SandboxNextCycleDebit,
   SandboxDictKey,
   SandboxInfractionClosing,
   SandboxInfractionOpening,
@@ -172,7 +174,7 @@ export class StaticQrCodes {
     this.#transport = transport;
   }
 
-  create(body: CreateStaticQrCodeRequest = {}, options?: RequestOptions): Promise<StaticQrCode> {
+  create(body: CreateStaticQrCodeRequest = {}, options?: RequestOptions): Promise<CreatedStaticQrCode> {
     return this.#transport.json({ method: 'POST', path: '/v1/pix/static', body, rule: 'none', externalRef: body.externalRef ?? undefined, options });
   }
 
@@ -510,6 +512,15 @@ export class Sandbox {
     options?: RequestOptions,
   ): Promise<ResponseBody<'sandboxDebitRecurrenceCycle', 200>> {
     return this.#post(`/recurrences/${segment(id)}/cycles/${cycle}/debit`, body, options);
+  }
+
+  /** The payer's bank debits the recurrence's next cycle now (its charge created first when needed): paid by default, or `failed`. */
+  debitNextRecurrenceCycle(
+    id: string,
+    body: SandboxNextCycleDebit = {},
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'sandboxDebitNextRecurrenceCycle', 200>> {
+    return this.#post(`/recurrences/${segment(id)}/cycles/next/debit`, body, options);
   }
 
   /** The payer cancels one cycle's debit, before its date. */

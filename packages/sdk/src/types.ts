@@ -38,6 +38,8 @@ export type CreateDueChargeRequest = RequestBody<'createDueCharge'>;
 export type CreatedDueCharge = ResponseBody<'createDueCharge', 201> | ResponseBody<'createDueCharge', 200>;
 export type DueChargeBatchResult = ResponseBody<'createDueChargeBatch', 200>;
 export type CreateStaticQrCodeRequest = RequestBody<'createStaticQrCode'>;
+/** 201: a new code; 200 (`idempotent: true`): the code its `externalRef` already created. */
+export type CreatedStaticQrCode = ResponseBody<'createStaticQrCode', 201> | ResponseBody<'createStaticQrCode', 200>;
 export type StaticQrCodeList = ResponseBody<'listStaticQrCodes', 200>;
 
 /** QR code image options: PNG (default) as bytes, SVG as text; width 128 to 1024 pixels (default 256). */
@@ -101,6 +103,8 @@ export type SandboxInfractionClosing = RequestBody<'sandboxCloseInfraction'>;
 export type SandboxDictKey = RequestBody<'sandboxRegisterDictKey'>;
 export type SandboxArmed = ResponseBody<'sandboxFailNextCharge', 201>;
 export type SandboxCycleDebit = RequestBody<'sandboxDebitRecurrenceCycle'>;
+/** The next cycle's debit: `outcome` paid (the default) or failed, and the payer. */
+export type SandboxNextCycleDebit = NonNullable<RequestBody<'sandboxDebitNextRecurrenceCycle'>>;
 
 // Webhooks.
 /** The body of any webhook delivery: one of the 21 events, discriminated by `event`. */

@@ -135,7 +135,7 @@ export interface paths {
     put?: never;
     /**
      * Create a static QR code
-     * @description A reusable BR Code (optionally with a fixed amount, a description and a txid): every PIX paid to it is a new pix_in transaction, created paid, with transaction.paid. With an externalRef already used, answers 200 with that code.
+     * @description A reusable BR Code (optionally with a fixed amount, a description and a txid): every PIX paid to it is a new pix_in transaction, created paid, with transaction.paid. With an externalRef already used, answers 200 with that code and idempotent: true.
      */
     post: operations['createStaticQrCode'];
     delete?: never;
@@ -523,7 +523,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** A payer pays the charge */
+    /**
+     * A payer pays the charge
+     * @description Its amount (amountCents, when given, must equal it). A charge with a due date owes the amount due on the day of payment: today, or the day given as paidOn (422 outside its payable days or for a charge without a due date); its money moves now.
+     */
     post: operations['sandboxPayCharge'];
     delete?: never;
     options?: never;
@@ -585,6 +588,26 @@ export interface paths {
      * @description As the merchant’s cancellation, with cancelledBy payer: its pending cycles are cancelled too.
      */
     post: operations['sandboxCancelRecurrence'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/recurrences/{id}/cycles/next/debit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The payer's bank debits the recurrence's next cycle now
+     * @description Its earliest pending cycle, or else its next cycle, whose charge is created first as the worker creates it (however far ahead its date): debited at once, whatever its attempt day. paid (the default: transaction.paid, credited) or failed (retried per the recurrence's policy: recurrence.retry_scheduled, then the next call debits it again; otherwise transaction.failed). 422 unless the recurrence is authorized, or when it has no cycle left.
+     */
+    post: operations['sandboxDebitNextRecurrenceCycle'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1524,6 +1547,22 @@ export interface components {
       createdAt: number;
       /** @description Unix milliseconds; null while active. */
       deactivatedAt: number | null;
+    };
+    IdempotentStaticQrCode: {
+      id: string;
+      txid: string;
+      /** @description PIX copy-and-paste (static BR Code), the same for every payment. */
+      pixPayload: string;
+      amountCents: number | null;
+      description: string | null;
+      externalRef: string | null;
+      active: boolean;
+      /** @description Unix milliseconds. */
+      createdAt: number;
+      /** @description Unix milliseconds; null while active. */
+      deactivatedAt: number | null;
+      /** @constant */
+      idempotent: true;
     };
     RecurrenceCycle: {
       /** @description 1 = the start date. */
@@ -3827,7 +3866,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['StaticQrCode'];
+          'application/json': components['schemas']['IdempotentStaticQrCode'];
         };
       };
       /** @description Created */
@@ -6477,6 +6516,11 @@ export interface operations {
             };
           };
           amountCents?: number;
+          /**
+           * Format: date
+           * @description A charge with a due date paid as on this day (AAAA-MM-DD, America/Sao_Paulo), from its creation to its last payable day: it owes that day's amount (discount, fine, interest). Today when absent.
+           */
+          paidOn?: string;
         } | null;
       };
     };
@@ -6865,6 +6909,153 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Valid request that the current state refuses. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Erro interno. Tente novamente."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The PSP failed; the operation’s description says whether a retry is safe. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unavailable for a moment: retry (idempotency keys make it safe). */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Serviço temporariamente indisponível. Tente novamente em instantes."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  sandboxDebitNextRecurrenceCycle: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The recurrence id (UUID v7). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          outcome?: 'paid' | 'failed';
+          payer?: {
+            name: string;
+            document: string;
+            /** @enum {string} */
+            documentType: 'cpf' | 'cnpj';
+            bankAccount: {
+              ispb: string;
+              branch: string;
+              account: string;
+            };
+          };
+        } | null;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Transaction'];
+        };
+      };
+      /** @description Invalid request: the message names the field or the rule (docs/errors.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "API key obrigatória. Use: Authorization: Bearer <key>"
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (KYC, block, IP allowlist, key type or holder rules). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Conta não está aprovada para uso da API."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (another account’s resources are not found either). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body larger than 64 KB. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Corpo da requisição excede o tamanho máximo."
+           *     }
+           */
           'application/json': components['schemas']['Error'];
         };
       };

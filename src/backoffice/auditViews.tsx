@@ -1,4 +1,4 @@
-import { ADMIN_TOKEN_ACTOR } from '../audit/service.js';
+import { ADMIN_TOKEN_ACTOR } from '../platform/adminAuth.js';
 import { DataTable, formatDate, statusName, type PageContext } from '../pages/components.js';
 import type { AuditChanges } from '../platform/schema.js';
 import { formatBrl } from '../messages.js';

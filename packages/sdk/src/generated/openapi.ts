@@ -728,7 +728,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Register who holds an email/phone/evp key in the simulated DICT */
+    /** Register who holds an email/phone/evp key in the simulated DICT, and whether it is fraud-marked */
     post: operations['sandboxRegisterDictKey'];
     delete?: never;
     options?: never;
@@ -7788,6 +7788,8 @@ export interface operations {
               account: string;
             };
           };
+          /** @description The DICT reports the key as fraud-marked (Res. BCB 501): withdrawals and recipients to it are refused. Default false. */
+          fraudMarked?: boolean;
         };
       };
     };
@@ -7802,6 +7804,7 @@ export interface operations {
             key: string;
             keyType: string;
             owner: components['schemas']['Party'];
+            fraudMarked: boolean;
           };
         };
       };

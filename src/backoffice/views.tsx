@@ -19,6 +19,7 @@ export function backofficeSite(counts: QueueCounts | undefined): Site {
     { href: '/backoffice/contas', title: 'Contas' },
     { href: '/backoffice/transacoes', title: 'Transações' },
     { href: '/backoffice/alertas', title: 'Alertas' },
+    { href: '/backoffice/marcacoes', title: 'Marcações de fraude' },
     { href: '/backoffice/provedores', title: 'Provedores' },
     { href: '/backoffice/auditoria', title: 'Auditoria' },
     { href: '/backoffice/operadores', title: 'Operadores' },

@@ -20,6 +20,8 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'POST /admin/v1/accounts/:accountId/adjustments': 'Ajuste de saldo lançado',
   'POST /admin/v1/accounts/:accountId/blocks': 'Saldo bloqueado',
   'DELETE /admin/v1/blocks/:blockId': 'Bloqueio liberado',
+  'POST /admin/v1/fraud-marks': 'Marcação de fraude criada',
+  'DELETE /admin/v1/fraud-marks/:id': 'Marcação de fraude removida',
   'POST /admin/v1/accounts/:accountId/recipients/:recipientId/approve': 'Destinatário aprovado',
   'POST /admin/v1/accounts/:accountId/recipients/:recipientId/reject': 'Destinatário recusado',
   'POST /admin/v1/accounts/:accountId/recipients/:recipientId/deactivate': 'Destinatário desativado',

@@ -18,7 +18,7 @@ export const FRAUD_MARKS_REFRESH_MS = 1000;
 const EVP_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A document as the list holds it: without punctuation, upper-cased (alphanumeric CNPJs, DESIGN.md §19). */
-export const normalizeMarkedDocument = (value: string): string => stripDocumentFormatting(value).toUpperCase();
+const normalizeMarkedDocument = (value: string): string => stripDocumentFormatting(value).toUpperCase();
 
 /** The key type a marked value has, read from its shape (the API takes the value alone). */
 function keyTypeOf(value: string): PixKeyType | null {

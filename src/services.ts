@@ -114,8 +114,8 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
   const reconciliation = new ReconciliationService(db, clock, registry);
   const treasury = new TreasuryService(db, clock, registry, new Map(config.providers.map((provider) => [provider.id, provider.lowCoverCents])));
   const charges = new ChargeService(db, clock, registry, routing, fraudMarks);
-  const staticQr = new StaticQrService(db, clock, routing);
-  const recurrences = new RecurrenceService(db, clock, registry, routing, accounts);
+  const staticQr = new StaticQrService(db, clock, routing, fraudMarks);
+  const recurrences = new RecurrenceService(db, clock, registry, routing, accounts, fraudMarks);
   const withdrawals = new WithdrawalService(db, clock, registry, routing, treasury, fraudMarks, config);
   const refunds = new RefundService(db, clock, registry);
   const transactions = new TransactionService(db, clock);

@@ -369,6 +369,24 @@ describe(`fraud marks: a PIX received from a marked payer (${backend})`, () => {
     expect(await gateway.ledgerProblems()).toEqual([]);
   });
 
+  it('a static QR code paid by a marked payer: the new PIX is held the same way', async () => {
+    const { merchant } = await holderMerchant({ fundCents: 0 });
+    const payerCpf = freshCpf();
+    await mark('document', formatted(payerCpf));
+    const code = await gateway.call('POST', '/v1/pix/static', { key: merchant.apiKey, body: { amountCents: 5_000 } });
+    expect(code.status).toBe(201);
+    const payer = { name: 'Pagador Marcado', document: payerCpf, documentType: 'cpf', bankAccount: { ispb: '87654321', branch: '0001', account: '55555' } };
+    const paid = await gateway.call('POST', `/sandbox/v1/pix/static/${code.body.id}/pay`, { key: merchant.apiKey, body: { payer } });
+    expect(paid).toMatchObject({ status: 200, body: { status: 'paid' } });
+    const net = paid.body.netCents as number;
+    expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body).toMatchObject({ available: net, blocked: net, withdrawable: 0 });
+    const [block] = await gateway.services.ledger.listBlocks(merchant.accountId);
+    expect(block).toMatchObject({ kind: 'fraud_mark', status: 'active', amountCents: net });
+    expect((await writtenFor(merchant.accountId)).alerts).toMatchObject([
+      { kind: 'fraud_marked_payer', severity: 'high', transactionId: paid.body.transactionId, details: { blockId: block?.blockId, amountCents: net } },
+    ]);
+  });
+
   it('a payer not marked is credited as usual, nothing held', async () => {
     const { merchant } = await holderMerchant({ fundCents: 0 });
     const transactionId = await createCharge(gateway, merchant, { amountCents: 10_000 });

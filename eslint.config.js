@@ -40,7 +40,7 @@ const LAYERS = [
   ['messages'],
   ['pix'],
   ['platform'],
-  ['provider', 'accounts', 'alerts', 'operations'],
+  ['provider', 'accounts', 'alerts', 'operations', 'fraudmarks'],
   ['webhooks', 'ledger', 'users', 'routing', 'treasury'],
   ['transactions', 'sends', 'operators'],
   ['charges', 'recipients', 'refunds', 'audit', 'history'],

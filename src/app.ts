@@ -20,6 +20,7 @@ import { operatorAdminRoutes } from './operators/adminRoutes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { backofficeRoutes } from './backoffice/routes.js';
 import { ledgerAdminRoutes } from './ledger/adminRoutes.js';
+import { fraudMarkAdminRoutes } from './fraudmarks/adminRoutes.js';
 import { balanceRoutes } from './ledger/routes.js';
 import { adminAuthentication } from './platform/adminAuth.js';
 import { InvalidRequestError, RateLimitedError } from './errors.js';
@@ -229,6 +230,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       await admin.register(auditAdminRoutes(services));
       await admin.register(accountAdminRoutes(services));
       await admin.register(ledgerAdminRoutes(services));
+      await admin.register(fraudMarkAdminRoutes(services));
       await admin.register(recipientAdminRoutes(services));
       await admin.register(withdrawalAdminRoutes(services));
       await admin.register(alertAdminRoutes(services));

@@ -45,6 +45,11 @@ export class RateLimitedError extends DomainError {
   readonly kind = 'rate_limited';
 }
 
+/** The destination (a key, its holder's document) is fraud-marked by the operators or the DICT (DESIGN.md §19). */
+export class FraudRestrictedError extends DomainError {
+  readonly kind = 'fraud_restricted';
+}
+
 /** The PIX provider refused or could not be reached (or its confirmation was lost). */
 export class ProviderFailedError extends DomainError {
   readonly kind = 'provider_failed';
@@ -59,6 +64,7 @@ export type DomainErrorKind =
   | 'insufficient_balance'
   | 'limit_exceeded'
   | 'rate_limited'
+  | 'fraud_restricted'
   | 'provider_failed';
 
 const HTTP_STATUS: Record<DomainErrorKind, number> = {
@@ -70,6 +76,7 @@ const HTTP_STATUS: Record<DomainErrorKind, number> = {
   insufficient_balance: 422,
   limit_exceeded: 422,
   rate_limited: 429,
+  fraud_restricted: 422,
   provider_failed: 502,
 };
 

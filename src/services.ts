@@ -5,6 +5,7 @@ import { AuditService } from './audit/service.js';
 import { ChargeService } from './charges/service.js';
 import type { Config } from './config.js';
 import { LedgerService } from './ledger/service.js';
+import { FraudMarkService } from './fraudmarks/service.js';
 import { Metrics } from './operations/metrics.js';
 import { HealthService } from './operations/service.js';
 import { InfractionService } from './infractions/service.js';
@@ -60,6 +61,8 @@ export type Services = {
   audit: AuditService;
   /** The service team's internal alerts. */
   alerts: AlertService;
+  /** The operators' fraud-marked keys and documents, checked on the money paths (DESIGN.md §19). */
+  fraudMarks: FraudMarkService;
   /** Which provider takes new charges and withdrawals, and every provider's health (DESIGN.md §14). */
   routing: RoutingService;
   /** Each PSP's records compared with the ledger (DESIGN.md §14). */
@@ -107,12 +110,13 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     metrics.providerCalls.observe({ provider: call.providerId, operation: call.operation, outcome: call.outcome }, call.seconds),
   );
   const routing = new RoutingService(db, clock, registry);
+  const fraudMarks = new FraudMarkService(db, clock);
   const reconciliation = new ReconciliationService(db, clock, registry);
   const treasury = new TreasuryService(db, clock, registry, new Map(config.providers.map((provider) => [provider.id, provider.lowCoverCents])));
-  const charges = new ChargeService(db, clock, registry, routing);
-  const staticQr = new StaticQrService(db, clock, routing);
-  const recurrences = new RecurrenceService(db, clock, registry, routing, accounts);
-  const withdrawals = new WithdrawalService(db, clock, registry, routing, treasury, config);
+  const charges = new ChargeService(db, clock, registry, routing, fraudMarks);
+  const staticQr = new StaticQrService(db, clock, routing, fraudMarks);
+  const recurrences = new RecurrenceService(db, clock, registry, routing, accounts, fraudMarks);
+  const withdrawals = new WithdrawalService(db, clock, registry, routing, treasury, fraudMarks, config);
   const refunds = new RefundService(db, clock, registry);
   const transactions = new TransactionService(db, clock);
   const reportTransactions = probes.reads ? new TransactionService(probes.reads, clock) : transactions;
@@ -127,13 +131,14 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     reportTransactions,
     history: new HistoryService(db, clock, { transactions: reportTransactions, reads: probes.reads ?? db }),
     ledger: new LedgerService(db, clock, accounts),
-    recipients: new RecipientService(db, clock, config),
+    recipients: new RecipientService(db, clock, fraudMarks, config),
     withdrawals,
     refunds,
     providerSends,
     infractions,
     audit: new AuditService(db, clock),
     alerts: new AlertService(db),
+    fraudMarks,
     users: new UserService(db, clock, config, accounts, createMailer(config)),
     operators: new OperatorService(db, clock, config),
     routing,

@@ -7,7 +7,8 @@ import { isId } from '../platform/ids.js';
 import { errorResponses, listLimitQuery } from '../platform/schemas.js';
 import type { AuditService } from './service.js';
 import type { TransactionService } from '../transactions/service.js';
-import { ADMIN_TOKEN_ACTOR, presentAuditEntry } from './service.js';
+import { presentAuditEntry } from './service.js';
+import { ADMIN_TOKEN_ACTOR } from '../platform/adminAuth.js';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -20,10 +20,16 @@ export function maskForAudit(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(maskForAudit);
   if (typeof value !== 'object' || value === null) return value;
   const documentKey = Reflect.get(value, 'pixKeyType') === 'cpf' || Reflect.get(value, 'pixKeyType') === 'cnpj';
+  // A fraud mark's `value` (DESIGN.md §19): a document, or a key whose type is cpf/cnpj or not known yet (the request's body).
+  const markKeyType: unknown = Reflect.get(value, 'keyType');
+  const markedDocument =
+    Reflect.get(value, 'kind') === 'document' ||
+    (Reflect.get(value, 'kind') === 'key' && (markKeyType === undefined || markKeyType === 'cpf' || markKeyType === 'cnpj'));
   const masked: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
     if (SECRET_FIELDS.has(key)) masked[key] = '[redacted]';
-    else if (typeof field === 'string' && (DOCUMENT_FIELDS.has(key) || (key === 'pixKey' && documentKey))) masked[key] = maskDocumentText(field);
+    else if (typeof field === 'string' && (DOCUMENT_FIELDS.has(key) || (key === 'pixKey' && documentKey) || (key === 'value' && markedDocument)))
+      masked[key] = maskDocumentText(field);
     else masked[key] = maskForAudit(field);
   }
   return masked;

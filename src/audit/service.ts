@@ -5,9 +5,6 @@ import type { AuditChanges, AuditRow } from '../platform/schema.js';
 import { maskForAudit } from './masking.js';
 import * as repository from './repository.js';
 
-/** Who acted: the shared operator token (automation) or an operator user of the back-office. */
-export const ADMIN_TOKEN_ACTOR = 'admin-token';
-
 export type AuditEntryInput = { actor: string; action: string; accountId: string | null; objectId: string | null; changes: AuditChanges };
 
 /** The operators' audit log (DESIGN.md §11): append-only, documents masked and secrets redacted on the way in. */

@@ -119,6 +119,8 @@ export type BlockView = {
   amountCents: number;
   reason: string;
   status: string;
+  /** `fraud_mark`: a PIX from a fraud-marked payer, held for the operator (docs/fraud-marks.md). */
+  kind: string;
   infractionId: string | null;
   createdAt: number;
   releasedAt: number | null;
@@ -294,7 +296,7 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
               <td>
                 <Money cents={block.amountCents} />
               </td>
-              <td safe>{block.reason}</td>
+              <td safe>{block.kind === 'fraud_mark' ? `Pagador com marcação de fraude: ${block.reason}` : block.reason}</td>
               <td safe>{block.status === 'active' ? 'Ativo' : `Liberado em ${formatDate(block.releasedAt ?? block.createdAt)}`}</td>
               <td safe>{formatDate(block.createdAt)}</td>
               {data.may.blocks ? (

@@ -1,4 +1,4 @@
-import { ADMIN_TOKEN_ACTOR } from '../audit/service.js';
+import { ADMIN_TOKEN_ACTOR } from '../platform/adminAuth.js';
 import { DataTable, formatDate, statusName, type PageContext } from '../pages/components.js';
 import type { AuditChanges } from '../platform/schema.js';
 import { formatBrl } from '../messages.js';
@@ -20,6 +20,8 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'POST /admin/v1/accounts/:accountId/adjustments': 'Ajuste de saldo lançado',
   'POST /admin/v1/accounts/:accountId/blocks': 'Saldo bloqueado',
   'DELETE /admin/v1/blocks/:blockId': 'Bloqueio liberado',
+  'POST /admin/v1/fraud-marks': 'Marcação de fraude criada',
+  'DELETE /admin/v1/fraud-marks/:id': 'Marcação de fraude removida',
   'POST /admin/v1/accounts/:accountId/recipients/:recipientId/approve': 'Destinatário aprovado',
   'POST /admin/v1/accounts/:accountId/recipients/:recipientId/reject': 'Destinatário recusado',
   'POST /admin/v1/accounts/:accountId/recipients/:recipientId/deactivate': 'Destinatário desativado',

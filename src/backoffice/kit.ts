@@ -4,6 +4,7 @@ import type { AlertService } from '../alerts/service.js';
 import type { AuditService } from '../audit/service.js';
 import type { Config } from '../config.js';
 import type { PageKit } from '../pages/siteRoutes.js';
+import type { FraudMarkService } from '../fraudmarks/service.js';
 import type { InfractionService } from '../infractions/service.js';
 import type { LedgerService } from '../ledger/service.js';
 import type { OperatorAction } from '../operators/roles.js';
@@ -50,6 +51,7 @@ export type BackofficeServices = {
   alerts: AlertService;
   accounts: AccountService;
   ledger: LedgerService;
+  fraudMarks: FraudMarkService;
   users: UserService;
   webhooks: WebhookService;
   transactions: TransactionService;

@@ -9,6 +9,7 @@ import { operatorActor, type OperatorSession } from '../operators/service.js';
 import { PAGE_ROWS, type BackofficeKit, type BackofficeServices } from './kit.js';
 import { accountPages } from './accountRoutes.js';
 import { historyPages } from './historyRoutes.js';
+import { fraudMarkPages } from './fraudMarkRoutes.js';
 import { providerPages } from './providerRoutes.js';
 import { queuePages } from './queueRoutes.js';
 import { AuditPage } from './auditViews.js';
@@ -81,6 +82,7 @@ export const backofficeRoutes =
     await app.register(accountPages(kit, services));
     await app.register(providerPages(kit, services));
     await app.register(historyPages(kit, services));
+    await app.register(fraudMarkPages(kit, services));
 
     app.get(
       '/',

@@ -193,7 +193,10 @@ export type AlertView = {
 export function AlertsPage(props: { context: PageContext; alerts: AlertView[] }) {
   return (
     <Page context={props.context} title="Alertas">
-      <p>Alertas internos, os mais recentes primeiro (saques a terceiros e outros sinais para a equipe de compliance).</p>
+      <p>
+        Alertas internos, os mais recentes primeiro (saques a terceiros e outros sinais para a equipe de compliance). As chaves e os documentos marcados por
+        suspeita de fraude estão em <a href="/backoffice/marcacoes">Marcações de fraude</a>.
+      </p>
       {props.alerts.length === 0 ? (
         <p class="muted empty">
           Nenhum alerta. Saques a terceiros e envios sem desfecho geram alertas aqui; as filas de trabalho estão em <a href="/backoffice">Filas</a>.

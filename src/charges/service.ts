@@ -1,7 +1,10 @@
 import { assertChargeAmountAllowed, type Account } from '../accounts/model.js';
 import { InvalidRequestError, InvalidStateError, NotFoundError, ProviderFailedError, RateLimitedError } from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
-import { postMovement } from '../ledger/repository.js';
+import { insertBlock, postMovement } from '../ledger/repository.js';
+import { insertAlert } from '../alerts/repository.js';
+import type { FraudMarkService } from '../fraudmarks/service.js';
+import { maskDocument } from '../pix/documents.js';
 import { messages } from '../messages.js';
 import { retryTime, type Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
@@ -68,6 +71,7 @@ export class ChargeService {
     private readonly clock: Clock,
     private readonly providers: ProviderRegistry,
     private readonly routing: RoutingService,
+    private readonly fraudMarks: Pick<FraudMarkService, 'isMarked'>,
   ) {
     this.insertGrouped = grouped((writes: repository.ChargeWrite[]) => repository.insertChargesWithinRateLimit(db, writes));
   }
@@ -288,6 +292,7 @@ export class ChargeService {
       ...(charge.due ? dueChargePaid(charge.due, amountDueOn(charge.due.terms, charge.amountCents, paidOn)) : {}),
     });
     await postChargePaid(tx, paid, now);
+    await holdIfPayerMarked(tx, paid, now, this.fraudMarks);
     return paid;
   }
 
@@ -475,5 +480,27 @@ export async function postChargePaid(tx: Tx, paid: TransactionRow, at: Date): Pr
       { book: 'merchant', amountCents: paid.netCents },
       { book: 'fees', amountCents: paid.feeCents },
     ],
+  });
+}
+
+/**
+ * A PIX from a payer whose document is fraud-marked (DESIGN.md §19): the charge is paid (the
+ * payer paid), and what it credited is held for the operator by a `fraud_mark` block, with a high
+ * alert; the operator releases the block (or returns the money) once it is looked at. Every
+ * received PIX passes here after its credit: a charge's, a static QR code's, a recurrence cycle's.
+ */
+export async function holdIfPayerMarked(tx: Tx, paid: TransactionRow, at: Date, fraudMarks: Pick<FraudMarkService, 'isMarked'>): Promise<void> {
+  const { payer } = paid;
+  if (!payer || paid.netCents <= 0 || !(await fraudMarks.isMarked({ documents: [payer.document] }, tx))) return;
+  const blockId = newId();
+  const reason = `PIX ${paid.id} de pagador com marcação de fraude`;
+  await insertBlock(tx, { id: blockId, accountId: paid.accountId, amountCents: paid.netCents, reason, at, kind: 'fraud_mark' });
+  await insertAlert(tx, {
+    accountId: paid.accountId,
+    kind: 'fraud_marked_payer',
+    transactionId: paid.id,
+    severity: 'high',
+    at,
+    details: { blockId, amountCents: paid.netCents, payerDocumentMasked: maskDocument(payer.documentType, payer.document) },
   });
 }

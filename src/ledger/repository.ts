@@ -6,7 +6,7 @@ import { messages } from '../messages.js';
 import { newId } from '../platform/ids.js';
 import { refusalInStatement } from '../platform/errors.js';
 import { windowBounds } from '../platform/rateLimitRepository.js';
-import type { LedgerBook } from '../platform/schema.js';
+import type { BlockKind, LedgerBook } from '../platform/schema.js';
 
 export type Movement = {
   accountId: string;
@@ -325,12 +325,12 @@ export async function findBalance(
  */
 export async function insertBlock(
   db: Executor,
-  block: { id: string; accountId: string; amountCents: number; reason: string; at: Date; infractionId?: string },
+  block: { id: string; accountId: string; amountCents: number; reason: string; at: Date; infractionId?: string; kind?: BlockKind },
 ) {
   await sql`
     WITH block AS (
-      INSERT INTO blocks (id, account_id, amount_cents, reason, status, created_at, released_at, infraction_id)
-      VALUES (${block.id}, ${block.accountId}, ${block.amountCents}, ${block.reason}, 'active', ${block.at}, NULL, ${block.infractionId ?? null})
+      INSERT INTO blocks (id, account_id, amount_cents, reason, status, created_at, released_at, infraction_id, kind)
+      VALUES (${block.id}, ${block.accountId}, ${block.amountCents}, ${block.reason}, 'active', ${block.at}, NULL, ${block.infractionId ?? null}, ${block.kind ?? 'precautionary'})
       RETURNING account_id, amount_cents
     )
     UPDATE balances SET blocked_cents = balances.blocked_cents + block.amount_cents FROM block WHERE balances.account_id = block.account_id`.execute(db);

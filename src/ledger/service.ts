@@ -57,6 +57,7 @@ export class LedgerService {
       amountCents: row.amountCents,
       reason: row.reason,
       status: row.status,
+      kind: row.kind,
       infractionId: row.infractionId,
       createdAt: row.createdAt.getTime(),
       releasedAt: row.releasedAt?.getTime() ?? null,

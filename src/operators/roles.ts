@@ -10,6 +10,7 @@ export type OperatorAction =
   | 'recipients'
   | 'disputes'
   | 'blocks'
+  | 'fraudMarks'
   | 'accounts'
   | 'withdrawals'
   | 'adjustments'
@@ -24,6 +25,8 @@ const ALLOWED: Record<OperatorAction, readonly OperatorRole[]> = {
   recipients: ['admin', 'compliance'],
   disputes: ['admin', 'compliance'],
   blocks: ['admin', 'compliance'],
+  // The list of fraud-marked keys and documents (DESIGN.md §19): compliance's, as blocks are.
+  fraudMarks: ['admin', 'compliance'],
   // Creating accounts, their settings (mode, limits, fees, allowlist, users), approving
   // withdrawals and moving money by hand: admin only (§11 gives compliance the list above).
   accounts: ['admin'],

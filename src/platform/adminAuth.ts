@@ -4,6 +4,9 @@ import { bearerToken } from './bearer.js';
 import { UnauthenticatedError } from '../errors.js';
 import { secretsEqual } from './secrets.js';
 
+/** The audit log's actor for the shared operator token (automation); an operator user of the back-office is `operator:<id>`. */
+export const ADMIN_TOKEN_ACTOR = 'admin-token';
+
 /** onRequest hook for /admin/v1: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
 export function adminAuthentication(adminToken: string) {
   return async function authenticateOperator(request: FastifyRequest): Promise<void> {

@@ -206,7 +206,11 @@ export interface BlocksTable {
   releasedAt: Date | null;
   /** The MED case holding this block, released when the case closes. */
   infractionId: Generated<string | null>;
+  /** Why it holds money (migration 034): `fraud_mark` holds a PIX received from a fraud-marked payer. */
+  kind: Generated<BlockKind>;
 }
+
+export type BlockKind = 'precautionary' | 'fraud_mark';
 
 export type InfractionStatus = 'open' | 'in_defense' | 'under_analysis' | 'accepted' | 'rejected';
 export type InfractionReason = 'fraud' | 'operational_flaw';
@@ -375,7 +379,34 @@ export interface SandboxDictKeysTable {
   keyType: string;
   key: string;
   owner: ColumnType<Party, string, string>;
+  /** The simulated DICT reports the key as fraud-marked (migration 034). */
+  fraudMarked: Generated<boolean>;
 }
+
+export type FraudMarkKind = 'key' | 'document';
+
+/** A key or document operators marked for fraud (migration 034); a removed mark stays with who removed it. */
+export interface FraudMarksTable {
+  id: string;
+  kind: FraudMarkKind;
+  /** A key's type; null for a document. */
+  keyType: PixKeyType | null;
+  /** Normalised: a key as its type is written, a document without punctuation and upper-cased. */
+  value: string;
+  reason: string;
+  createdBy: string;
+  createdAt: Date;
+  removedBy: string | null;
+  removedAt: Date | null;
+}
+
+/** One row whose version grows with every change of fraud_marks. */
+export interface FraudMarksVersionTable {
+  singleton: boolean;
+  version: number;
+}
+
+export type FraudMarkRow = Selectable<FraudMarksTable>;
 
 export interface SandboxWithdrawalsTable {
   /** The simulated provider that received it. */
@@ -768,6 +799,8 @@ export interface DB {
   reconciliationDifferences: ReconciliationDifferencesTable;
   providerBalances: ProviderBalancesTable;
   statements: StatementsTable;
+  fraudMarks: FraudMarksTable;
+  fraudMarksVersion: FraudMarksVersionTable;
 }
 
 /** A closed day's statement (migration 018): never updated or deleted. */

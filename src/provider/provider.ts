@@ -97,12 +97,24 @@ export type WithdrawalRequest = {
   expectedHolder: Holder;
 };
 
+/** A submission's refusal for a key the DICT reports as fraud-marked or restricted (DESIGN.md §19). */
+export const FRAUD_MARKED_REFUSAL = 'fraud_marked';
+
 /** The provider's answer to a submission that reached it. */
 export type WithdrawalSubmission =
   /** Accepted: the outcome arrives later (settlement, failure). */
   | { status: 'accepted'; confirmationInterrupted?: boolean }
-  /** Refused after reaching the network (e.g. the key's holder is not the expected one). */
+  /** Refused after reaching the network (e.g. the key's holder is not the expected one; FRAUD_MARKED_REFUSAL). */
   | { status: 'rejected'; reason: string };
+
+/**
+ * The DICT as a provider lets the gateway ask it before anything is debited (DESIGN.md §19). A
+ * provider without one reports a marked key only when the withdrawal is sent (FRAUD_MARKED_REFUSAL).
+ */
+export interface KeyDirectory {
+  /** True when the DICT reports the key as fraud-marked; ProviderError when it cannot tell now. */
+  isFraudMarked(request: { accountId: string; pixKey: string; pixKeyType: WithdrawalRequest['pixKeyType'] }): Promise<boolean>;
+}
 
 /** A withdrawal the network paid: who received it, under which end-to-end id. */
 export type WithdrawalPaid = { status: 'paid'; endToEndId: string; beneficiary: Party };
@@ -291,6 +303,8 @@ export interface PixProvider {
   readonly receivingKey?: string | undefined;
   /** Pix Automático (DESIGN.md §17); none: it takes no recurrences (docs/recurrences.md). */
   readonly recurrences?: RecurrenceProvider | undefined;
+  /** Its DICT, asked about a withdrawal's key before the debit; none: a marked key is refused at the send. */
+  readonly keyDirectory?: KeyDirectory | undefined;
   /** Registers a dynamic charge; throws ProviderError when the provider refuses or cannot answer. */
   createCharge(request: ChargeRequest): Promise<CreatedCharge>;
   /** Withdraws a pending charge so that it cannot be paid any more; ProviderError when refused or unanswered. */
@@ -339,8 +353,8 @@ export interface SimulatedNetwork {
   armNextCharge(accountId: string, outcome: ChargeDirective): Promise<void>;
   /** The account's next withdrawal submission fails this way (one-shot). */
   armNextWithdrawal(accountId: string, outcome: WithdrawalDirective): Promise<void>;
-  /** Registers (or replaces) who holds an email/phone/evp key in the simulated DICT. */
-  registerDictKey(accountId: string, keyType: 'email' | 'phone' | 'evp', key: string, owner: Party): Promise<void>;
+  /** Registers (or replaces) who holds an email/phone/evp key in the simulated DICT, and whether the DICT reports it as fraud-marked. */
+  registerDictKey(accountId: string, keyType: 'email' | 'phone' | 'evp', key: string, owner: Party, fraudMarked: boolean): Promise<void>;
   /** A payer (the default one when none is given) pays a charge: the network's notification. */
   pay(payer: Party | undefined, amountCents: number | undefined): ReceivedPayment;
   /** Keeps a payment the gateway applied in the provider's records (what its GET /pix would list). */

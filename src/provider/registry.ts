@@ -8,6 +8,7 @@ import {
   type ChargeRequest,
   type ChargeRemoval,
   type CreatedCharge,
+  type KeyDirectory,
   type PixProvider,
   type ProviderRecord,
   type RecurrenceProvider,
@@ -57,6 +58,8 @@ class GuardedProvider implements PixProvider {
   readonly receivingKey: string | undefined;
   /** Pix Automático's calls go to the provider as they are: no breaker counts them yet (docs/recurrences.md). */
   readonly recurrences: RecurrenceProvider | undefined;
+  /** A DICT lookup is a query: no breaker counts it. */
+  readonly keyDirectory: KeyDirectory | undefined;
 
   constructor(
     private readonly inner: PixProvider,
@@ -70,6 +73,7 @@ class GuardedProvider implements PixProvider {
     this.dueCharges = inner.dueCharges;
     this.receivingKey = inner.receivingKey;
     this.recurrences = inner.recurrences;
+    this.keyDirectory = inner.keyDirectory;
   }
 
   createCharge(request: ChargeRequest): Promise<CreatedCharge> {

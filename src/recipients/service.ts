@@ -4,7 +4,9 @@ import { messages } from '../messages.js';
 import { maskDocument } from '../pix/documents.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
-import { InvalidStateError, LimitExceededError, NotFoundError, RateLimitedError } from '../errors.js';
+import { FraudRestrictedError, InvalidStateError, LimitExceededError, NotFoundError, RateLimitedError } from '../errors.js';
+import { insertAlert } from '../alerts/repository.js';
+import { restrictedDestinationAlert, type FraudMarkService } from '../fraudmarks/service.js';
 import { consumeRateLimit } from '../platform/rateLimitRepository.js';
 import type { RecipientRow, RecipientStatus } from '../platform/schema.js';
 import * as repository from './repository.js';
@@ -56,6 +58,7 @@ export class RecipientService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly fraudMarks: Pick<FraudMarkService, 'isMarked'>,
     private readonly config: Pick<Config, 'secretKey' | 'serviceName'>,
   ) {}
 
@@ -74,6 +77,15 @@ export class RecipientService {
     const id = this.recipientId(input.documentType, input.document);
     const submitted = { legalName: input.legalName, pixKey: input.pixKey, pixKeyType: input.pixKeyType, label: input.label };
     const now = this.clock.now();
+    if (await this.fraudMarks.isMarked({ key: input.pixKey, documents: [input.document] })) {
+      // Refused before anything is written (nor counted in the hourly limit); the operators are told.
+      const { pixKey, pixKeyType } = input;
+      await insertAlert(
+        this.db,
+        restrictedDestinationAlert({ accountId, at: now, source: 'operator_list', attempted: 'recipient', pixKey, pixKeyType, recipientId: id }),
+      );
+      throw new FraudRestrictedError(messages.fraudRestricted);
+    }
 
     const outcome = await this.db.transaction().execute(async (tx) => {
       const limits = await repository.lockAccountForRecipients(tx, accountId);

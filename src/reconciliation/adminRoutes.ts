@@ -4,7 +4,7 @@ import { InvalidRequestError } from '../errors.js';
 import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
 import { errorResponses } from '../platform/schemas.js';
-import { ADMIN_TOKEN_ACTOR } from '../audit/service.js';
+import { ADMIN_TOKEN_ACTOR } from '../platform/adminAuth.js';
 import { reconciliationCsv } from './report.js';
 import { differenceSchema, presentDifference, presentRun, reconciliationRunSchema, runReconciliationBody } from './schemas.js';
 import type { ReconciliationService } from './service.js';

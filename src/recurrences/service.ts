@@ -1,6 +1,7 @@
 import { assertChargeAmountAllowed, type Account } from '../accounts/model.js';
 import type { AccountService } from '../accounts/service.js';
-import { postChargePaid } from '../charges/service.js';
+import { holdIfPayerMarked, postChargePaid } from '../charges/service.js';
+import type { FraudMarkService } from '../fraudmarks/service.js';
 import { InvalidRequestError, InvalidStateError, NotFoundError, ProviderFailedError } from '../errors.js';
 import { asError } from '../platform/errors.js';
 import { computeFee } from '../ledger/fees.js';
@@ -95,6 +96,7 @@ export class RecurrenceService {
     private readonly providers: ProviderRegistry,
     private readonly routing: RoutingService,
     private readonly accounts: AccountService,
+    private readonly fraudMarks: Pick<FraudMarkService, 'isMarked'>,
   ) {}
 
   async create(account: Account, input: CreateRecurrenceBody): Promise<{ outcome: 'created' | 'replayed'; recurrence: RecurrenceRow }> {
@@ -433,6 +435,7 @@ export class RecurrenceService {
         payer: payment.payer ? JSON.stringify(payment.payer) : null,
       });
       await postChargePaid(tx, paid, now);
+      await holdIfPayerMarked(tx, paid, now, this.fraudMarks);
       return { charge: paid, retryOn: null };
     }
     const retryOn = dayAfter(dayOf(now));

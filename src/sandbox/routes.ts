@@ -98,6 +98,10 @@ const dictKeyBody = z.object(
     key: z.string({ error: messages.pixKeyRequired }).trim().min(1, messages.pixKeyRequired),
     keyType: z.enum(['email', 'phone', 'evp'], { error: messages.sandboxDictKeyTypeInvalid }),
     owner: payerSchema,
+    fraudMarked: z
+      .boolean({ error: messages.sandboxDictFraudMarkedInvalid })
+      .optional()
+      .meta({ description: 'The DICT reports the key as fraud-marked (Res. BCB 501): withdrawals and recipients to it are refused. Default false.' }),
   },
   { error: messages.bodyNotObject },
 );
@@ -332,15 +336,19 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: 'Register who holds an email/phone/evp key in the simulated DICT',
+          summary: 'Register who holds an email/phone/evp key in the simulated DICT, and whether it is fraud-marked',
           body: dictKeyBody,
-          response: { 201: z.object({ key: z.string(), keyType: z.string(), owner: partySchema }), ...errorResponses(400, 401, 403) },
+          response: {
+            201: z.object({ key: z.string(), keyType: z.string(), owner: partySchema, fraudMarked: z.boolean() }),
+            ...errorResponses(400, 401, 403),
+          },
         },
       },
       async (request, reply) => {
         const { keyType, owner } = request.body;
-        const key = await sandbox.registerDictKey(request.merchant.account.id, keyType, request.body.key, owner);
-        return reply.code(201).send({ key, keyType, owner });
+        const fraudMarked = request.body.fraudMarked ?? false;
+        const key = await sandbox.registerDictKey(request.merchant.account.id, keyType, request.body.key, owner, fraudMarked);
+        return reply.code(201).send({ key, keyType, owner, fraudMarked });
       },
     );
 

@@ -183,12 +183,12 @@ export class SandboxService {
     return this.network.armNextWithdrawal(accountId, outcome);
   }
 
-  /** Registers who holds an email/phone/evp key; returns the key as stored (normalized). */
-  async registerDictKey(accountId: string, keyType: 'email' | 'phone' | 'evp', key: string, owner: Party): Promise<string> {
+  /** Registers who holds an email/phone/evp key, fraud-marked or not; returns the key as stored (normalized). */
+  async registerDictKey(accountId: string, keyType: 'email' | 'phone' | 'evp', key: string, owner: Party, fraudMarked: boolean): Promise<string> {
     const normalized = normalizePixKey(keyType, key);
     const formatError = pixKeyFormatError(keyType, normalized);
     if (formatError) throw new InvalidRequestError(formatError);
-    await this.network.registerDictKey(accountId, keyType, normalized, owner);
+    await this.network.registerDictKey(accountId, keyType, normalized, owner, fraudMarked);
     return normalized;
   }
 

@@ -3,7 +3,8 @@ import { assertChargeAmountAllowed, type Account } from '../accounts/model.js';
 import { InvalidRequestError, InvalidStateError, NotFoundError } from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
 import { renderQrImage, type QrFormat } from '../charges/qrImage.js';
-import { postChargePaid } from '../charges/service.js';
+import { holdIfPayerMarked, postChargePaid } from '../charges/service.js';
+import type { FraudMarkService } from '../fraudmarks/service.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
@@ -36,6 +37,7 @@ export class StaticQrService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly routing: RoutingService,
+    private readonly fraudMarks: Pick<FraudMarkService, 'isMarked'>,
   ) {}
 
   async create(account: Account, input: CreateStaticQrBody): Promise<{ outcome: 'created' | 'replayed'; code: StaticQrCodeRow }> {
@@ -185,6 +187,7 @@ export class StaticQrService {
       updatedAt: now,
     });
     await postChargePaid(tx, received, now);
+    await holdIfPayerMarked(tx, received, now, this.fraudMarks);
     await recordTransactionEvents(
       tx,
       CHARGE.receive.events.map((name) => ({ name, transaction: received })),

@@ -133,7 +133,7 @@ export type TransactionFilter = {
 /** A row's place in the history's order. */
 export type TransactionPosition = { createdAt: Date; id: string };
 
-/** The counterpart's document, as migration 034's index computes it: the index serves only this exact expression. */
+/** The counterpart's document, as migration 035's index computes it: the index serves only this exact expression. */
 const counterpartDocument = sql<string>`coalesce(payer->>'document', beneficiary->>'document', expected_holder->>'document', regexp_replace(customer->'document'->>'number', '[^0-9A-Z]', '', 'g'))`;
 
 function filtered(db: Executor, filter: TransactionFilter) {

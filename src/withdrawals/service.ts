@@ -1,6 +1,7 @@
 import type { Account } from '../accounts/model.js';
 import type { Config } from '../config.js';
 import {
+  FraudRestrictedError,
   InsufficientBalanceError,
   InvalidRequestError,
   InvalidStateError,
@@ -18,6 +19,7 @@ import { newId } from '../platform/ids.js';
 import { isDatabaseUnavailable, statementNeverRan } from '../platform/errors.js';
 import type { Holder, ProviderSendNote, ProviderSendRow, TransactionRow } from '../platform/schema.js';
 import {
+  FRAUD_MARKED_REFUSAL,
   ProviderError,
   ProviderOutcomeUnknownError,
   type PixProvider,
@@ -40,7 +42,8 @@ import { collectOwed, postOrBlock, type LateDebit } from '../sends/lateDebit.js'
 import { leaseUntil, notFoundIsProof, OUTCOME_DEADLINE_MS } from '../sends/policy.js';
 import * as sends from '../sends/repository.js';
 import type { SendChange } from '../sends/repository.js';
-import { resolveDestination } from './destination.js';
+import { restrictedDestinationAlert, type FraudMarkService, type MarkSource } from '../fraudmarks/service.js';
+import { resolveDestination, type Destination } from './destination.js';
 import * as repository from './repository.js';
 import type { WithdrawalWrite } from './repository.js';
 import { insertAlert } from '../alerts/repository.js';
@@ -59,6 +62,9 @@ const RATE_REFUSALS: Record<RateWindowName, string> = {
  * tell (`indeterminate`: debited, status failed_unknown until reconciled).
  */
 export type WithdrawalResult = { outcome: 'created' | 'replayed' | 'indeterminate'; withdrawal: TransactionRow };
+
+/** An attempt's result, and the provider's reason when it refused the withdrawal (failed, debit returned). */
+type AttemptResult = WithdrawalResult & { refusedAs?: string };
 
 /** Who a withdrawal may pay; every withdrawal has one since migration 005. */
 function expectedHolderOf(row: TransactionRow): Holder {
@@ -85,6 +91,7 @@ export class WithdrawalService {
     private readonly providers: ProviderRegistry,
     private readonly routing: RoutingService,
     private readonly treasury: Pick<TreasuryService, 'covers'>,
+    private readonly fraudMarks: Pick<FraudMarkService, 'isMarked'>,
     private readonly config: Pick<Config, 'serviceName'>,
   ) {
     this.acknowledge = sends.acknowledgementWriter(db);
@@ -154,6 +161,7 @@ export class WithdrawalService {
     // The routing's order: the first takes it, the others only if it provably never received it.
     const [first, ...fallbacks] = await this.route(account.id, input.amountCents);
     if (!first) throw new ProviderFailedError(messages.withdrawalProviderFailed);
+    await this.refuseMarked(account.id, input, destination, first);
 
     const transactionId = newId();
     const now = this.clock.now();
@@ -221,7 +229,29 @@ export class WithdrawalService {
     }
     if (written === 'replay' || !('id' in written)) return this.refuse(account, written);
     if (!send) return { outcome: 'created', withdrawal: written };
-    return this.attempt(written, sends.newSendRow(send), 'created', fallbacks);
+    const { refusedAs, ...result } = await this.attempt(written, sends.newSendRow(send), 'created', fallbacks);
+    // Known only once sent (a provider without a DICT to ask first): failed with its debit back, refused all the same.
+    if (refusedAs === FRAUD_MARKED_REFUSAL) throw new FraudRestrictedError(messages.fraudRestricted);
+    return result;
+  }
+
+  /**
+   * Refuses (422, with a high alert and nothing else written) a withdrawal whose key, or its
+   * holder's document, is on the operators' list (a copy in memory, docs/fraud-marks.md) or that
+   * the provider's DICT reports as fraud-marked (a provider that has one to ask).
+   */
+  private async refuseMarked(accountId: string, input: CreateWithdrawalBody, destination: Destination, provider: PixProvider): Promise<void> {
+    const { pixKey, pixKeyType } = input;
+    let source: MarkSource | undefined;
+    if (await this.fraudMarks.isMarked({ key: pixKey, documents: [destination.holder.document] })) source = 'operator_list';
+    else if (await provider.keyDirectory?.isFraudMarked({ accountId, pixKey, pixKeyType })) source = 'dict';
+    if (!source) return;
+    const at = this.clock.now();
+    await insertAlert(
+      this.db,
+      restrictedDestinationAlert({ accountId, at, source, attempted: 'withdrawal', pixKey, pixKeyType, recipientId: destination.recipientId }),
+    );
+    throw new FraudRestrictedError(messages.fraudRestricted);
   }
 
   /** The durable intent to send a debited withdrawal, written with its debit (docs/providers.md "Unknown outcomes"). */
@@ -259,12 +289,7 @@ export class WithdrawalService {
    * have received it (failed_unknown, asked about until known). One that surely never reached its
    * provider moves to the next of `fallbacks` (the routing's order) before it is given up.
    */
-  private async attempt(
-    row: TransactionRow,
-    send: ProviderSendRow,
-    answered: 'created' | 'replayed',
-    fallbacks: PixProvider[] = [],
-  ): Promise<WithdrawalResult> {
+  private async attempt(row: TransactionRow, send: ProviderSendRow, answered: 'created' | 'replayed', fallbacks: PixProvider[] = []): Promise<AttemptResult> {
     const started = send.attemptStartedAt ?? this.clock.now();
     // No attempt starts after its lease: the settling window counts from a start that was recorded.
     if (!send.leaseUntil || this.clock.now() >= send.leaseUntil) return { outcome: answered, withdrawal: row };
@@ -312,7 +337,15 @@ export class WithdrawalService {
         releaseExternalRef: false,
         send: { state: 'closed', note: note('rejected', submission.reason), attemptEnded: { reached: true } },
       });
-      return { outcome: answered, withdrawal: failed };
+      if (submission.reason === FRAUD_MARKED_REFUSAL) {
+        const pixKey = row.pixKey ?? '';
+        const alert = { accountId: row.accountId, at: this.clock.now(), source: 'dict' as const, attempted: 'withdrawal' as const, pixKey };
+        await insertAlert(
+          this.db,
+          restrictedDestinationAlert({ ...alert, pixKeyType: row.pixKeyType ?? 'cpf', recipientId: row.recipientId, transactionId: row.id }),
+        );
+      }
+      return { outcome: answered, withdrawal: failed, refusedAs: submission.reason };
     }
     const at = this.clock.now();
     await this.acknowledge(acknowledged(send, note('accepted'), at, timing));
@@ -500,15 +533,28 @@ export class WithdrawalService {
     if (!first) throw new ProviderFailedError(messages.withdrawalProviderFailed);
     const others = routed.filter((provider) => provider.id !== first.id);
     let send: ProviderSendRow | undefined;
+    let marked: TransactionRow | undefined;
     const approved = await this.move(transactionId, WITHDRAWAL.approve, {
       money: async (tx, row, at) => {
-        expectedHolderOf(row); // checked before anything moves
+        const holder = expectedHolderOf(row); // checked before anything moves
+        // Marked since it was held: refused before its debit, as at creation.
+        if (await this.fraudMarks.isMarked({ key: row.pixKey ?? undefined, documents: [holder.document] }, tx)) {
+          marked = row;
+          throw new FraudRestrictedError(messages.fraudRestricted);
+        }
         const balance = await findBalance(tx, row.accountId, { lock: true });
         if (balance.availableCents - balance.blockedCents < row.amountCents + row.feeCents) throw new InsufficientBalanceError(messages.insufficientBalance);
         await this.moveWithdrawalMoney(tx, row, at, 1);
         send = await sends.insertSend(tx, this.intentOf({ ...row, providerId: first.id }, at));
       },
       changes: () => ({ providerId: first.id }),
+    }).catch(async (error: unknown) => {
+      if (marked?.pixKey && marked.pixKeyType) {
+        const { accountId, pixKey, pixKeyType, recipientId, id } = marked;
+        const alert = { accountId, at: this.clock.now(), source: 'operator_list' as const, attempted: 'withdrawal' as const };
+        await insertAlert(this.db, restrictedDestinationAlert({ ...alert, pixKey, pixKeyType, recipientId, transactionId: id }));
+      }
+      throw error;
     });
     // If its provider provably refuses it now, the routing's others may take it.
     if (send) await this.attempt(approved, send, 'created', others);

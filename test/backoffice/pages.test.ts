@@ -92,6 +92,7 @@ const EMPTY_PAGES: { path: string; name: string; empty: string[] }[] = [
     name: 'alertas',
     empty: ['Nenhum alerta. Saques a terceiros e envios sem desfecho geram alertas aqui; as filas de trabalho estão em Filas.'],
   },
+  { path: '/backoffice/marcacoes', name: 'marcacoes', empty: ['Nenhuma marcação ativa.'] },
   {
     path: '/backoffice/auditoria',
     name: 'auditoria',

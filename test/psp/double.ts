@@ -173,6 +173,8 @@ export type PspDouble = {
   recordStraySend(options: { idEnvio: string; amountCents: number; status?: SendStatus; at?: Date }): void;
   /** Who holds an email/phone/evp key (cpf/cnpj keys are their own document's). */
   registerKey(key: string, holder: { nome: string; cpf?: string; cnpj?: string }): void;
+  /** The DICT marks the key for fraud (Res. BCB 501): a send to it is refused (`chave_com_restricao`). */
+  restrictKey(key: string): void;
   /** The next `count` API calls answer 503 (the token endpoint excepted). */
   failNext(count: number): void;
   /** The next call to this operation (`METHOD /path` as routed, e.g. `POST /solicrec`) answers 503. */
@@ -256,6 +258,7 @@ export async function startPspDouble(
   const received = new Map<string, ReceivedPix>();
   const sends = new Map<string, Send>();
   const keys = new Map<string, { nome: string; cpf?: string; cnpj?: string }>();
+  const restrictedKeys = new Set<string>();
   const held: string[] = [];
   let webhookUrl: string | null = null;
   let failures = 0;
@@ -671,6 +674,10 @@ export async function startPspDouble(
     }
     if (sends.has(idEnvio)) return { status: 409, body: { nome: 'id_envio_duplicado', mensagem: 'O idEnvio informado já foi utilizado.' } };
     const favorecido = body.favorecido as { chave: string; cpf?: string; cnpj?: string };
+    // Since Res. BCB 501 the DICT answers no holder data for a fraud-marked key: the send is refused.
+    if (restrictedKeys.has(favorecido.chave)) {
+      return { status: 422, body: { nome: 'chave_com_restricao', mensagem: 'Chave Pix com dados restritos por marcação de fraude.' } };
+    }
     const holder = holderOf(favorecido.chave);
     if (!holder) return { status: 404, body: { nome: 'chave_favorecido_nao_encontrada', mensagem: 'A chave informada não foi encontrada.' } };
     const document = favorecido.cpf ?? favorecido.cnpj;
@@ -1215,6 +1222,9 @@ export async function startPspDouble(
         solicitacao: at.toISOString(),
         ...(status === 'REALIZADO' ? { liquidacao: at.toISOString() } : {}),
       });
+    },
+    restrictKey(key) {
+      restrictedKeys.add(key);
     },
     registerKey(key, holder) {
       keys.set(key, holder);

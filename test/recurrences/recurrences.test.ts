@@ -68,7 +68,14 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     const registry = new ProviderRegistry([simulator]);
     return {
       simulator,
-      service: new RecurrenceService(db, gateway.clock, registry, new RoutingService(db, gateway.clock, registry), gateway.services.accounts),
+      service: new RecurrenceService(
+        db,
+        gateway.clock,
+        registry,
+        new RoutingService(db, gateway.clock, registry),
+        gateway.services.accounts,
+        gateway.services.fraudMarks,
+      ),
     };
   };
   /** The provider's registrations wait until `release()`, then register as usual. */

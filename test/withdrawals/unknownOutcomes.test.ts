@@ -153,7 +153,9 @@ describe(`unknown outcomes at a PSP, over random timings (${backend})`, () => {
           const providers = new ProviderRegistry([psp]);
           const routing = new RoutingService(gateway.database.db, clock, providers);
           const everyProviderCovers = { covers: () => Promise.resolve(true) };
-          const service = new WithdrawalService(gateway.database.db, clock, providers, routing, everyProviderCovers, { serviceName: 'SVC' });
+          const service = new WithdrawalService(gateway.database.db, clock, providers, routing, everyProviderCovers, gateway.services.fraudMarks, {
+            serviceName: 'SVC',
+          });
           const merchant = await gateway.createMerchant({ limits: { withdrawPerSecond: 100, withdrawPerMinute: 100, withdrawPerHour: 100 } });
           await fund(gateway, merchant, 10_000);
           const account = await gateway.services.accounts.getAccount(merchant.accountId);

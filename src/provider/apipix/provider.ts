@@ -3,6 +3,7 @@ import type { ReceiverAccount } from '../../config.js';
 import type { Holder } from '../../platform/schema.js';
 import { ApiPixRecurrences } from './recurrences.js';
 import {
+  FRAUD_MARKED_REFUSAL,
   ProviderError,
   ProviderOutcomeUnknownError,
   type ChargeKind,
@@ -42,10 +43,15 @@ import {
   valorOf,
 } from './payloads.js';
 
-/** Efí's refusals that mean the key cannot receive from us: the withdrawal fails (nothing left). */
+/**
+ * Efí's refusals that mean the key cannot receive from us: the withdrawal fails (nothing left).
+ * `chave_com_restricao`: the DICT marks the key for fraud (Res. BCB 501), refused as the gateway's
+ * own list refuses (docs/fraud-marks.md).
+ */
 const KEY_REFUSALS: Record<string, string> = {
   chave_nao_pertence_ao_documento: 'holder_mismatch',
   chave_favorecido_nao_encontrada: 'key_not_found',
+  chave_com_restricao: FRAUD_MARKED_REFUSAL,
 };
 
 /**

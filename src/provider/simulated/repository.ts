@@ -45,25 +45,28 @@ export async function takeDirective(db: Executor, accountId: string, operation: 
   return row?.outcome;
 }
 
-/** Registers (or replaces) who holds an email/phone/evp key for this merchant. */
-export async function upsertDictKey(db: Executor, entry: { accountId: string; keyType: string; key: string; owner: Party }): Promise<void> {
+/** Registers (or replaces) who holds an email/phone/evp key for this merchant, and whether it is fraud-marked. */
+export async function upsertDictKey(
+  db: Executor,
+  entry: { accountId: string; keyType: string; key: string; owner: Party; fraudMarked: boolean },
+): Promise<void> {
   const owner = JSON.stringify(entry.owner);
   await db
     .insertInto('sandboxDictKeys')
     .values({ ...entry, owner })
-    .onConflict((conflict) => conflict.columns(['accountId', 'keyType', 'key']).doUpdateSet({ owner }))
+    .onConflict((conflict) => conflict.columns(['accountId', 'keyType', 'key']).doUpdateSet({ owner, fraudMarked: entry.fraudMarked }))
     .execute();
 }
 
-export async function findDictKeyOwner(db: Executor, accountId: string, keyType: string, key: string): Promise<Party | undefined> {
-  const entry = await db
+/** Who holds a key of the merchant's DICT, and whether the DICT marks it for fraud. */
+export function findDictKey(db: Executor, accountId: string, keyType: string, key: string): Promise<{ owner: Party; fraudMarked: boolean } | undefined> {
+  return db
     .selectFrom('sandboxDictKeys')
-    .select('owner')
+    .select(['owner', 'fraudMarked'])
     .where('accountId', '=', accountId)
     .where('keyType', '=', keyType)
     .where('key', '=', key)
     .executeTakeFirst();
-  return entry?.owner;
 }
 
 export async function insertSubmittedWithdrawal(

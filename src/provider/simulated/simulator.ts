@@ -10,10 +10,12 @@ import type { Party, SimulatedOutage } from '../../platform/schema.js';
 import {
   ProviderError,
   ProviderOutcomeUnknownError,
+  FRAUD_MARKED_REFUSAL,
   type ChargeDirective,
   type ChargeRemoval,
   type ChargeRequest,
   type CreatedCharge,
+  type KeyDirectory,
   type PixProvider,
   type ProviderRecord,
   type RecurrenceProvider,
@@ -69,6 +71,14 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
    * one held is read back and adopted when it is the same); the payer's
    * answers and the debits are the sandbox's calls.
    */
+  /** The sandbox DICT, asked before the debit; cpf/cnpj keys resolve to their own document and are never in it. */
+  readonly keyDirectory: KeyDirectory = {
+    isFraudMarked: async (request) => {
+      if (request.pixKeyType === 'cpf' || request.pixKeyType === 'cnpj') return false;
+      return (await repository.findDictKey(this.db, request.accountId, request.pixKeyType, request.pixKey))?.fraudMarked ?? false;
+    },
+  };
+
   readonly recurrences: RecurrenceProvider = {
     // The simulated payer answers in the sandbox: no account needed.
     requiresDebtorAccount: false,
@@ -210,10 +220,11 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
       throw new ProviderOutcomeUnknownError('simulated unknown outcome');
     }
     if (inDict) {
-      const owner = await repository.findDictKeyOwner(this.db, request.accountId, request.pixKeyType, request.pixKey);
-      if (!owner) return { status: 'rejected', reason: 'key_not_found' };
-      if (owner.document !== request.expectedHolder.document) return { status: 'rejected', reason: 'holder_mismatch' };
-      beneficiary = owner;
+      const entry = await repository.findDictKey(this.db, request.accountId, request.pixKeyType, request.pixKey);
+      if (!entry) return { status: 'rejected', reason: 'key_not_found' };
+      if (entry.fraudMarked) return { status: 'rejected', reason: FRAUD_MARKED_REFUSAL };
+      if (entry.owner.document !== request.expectedHolder.document) return { status: 'rejected', reason: 'holder_mismatch' };
+      beneficiary = entry.owner;
     }
     await record(beneficiary, settleAt);
     return { status: 'accepted', ...(directive === 'interrupted' ? { confirmationInterrupted: true } : {}) };
@@ -310,8 +321,8 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
     return repository.armDirective(this.db, accountId, 'withdrawal', outcome);
   }
 
-  registerDictKey(accountId: string, keyType: 'email' | 'phone' | 'evp', key: string, owner: Party): Promise<void> {
-    return repository.upsertDictKey(this.db, { accountId, keyType, key, owner });
+  registerDictKey(accountId: string, keyType: 'email' | 'phone' | 'evp', key: string, owner: Party, fraudMarked: boolean): Promise<void> {
+    return repository.upsertDictKey(this.db, { accountId, keyType, key, owner, fraudMarked });
   }
 
   pay(payer: Party | undefined, amountCents: number | undefined): ReceivedPayment {

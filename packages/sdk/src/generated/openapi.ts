@@ -751,7 +751,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Register who holds an email/phone/evp key in the simulated DICT */
+    /** Register who holds an email/phone/evp key in the simulated DICT, and whether it is fraud-marked */
     post: operations['sandboxRegisterDictKey'];
     delete?: never;
     options?: never;
@@ -7979,6 +7979,8 @@ export interface operations {
               account: string;
             };
           };
+          /** @description The DICT reports the key as fraud-marked (Res. BCB 501): withdrawals and recipients to it are refused. Default false. */
+          fraudMarked?: boolean;
         };
       };
     };
@@ -7993,6 +7995,7 @@ export interface operations {
             key: string;
             keyType: string;
             owner: components['schemas']['Party'];
+            fraudMarked: boolean;
           };
         };
       };

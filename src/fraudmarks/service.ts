@@ -15,14 +15,12 @@ import * as repository from './repository.js';
  */
 export const FRAUD_MARKS_REFRESH_MS = 1000;
 
-const EVP_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The key type a marked value has, read from its shape (the API takes the value alone). */
 function keyTypeOf(value: string): PixKeyType | null {
   const trimmed = value.trim();
   if (trimmed.includes('@')) return 'email';
   if (trimmed.startsWith('+')) return 'phone';
-  if (EVP_PATTERN.test(trimmed)) return 'evp';
+  if (pixKeyFormatError('evp', normalizePixKey('evp', trimmed)) === null) return 'evp';
   return documentTypeOf(normalizeDocument(trimmed));
 }
 

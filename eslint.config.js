@@ -43,7 +43,7 @@ const LAYERS = [
   ['provider', 'accounts', 'alerts', 'operations', 'fraudmarks'],
   ['webhooks', 'ledger', 'users', 'routing', 'treasury'],
   ['transactions', 'sends', 'operators'],
-  ['charges', 'recipients', 'refunds', 'audit', 'history'],
+  ['charges', 'recipients', 'refunds', 'audit', 'history', 'payouts'],
   ['withdrawals', 'infractions', 'reconciliation', 'staticqr', 'recurrences'],
   ['inbound', 'sandbox'],
   ['pages'],

@@ -1,4 +1,5 @@
 import { assertChargeAmountAllowed, type Account } from '../accounts/model.js';
+import { asCharge } from '../transactions/rows.js';
 import { InvalidRequestError, InvalidStateError, NotFoundError, ProviderFailedError, RateLimitedError } from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
 import { insertBlock, postMovement } from '../ledger/repository.js';
@@ -50,14 +51,15 @@ type ChargeSummary = { transactionId: string; status: TransactionStatus; pixPayl
 /** A new charge, or the one a known externalRef already names (a retry). */
 export type ChargeResult = { outcome: 'created' | 'replayed'; charge: ChargeSummary };
 
-function replayed(charge: TransactionRow): ChargeResult {
+function replayed(row: TransactionRow): ChargeResult {
+  const charge = asCharge(row);
   return {
     outcome: 'replayed',
     charge: {
       transactionId: charge.id,
       status: charge.status,
-      pixPayload: charge.pixPayload ?? '',
-      expiresAt: charge.expiresAt ?? new Date(0),
+      pixPayload: charge.pixPayload,
+      expiresAt: charge.expiresAt,
       // A paid due-date charge's amount is the amount paid: a retry is answered with the one asked for.
       amountCents: charge.due?.paid?.originalCents ?? charge.amountCents,
       due: charge.due?.terms,

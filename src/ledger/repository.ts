@@ -4,8 +4,6 @@ import { precompiled } from '../platform/precompiled.js';
 import { LimitExceededError } from '../errors.js';
 import { messages } from '../messages.js';
 import { newId } from '../platform/ids.js';
-import { refusalInStatement } from '../platform/errors.js';
-import { windowBounds } from '../platform/rateLimitRepository.js';
 import type { BlockKind, LedgerBook } from '../platform/schema.js';
 
 export type Movement = {
@@ -20,7 +18,7 @@ export type Movement = {
 };
 
 /** What a movement does to the merchant's balance (its merchant entries); an unbalanced movement is a bug, never written. */
-function merchantDeltaOf(movement: Pick<Movement, 'kind' | 'entries'>): number {
+export function merchantDeltaOf(movement: Pick<Movement, 'kind' | 'entries'>): number {
   const total = movement.entries.reduce((sum, entry) => sum + entry.amountCents, 0);
   if (total !== 0) throw new Error(`unbalanced movement ${movement.kind}: entries sum to ${total}`);
   return movement.entries.filter((entry) => entry.book === 'merchant').reduce((sum, entry) => sum + entry.amountCents, 0);
@@ -70,229 +68,17 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
   return null;
 }
 
-/** The UTC day and first day of the UTC month `at` falls in, as the balance row's withdrawn sums name them. */
-export function withdrawnPeriods(at: Date): WithdrawnPeriod {
-  const day = at.toISOString().slice(0, 10);
-  return { day, month: `${day.slice(0, 8)}01` };
-}
-
-/** A new withdrawal's claim on its account: its rate limits, its caps, and (automatic mode) its debit. */
-export type WithdrawalReservation = {
-  accountId: string;
-  /** The withdrawal's creation: its UTC day and month are the ones it counts in, and the rate windows the ones it falls in. */
-  at: Date;
-  amountCents: number;
-  /** How many withdrawals each fixed window (a second, a minute, a UTC hour) allows. */
-  rateLimits: Readonly<Record<RateWindowName, number>>;
-  caps: { dailyCents: number; monthlyCents: number };
-  /** The debit posted now (automatic mode); null when it waits for an operator (manual mode: counted, not debited). */
-  debit: Omit<Movement, 'accountId' | 'at' | 'forbidNegativeBalance'> | null;
-};
-
-/** A withdrawal's rate windows, checked in this order (the spec's three messages). */
-const RATE_WINDOWS = ['second', 'minute', 'hour'] as const;
-export type RateWindowName = (typeof RATE_WINDOWS)[number];
-const RATE_WINDOW_MS: Record<RateWindowName, number> = { second: 1_000, minute: 60_000, hour: 3_600_000 };
-const isRateWindowName = (name: string): name is RateWindowName => name in RATE_WINDOW_MS;
-
-/** Why a reservation was refused: the first rate window it does not fit, a cap, or the balance. */
-export type ReservationRefusal = { rateWindow: RateWindowName } | { cap: 'daily' | 'monthly' } | { balance: 'insufficient' };
-
-/** A withdrawal's UTC day and month, summed from its account's withdrawals (itself left out). */
-export type PeriodSums = { dayCents: number; monthCents: number };
-
-/** A UTC day and the first day of its month, as `YYYY-MM-DD`. */
-export type WithdrawnPeriod = { day: string; month: string };
-
-/** The values a withdrawal's reservation statement is run with (reservationValues), each one parameter of it. */
-export const RESERVATION_VALUES = [
-  'accountId',
-  'at',
-  'day',
-  'month',
-  'sumsGiven',
-  'givenDayCents',
-  'givenMonthCents',
-  'amountCents',
-  'debitCents',
-  'secondLimit',
-  'minuteLimit',
-  'hourLimit',
-  'dailyCents',
-  'monthlyCents',
-  'secondStart',
-  'secondBefore',
-  'minuteStart',
-  'minuteBefore',
-  'hourStart',
-  'hourBefore',
-] as const;
-export type ReservationValue = (typeof RESERVATION_VALUES)[number];
-
-/** A reservation's values (withdrawalReservation), with the period's sums when they are `given`. */
-export function reservationValues(reservation: WithdrawalReservation, given: PeriodSums | null): Readonly<Record<ReservationValue, unknown>> {
-  const { day, month } = withdrawnPeriods(reservation.at);
-  // A window's start and the start of the window before it.
-  const startsOf = (name: RateWindowName): [Date, Date] => {
-    const start = windowBounds({ windowMs: RATE_WINDOW_MS[name] }, reservation.at).windowStart.getTime();
-    return [new Date(start), new Date(start - RATE_WINDOW_MS[name])];
-  };
-  const [[secondStart, secondBefore], [minuteStart, minuteBefore], [hourStart, hourBefore]] = [startsOf('second'), startsOf('minute'), startsOf('hour')];
-  return {
-    accountId: reservation.accountId,
-    at: reservation.at,
-    day,
-    month,
-    sumsGiven: given !== null,
-    givenDayCents: given?.dayCents ?? 0,
-    givenMonthCents: given?.monthCents ?? 0,
-    amountCents: reservation.amountCents,
-    debitCents: reservation.debit ? -merchantDeltaOf(reservation.debit) : 0,
-    secondLimit: reservation.rateLimits.second,
-    minuteLimit: reservation.rateLimits.minute,
-    hourLimit: reservation.rateLimits.hour,
-    dailyCents: reservation.caps.dailyCents,
-    monthlyCents: reservation.caps.monthlyCents,
-    secondStart,
-    secondBefore,
-    minuteStart,
-    minuteBefore,
-    hourStart,
-    hourBefore,
-  };
-}
-
 /**
- * The SQL of one rate window on the balance row, which keeps its latest window's count and the
- * count of the window before it: the count this withdrawal is checked against (its window's, with
- * it; a window older than those two — a clock behind by more than a window — counts in the one
- * before the latest), and the row's windows after it.
+ * The ledger entries of the debits of new withdrawals, in one insert for a caller's statement (the
+ * payout engine's); a reservation without a debit (manual mode) writes none. They need no
+ * `balance` CTE to follow: the engine's reservation moved the balance row in the same transaction,
+ * or raised its refusal, which undoes them.
  */
-function rateWindowParts(name: RateWindowName, value: (key: ReservationValue) => unknown) {
-  const own = sql`${value(`${name}Start`)}::timestamptz`;
-  const before = sql`${value(`${name}Before`)}::timestamptz`;
-  const latest = sql.ref(`withdraw_${name}_start`);
-  const count = sql.ref(`withdraw_${name}_count`);
-  const previous = sql.ref(`withdraw_${name}_prev_count`);
-  const counted = sql.ref(`${name}_count`);
-  return {
-    counted: sql`CASE WHEN ${latest} = ${own} THEN ${count} + 1 WHEN ${latest} < ${own} THEN 1 ELSE ${previous} + 1 END AS ${counted}`,
-    kept: sql`${latest} = greatest(${latest}, ${own}),
-        ${count} = CASE WHEN ${latest} = ${own} THEN verdict.${counted} WHEN ${latest} < ${own} THEN 1 ELSE ${count} END,
-        ${previous} = CASE WHEN ${latest} = ${own} THEN ${previous} WHEN ${latest} = ${before} THEN ${count} WHEN ${latest} < ${own} THEN 0 ELSE verdict.${counted} END`,
-  };
-}
-
-/**
- * A new withdrawal's reservation as the first CTEs of its statement (`locked`, then `claim` when
- * given, `verdict`, `balance`): counts it in the balance row's rate windows and withdrawn sums
- * and takes its debit off the balance (its entries are withdrawalDebits', written in the same
- * database transaction). The balance row is locked first, so the windows, the caps and
- * the spendable balance are read as the last withdrawal of the account committed them. A refusal
- * (reservationRefusalOf) raises an error, which undoes every CTE of the statement: a `claim` (an
- * externalRef's, run after the lock) that returns no row, then a window, a cap or the spendable
- * balance (available − blocked), in that order.
- *
- * When the row's sums already belong to a later day or month than the withdrawal's (it was stamped
- * just before midnight and got the lock after one of the next day, or its process's clock is
- * behind), they say nothing of its own period: it is refused as 'late', and the caller sums that
- * period from the transactions under the row's lock and gives the sums (`given`).
- *
- * Its values are `value`'s (reservationValues, or a statement template's stand-ins for them), each
- * cast where it is used so that one parameter can stand for every use.
- */
-export function withdrawalReservation(value: (key: ReservationValue) => unknown, claim?: RawBuilder<unknown>): RawBuilder<unknown> {
-  const windows = RATE_WINDOWS.map((name) => rateWindowParts(name, value));
-  const [accountId, at, day, month] = [
-    sql`${value('accountId')}::uuid`,
-    sql`${value('at')}::timestamptz`,
-    sql`${value('day')}::date`,
-    sql`${value('month')}::date`,
-  ];
-  const [amountCents, debitCents] = [sql`${value('amountCents')}::int8`, sql`${value('debitCents')}::int8`];
-  const sumsGiven = sql`${value('sumsGiven')}::boolean`;
-  // The reasons are the statement's own constants: literals, not parameters to bind on every call.
-  const refuse = (reason: string) => sql`gateway_refusal(${sql.lit(reason)}::text)`;
-  // A sum of a later day or month than the withdrawal's is NULL here: 'late', unless the period's sums are given.
-  return sql`locked AS (
-      SELECT available_cents - blocked_cents AS spendable_cents,
-             CASE WHEN ${sumsGiven} THEN ${value('givenDayCents')}::int8
-                  WHEN withdrawn_day = ${day} THEN withdrawn_day_cents WHEN withdrawn_day < ${day} THEN 0 END AS day_cents,
-             CASE WHEN ${sumsGiven} THEN ${value('givenMonthCents')}::int8
-                  WHEN withdrawn_month = ${month} THEN withdrawn_month_cents WHEN withdrawn_month < ${month} THEN 0 END AS month_cents,
-             ${sql.join(windows.map((window) => window.counted))}
-      FROM balances WHERE account_id = ${accountId} FOR UPDATE
-    )${claim ? sql`, claim AS (${claim})` : sql``}, verdict AS (
-      SELECT CASE WHEN locked.spendable_cents IS NULL THEN ${refuse(NO_BALANCE_ROW)}
-                  ${claim ? sql`WHEN NOT EXISTS (SELECT 1 FROM claim) THEN ${refuse('replay')}` : sql``}
-                  WHEN second_count > ${value('secondLimit')}::int8 THEN ${refuse('rate:second')}
-                  WHEN minute_count > ${value('minuteLimit')}::int8 THEN ${refuse('rate:minute')}
-                  WHEN hour_count > ${value('hourLimit')}::int8 THEN ${refuse('rate:hour')}
-                  WHEN day_cents IS NULL OR month_cents IS NULL THEN ${refuse('late')}
-                  WHEN day_cents + ${amountCents} > ${value('dailyCents')}::int8 THEN ${refuse('cap:daily')}
-                  WHEN month_cents + ${amountCents} > ${value('monthlyCents')}::int8 THEN ${refuse('cap:monthly')}
-                  WHEN ${debitCents} > 0 AND spendable_cents < ${debitCents} THEN ${refuse('balance:insufficient')} END AS refusal,
-             second_count, minute_count, hour_count
-      FROM (SELECT) AS one LEFT JOIN locked ON true
-    ), balance AS (
-      UPDATE balances SET
-        available_cents = available_cents - ${debitCents},
-        withdrawn_day_cents = CASE WHEN withdrawn_day = ${day} THEN withdrawn_day_cents + ${amountCents}
-                                   WHEN withdrawn_day < ${day} THEN ${amountCents} ELSE withdrawn_day_cents END,
-        withdrawn_day = greatest(withdrawn_day, ${day}),
-        withdrawn_month_cents = CASE WHEN withdrawn_month = ${month} THEN withdrawn_month_cents + ${amountCents}
-                                     WHEN withdrawn_month < ${month} THEN ${amountCents} ELSE withdrawn_month_cents END,
-        withdrawn_month = greatest(withdrawn_month, ${month}),
-        ${sql.join(windows.map((window) => window.kept))},
-        updated_at = greatest(updated_at, ${at})
-      FROM verdict
-      WHERE account_id = ${accountId}
-      RETURNING 1
-    )`;
-}
-
-/**
- * The ledger entries of the debits of withdrawals whose reservations (withdrawalReservation) hold,
- * in one insert for a caller's statement; manual mode's reservations debit nothing. They need no
- * `balance` CTE to follow: a reservation that did not move its balance row (no row) raised its
- * refusal, which undoes the statement or the database transaction these entries are written in.
- */
-export function withdrawalDebits(reservations: readonly WithdrawalReservation[]): RawBuilder<unknown> {
+export function withdrawalDebits(
+  reservations: readonly { accountId: string; at: Date; debit: Omit<Movement, 'accountId' | 'at' | 'forbidNegativeBalance'> | null }[],
+): RawBuilder<unknown> {
   const movements = reservations.flatMap(({ debit, accountId, at }) => (debit ? [{ ...debit, accountId, at, movementId: newId() }] : []));
   return entriesInsert(movements, { afterBalance: false });
-}
-
-/** The refusal of a reservation that found no balance row: every account has one, so it is a fault, not an answer. */
-const NO_BALANCE_ROW = 'no balance row';
-
-/**
- * What a withdrawal's reservation refused, from the error its statement raised: a refusal to
- * answer, 'late' (sums to give), 'replay' (its claim found a still-valid key); undefined when the
- * error is no refusal.
- */
-export function reservationRefusalOf(error: unknown): ReservationRefusal | 'late' | 'replay' | undefined {
-  const reason = refusalInStatement(error);
-  if (reason === undefined || reason === NO_BALANCE_ROW) return undefined;
-  if (reason === 'late' || reason === 'replay') return reason;
-  const [kind, detail = ''] = reason.split(':', 2);
-  if (kind === 'rate' && isRateWindowName(detail)) return { rateWindow: detail };
-  if (kind === 'cap') return { cap: detail === 'daily' ? 'daily' : 'monthly' };
-  if (kind === 'balance') return { balance: 'insufficient' };
-  return undefined;
-}
-
-/**
- * Moves a withdrawal's amount in or out of its UTC day's and month's withdrawn sums when it stops
- * or starts counting again (failed, cancelled; paid after its reversal). A sum of another day or
- * month than the withdrawal's is left alone: that withdrawal is not in it.
- */
-export async function recountWithdrawn(tx: Tx, change: { accountId: string; createdAt: Date; deltaCents: number }): Promise<void> {
-  const { day, month } = withdrawnPeriods(change.createdAt);
-  await sql`
-    UPDATE balances SET
-      withdrawn_day_cents = withdrawn_day_cents + CASE WHEN withdrawn_day = ${day}::date THEN ${change.deltaCents}::int8 ELSE 0 END,
-      withdrawn_month_cents = withdrawn_month_cents + CASE WHEN withdrawn_month = ${month}::date THEN ${change.deltaCents}::int8 ELSE 0 END
-    WHERE account_id = ${change.accountId}`.execute(tx);
 }
 
 const availableOf = precompiled((db, accountId: string) => db.selectFrom('balances').select('availableCents').where('accountId', '=', accountId));
@@ -421,26 +207,6 @@ export async function findLedgerProblems(db: Executor): Promise<string[]> {
     SELECT b.account_id, b.blocked_cents, coalesce(a.active_cents, 0)::int8 AS active_cents
     FROM balances b LEFT JOIN (SELECT account_id, sum(amount_cents) AS active_cents FROM blocks WHERE status = 'active' GROUP BY account_id) a USING (account_id)
     WHERE b.blocked_cents <> coalesce(a.active_cents, 0)`.execute(db);
-  // The withdrawn sums of the day and month each balance row names, against the withdrawals that count (migration 019).
-  const withdrawnMismatch = await sql<{ accountId: string; period: string; keptCents: number; sumCents: number }>`
-    SELECT b.account_id, p.period, p.kept_cents, p.sum_cents
-    FROM balances b
-    CROSS JOIN LATERAL (
-      SELECT 'day ' || b.withdrawn_day::text AS period, b.withdrawn_day_cents AS kept_cents,
-             (SELECT coalesce(sum(t.amount_cents), 0)::int8 FROM transactions t
-              WHERE t.account_id = b.account_id AND t.type = 'withdrawal' AND t.status NOT IN ('failed', 'cancelled')
-                AND t.created_at >= b.withdrawn_day::timestamp AT TIME ZONE 'UTC' AND t.created_at < (b.withdrawn_day + 1)::timestamp AT TIME ZONE 'UTC') AS sum_cents
-      UNION ALL
-      SELECT 'month ' || to_char(b.withdrawn_month, 'YYYY-MM'), b.withdrawn_month_cents,
-             (SELECT coalesce(sum(t.amount_cents), 0)::int8 FROM transactions t
-              WHERE t.account_id = b.account_id AND t.type = 'withdrawal' AND t.status NOT IN ('failed', 'cancelled')
-                AND t.created_at >= b.withdrawn_month::timestamp AT TIME ZONE 'UTC'
-                AND t.created_at < (b.withdrawn_month + interval '1 month') AT TIME ZONE 'UTC')
-    ) p
-    WHERE p.kept_cents <> p.sum_cents`.execute(db);
-  for (const row of withdrawnMismatch.rows) {
-    problems.push(`account ${row.accountId}: withdrawn sum of ${row.period} is ${row.keptCents} but its withdrawals sum to ${row.sumCents}`);
-  }
   for (const row of blockedMismatch.rows) {
     problems.push(`account ${row.accountId}: blocked ${row.blockedCents} but active blocks sum to ${row.activeCents}`);
   }

@@ -3,8 +3,7 @@ import type { Executor } from '../platform/database.js';
 import type { MovementKind, ReconciliationDifferenceRow, ReconciliationRunRow } from '../platform/schema.js';
 
 /** A movement as the ledger knows it: `pending` while its outcome at the PSP is not known yet. */
-export type LedgerMovement = {
-  movement: MovementKind;
+type MovementCommon = {
   /** A payment's end-to-end id; a withdrawal's or refund's id. */
   reference: string;
   /** A refund's end-to-end id, once the network gave it one. */
@@ -13,10 +12,12 @@ export type LedgerMovement = {
   transactionId: string;
   amountCents: number;
   status: 'settled' | 'failed' | 'pending';
-  /** A refund's: the PIX it returns, and whether it is a MED return (to ask the PSP about it by its id). */
-  paymentEndToEndId: string | null;
-  refundKind: 'merchant' | 'med' | 'returned_payment' | null;
 };
+
+/** A refund: the PIX it returns, and whether it is a MED return (to ask the PSP about it by its id). */
+export type RefundMovement = MovementCommon & { movement: 'refund'; paymentEndToEndId: string; refundKind: 'merchant' | 'med' | 'returned_payment' };
+
+export type LedgerMovement = (MovementCommon & { movement: Exclude<MovementKind, 'refund'>; paymentEndToEndId: null; refundKind: null }) | RefundMovement;
 
 /**
  * What the ledger holds for a provider over a period: the PIX it received (charges credited by

@@ -8,7 +8,7 @@ import type { MovementKind, ReconciliationDifferenceRow, ReconciliationRunRow } 
 import type { PixProvider, ProviderRecord } from '../provider/provider.js';
 import type { ProviderRegistry } from '../provider/registry.js';
 import * as repository from './repository.js';
-import type { LedgerMovement, NewDifference } from './repository.js';
+import type { LedgerMovement, NewDifference, RefundMovement } from './repository.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -154,7 +154,7 @@ export class ReconciliationService {
   private async askForUnlisted(provider: PixProvider, ledger: LedgerMovement[], records: ProviderRecord[], period: Period): Promise<ProviderRecord[]> {
     const listed = new Set(records.filter((record) => record.movement === 'refund').flatMap((record) => [record.reference, record.endToEndId]));
     const unlisted = ledger.filter(
-      (movement) =>
+      (movement): movement is RefundMovement =>
         movement.movement === 'refund' &&
         movement.status !== 'pending' &&
         !listed.has(movement.reference) &&
@@ -166,7 +166,7 @@ export class ReconciliationService {
         accountId: refund.accountId,
         refundId: refund.reference,
         transactionId: refund.transactionId,
-        paymentEndToEndId: refund.paymentEndToEndId ?? '',
+        paymentEndToEndId: refund.paymentEndToEndId,
         amountCents: refund.amountCents,
         nature: refund.refundKind === 'med' ? 'med' : 'original',
       });

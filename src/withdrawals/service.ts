@@ -11,13 +11,17 @@ import {
   RateLimitedError,
 } from '../errors.js';
 import { computeFee } from '../ledger/fees.js';
-import { findBalance, postMovement, recountWithdrawn, type RateWindowName, type ReservationRefusal, type WithdrawalReservation } from '../ledger/repository.js';
+import { findBalance, postMovement } from '../ledger/repository.js';
+import { payoutEngine, type PayoutWrite } from '../payouts/engine.js';
+import { recountWithdrawn, type Reservation } from '../payouts/repository.js';
+import { countsTowardsCaps, type Refusal } from '../payouts/rules.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import { isDatabaseUnavailable, statementNeverRan } from '../platform/errors.js';
-import type { Holder, ProviderSendNote, ProviderSendRow, TransactionRow } from '../platform/schema.js';
+import type { ProviderSendNote, ProviderSendRow, TransactionRow } from '../platform/schema.js';
+import { asWithdrawal, type WithdrawalRow } from '../transactions/rows.js';
 import {
   FRAUD_MARKED_REFUSAL,
   ProviderError,
@@ -45,15 +49,17 @@ import type { SendChange } from '../sends/repository.js';
 import { restrictedDestinationAlert, type FraudMarkService, type MarkSource } from '../fraudmarks/service.js';
 import { resolveDestination, type Destination } from './destination.js';
 import * as repository from './repository.js';
-import type { WithdrawalWrite } from './repository.js';
 import { insertAlert } from '../alerts/repository.js';
 import type { CreateWithdrawalBody } from './schemas.js';
 
-/** The spec's message for each rate window a withdrawal does not fit. */
-const RATE_REFUSALS: Record<RateWindowName, string> = {
-  second: messages.withdrawalPerSecond,
-  minute: messages.withdrawalPerMinute,
-  hour: messages.withdrawalPerHour,
+/** The spec's answer to each refusal of the payout engine (payouts/rules.ts). */
+const REFUSAL_ERRORS: Record<Refusal, (account: Account) => Error> = {
+  rate_second: () => new RateLimitedError(messages.withdrawalPerSecond),
+  rate_minute: () => new RateLimitedError(messages.withdrawalPerMinute),
+  rate_hour: () => new RateLimitedError(messages.withdrawalPerHour),
+  daily_cap: (account) => new LimitExceededError(messages.withdrawalDailyCap(account.limits.withdrawDailyCents)),
+  monthly_cap: (account) => new LimitExceededError(messages.withdrawalMonthlyCap(account.limits.withdrawMonthlyCents)),
+  insufficient_balance: () => new InsufficientBalanceError(messages.insufficientBalance),
 };
 
 /**
@@ -66,17 +72,8 @@ export type WithdrawalResult = { outcome: 'created' | 'replayed' | 'indeterminat
 /** An attempt's result, and the provider's reason when it refused the withdrawal (failed, debit returned). */
 type AttemptResult = WithdrawalResult & { refusedAs?: string };
 
-/** Who a withdrawal may pay; every withdrawal has one since migration 005. */
-function expectedHolderOf(row: TransactionRow): Holder {
-  if (!row.expectedHolder) throw new Error(`withdrawal ${row.id} has no expected holder`);
-  return row.expectedHolder;
-}
-
 /** The statuses of a debited withdrawal whose outcome at the PSP is not known yet. */
 const SENDING: ReadonlySet<string> = new Set([WITHDRAWAL.submit.to, WITHDRAWAL.loseTrack.to]);
-
-/** 1 while a withdrawal counts towards its account's daily and monthly caps (it holds or moved money), else 0. */
-const countsTowardsCaps = (status: string): 0 | 1 => (status === WITHDRAWAL.fail.to || status === WITHDRAWAL.reject.to ? 0 : 1);
 
 /** Automatic mode debits and sends at creation; manual mode waits for the operator's approval. */
 const debitNowFor = (creation: Transition): boolean => creation === WITHDRAWAL.submit;
@@ -95,11 +92,11 @@ export class WithdrawalService {
     private readonly config: Pick<Config, 'serviceName'>,
   ) {
     this.acknowledge = sends.acknowledgementWriter(db);
-    this.writeWithdrawal = repository.withdrawalWriter(db);
+    this.writeWithdrawal = payoutEngine(db);
   }
 
-  /** New withdrawals, committed with those of concurrent requests. */
-  private readonly writeWithdrawal: ReturnType<typeof repository.withdrawalWriter>;
+  /** New withdrawals, written by the payout engine. */
+  private readonly writeWithdrawal: ReturnType<typeof payoutEngine>;
 
   /** The PSP's acceptances, recorded with those of concurrent requests. */
   private readonly acknowledge: (acknowledgement: sends.Acknowledgement) => Promise<boolean>;
@@ -165,7 +162,7 @@ export class WithdrawalService {
 
     const transactionId = newId();
     const now = this.clock.now();
-    const row: TransactionRow = {
+    const row: WithdrawalRow = {
       id: transactionId,
       accountId: account.id,
       type: creation.type,
@@ -200,7 +197,7 @@ export class WithdrawalService {
     const debitNow = debitNowFor(creation);
     const send = debitNow ? this.intentOf(row, now) : undefined;
     const key = externalRef ? { accountId: account.id, scope: IDEMPOTENCY_SCOPE.withdrawal, externalRef } : undefined;
-    const write: WithdrawalWrite = {
+    const write: PayoutWrite = {
       row,
       reservation: this.reservationOf(account, row, debitNow),
       creation: transactionCreation(creation, row, now),
@@ -219,7 +216,9 @@ export class WithdrawalService {
     // From here the commit may land whatever the client hears: the answer names the withdrawal.
     progress.committing = transactionId;
     const written = await this.writeWithdrawal(write);
-    if (written === 'replay' && key !== undefined) {
+    if (written.kind === 'refused') throw REFUSAL_ERRORS[written.refusal](account);
+    if (written.kind === 'replayed') {
+      if (key === undefined) throw new Error('a withdrawal without externalRef refused as a replay');
       // Nothing of this request was written: only the winner's id may be named from here.
       progress.committing = undefined;
       const winner = await findTransactionByExternalRef(this.db, key, now);
@@ -227,9 +226,9 @@ export class WithdrawalService {
       progress.committing = winner.id;
       return this.replay(winner);
     }
-    if (written === 'replay' || !('id' in written)) return this.refuse(account, written);
-    if (!send) return { outcome: 'created', withdrawal: written };
-    const { refusedAs, ...result } = await this.attempt(written, sends.newSendRow(send), 'created', fallbacks);
+    // The engine wrote `row` as it is: it goes on as the withdrawal it is.
+    if (!send) return { outcome: 'created', withdrawal: row };
+    const { refusedAs, ...result } = await this.attempt(row, sends.newSendRow(send), 'created', fallbacks);
     // Known only once sent (a provider without a DICT to ask first): failed with its debit back, refused all the same.
     if (refusedAs === FRAUD_MARKED_REFUSAL) throw new FraudRestrictedError(messages.fraudRestricted);
     return result;
@@ -279,7 +278,7 @@ export class WithdrawalService {
     // Read again under the claim: a move to another provider may have committed since the row was read.
     const current = await findTransaction(this.db, row.accountId, row.id);
     if (current?.status !== WITHDRAWAL.submit.to) return { outcome: 'replayed', withdrawal: current ?? row };
-    return this.attempt(current, send, 'replayed');
+    return this.attempt(asWithdrawal(current), send, 'replayed');
   }
 
   /**
@@ -289,7 +288,7 @@ export class WithdrawalService {
    * have received it (failed_unknown, asked about until known). One that surely never reached its
    * provider moves to the next of `fallbacks` (the routing's order) before it is given up.
    */
-  private async attempt(row: TransactionRow, send: ProviderSendRow, answered: 'created' | 'replayed', fallbacks: PixProvider[] = []): Promise<AttemptResult> {
+  private async attempt(row: WithdrawalRow, send: ProviderSendRow, answered: 'created' | 'replayed', fallbacks: PixProvider[] = []): Promise<AttemptResult> {
     const started = send.attemptStartedAt ?? this.clock.now();
     // No attempt starts after its lease: the settling window counts from a start that was recorded.
     if (!send.leaseUntil || this.clock.now() >= send.leaseUntil) return { outcome: answered, withdrawal: row };
@@ -302,9 +301,9 @@ export class WithdrawalService {
         accountId: row.accountId,
         transactionId: row.id,
         amountCents: row.amountCents,
-        pixKey: row.pixKey ?? '',
-        pixKeyType: row.pixKeyType ?? 'cpf',
-        expectedHolder: expectedHolderOf(row),
+        pixKey: row.pixKey,
+        pixKeyType: row.pixKeyType,
+        expectedHolder: row.expectedHolder,
       });
     } catch (error) {
       if (error instanceof ProviderError && send.reachedMaybeAt === null) {
@@ -338,12 +337,9 @@ export class WithdrawalService {
         send: { state: 'closed', note: note('rejected', submission.reason), attemptEnded: { reached: true } },
       });
       if (submission.reason === FRAUD_MARKED_REFUSAL) {
-        const pixKey = row.pixKey ?? '';
-        const alert = { accountId: row.accountId, at: this.clock.now(), source: 'dict' as const, attempted: 'withdrawal' as const, pixKey };
-        await insertAlert(
-          this.db,
-          restrictedDestinationAlert({ ...alert, pixKeyType: row.pixKeyType ?? 'cpf', recipientId: row.recipientId, transactionId: row.id }),
-        );
+        const { accountId, pixKey, pixKeyType, recipientId, id } = row;
+        const alert = { accountId, at: this.clock.now(), source: 'dict' as const, attempted: 'withdrawal' as const };
+        await insertAlert(this.db, restrictedDestinationAlert({ ...alert, pixKey, pixKeyType, recipientId, transactionId: id }));
       }
       return { outcome: answered, withdrawal: failed, refusedAs: submission.reason };
     }
@@ -359,11 +355,11 @@ export class WithdrawalService {
    * (no longer processing, or some attempt may have reached a provider).
    */
   private async moveToProvider(
-    row: TransactionRow,
+    row: WithdrawalRow,
     send: ProviderSendRow,
     next: PixProvider,
     note: ProviderSendNote,
-  ): Promise<{ row: TransactionRow; send: ProviderSendRow } | undefined> {
+  ): Promise<{ row: WithdrawalRow; send: ProviderSendRow } | undefined> {
     const at = this.clock.now();
     const lease = leaseUntil(at, next.sendTiming);
     const moved = await this.db
@@ -387,7 +383,7 @@ export class WithdrawalService {
    * spec's three messages, in that order) and caps (UTC day and month) and, when `debitNow`, its
    * debit; the first limit it does not fit refuses it, with nothing written.
    */
-  private reservationOf(account: Account, row: TransactionRow, debitNow: boolean): WithdrawalReservation {
+  private reservationOf(account: Account, row: TransactionRow, debitNow: boolean): Reservation {
     const { limits } = account;
     return {
       accountId: account.id,
@@ -397,20 +393,6 @@ export class WithdrawalService {
       caps: { dailyCents: limits.withdrawDailyCents, monthlyCents: limits.withdrawMonthlyCents },
       debit: debitNow ? this.withdrawalMovement(row, 1) : null,
     };
-  }
-
-  /** The spec's answer to a refused reservation. */
-  private refuse(account: Account, refusal: ReservationRefusal | 'replay'): never {
-    if (refusal === 'replay') throw new Error('a withdrawal without externalRef refused as a replay');
-    if ('rateWindow' in refusal) throw new RateLimitedError(RATE_REFUSALS[refusal.rateWindow]);
-    if ('cap' in refusal) {
-      throw new LimitExceededError(
-        refusal.cap === 'daily'
-          ? messages.withdrawalDailyCap(account.limits.withdrawDailyCents)
-          : messages.withdrawalMonthlyCap(account.limits.withdrawMonthlyCents),
-      );
-    }
-    throw new InsufficientBalanceError(messages.insufficientBalance);
   }
 
   /** A withdrawal's debit (direction 1) or its exact reversal (-1): amount to settlement, fee to the platform. */
@@ -441,15 +423,16 @@ export class WithdrawalService {
     transition: Transition,
     options: {
       accountId?: string | undefined;
-      money?: (tx: Tx, row: TransactionRow, at: Date) => Promise<void>;
+      money?: (tx: Tx, row: WithdrawalRow, at: Date) => Promise<void>;
       changes?: (at: Date) => StatusChanges;
       /** How the withdrawal's send changes with it (closed when the outcome is final, by default). */
       send?: (at: Date) => SendChange;
     } = {},
-  ): Promise<TransactionRow> {
+  ): Promise<WithdrawalRow> {
     return this.db.transaction().execute(async (tx) => {
-      const row = await lockTransaction(tx, 'withdrawal', transactionId, options.accountId);
-      if (!row) throw new NotFoundError(messages.transactionNotFound);
+      const locked = await lockTransaction(tx, 'withdrawal', transactionId, options.accountId);
+      if (!locked) throw new NotFoundError(messages.transactionNotFound);
+      const row = asWithdrawal(locked);
       assertAllowed(row, transition);
       const at = this.clock.now();
       await options.money?.(tx, row, at);
@@ -461,7 +444,7 @@ export class WithdrawalService {
         options.send?.(at) ??
         (SENDING.has(row.status) && !SENDING.has(moved.status) ? { state: 'closed' as const, note: decisionNote(at, moved.status) } : null);
       if (send) await sends.changeSend(tx, transactionId, send, at);
-      return moved;
+      return asWithdrawal(moved);
     });
   }
 
@@ -533,12 +516,11 @@ export class WithdrawalService {
     if (!first) throw new ProviderFailedError(messages.withdrawalProviderFailed);
     const others = routed.filter((provider) => provider.id !== first.id);
     let send: ProviderSendRow | undefined;
-    let marked: TransactionRow | undefined;
+    let marked: WithdrawalRow | undefined;
     const approved = await this.move(transactionId, WITHDRAWAL.approve, {
       money: async (tx, row, at) => {
-        const holder = expectedHolderOf(row); // checked before anything moves
         // Marked since it was held: refused before its debit, as at creation.
-        if (await this.fraudMarks.isMarked({ key: row.pixKey ?? undefined, documents: [holder.document] }, tx)) {
+        if (await this.fraudMarks.isMarked({ key: row.pixKey, documents: [row.expectedHolder.document] }, tx)) {
           marked = row;
           throw new FraudRestrictedError(messages.fraudRestricted);
         }
@@ -549,7 +531,7 @@ export class WithdrawalService {
       },
       changes: () => ({ providerId: first.id }),
     }).catch(async (error: unknown) => {
-      if (marked?.pixKey && marked.pixKeyType) {
+      if (marked) {
         const { accountId, pixKey, pixKeyType, recipientId, id } = marked;
         const alert = { accountId, at: this.clock.now(), source: 'operator_list' as const, attempted: 'withdrawal' as const };
         await insertAlert(this.db, restrictedDestinationAlert({ ...alert, pixKey, pixKeyType, recipientId, transactionId: id }));
@@ -602,7 +584,7 @@ export class WithdrawalService {
       const row = await findTransaction(this.db, send.accountId, send.id);
       if (row?.status !== WITHDRAWAL.submit.to) return row?.status ?? 'missing';
       try {
-        await this.attempt(row, send, 'created');
+        await this.attempt(asWithdrawal(row), send, 'created');
       } catch (error) {
         if (!(error instanceof ProviderFailedError)) throw error; // refused and failed, or acknowledged with an interrupted confirmation
       }
@@ -620,11 +602,12 @@ export class WithdrawalService {
 
   /** One check of a send; true when the withdrawal reached an outcome (or its owed debit was collected). */
   private async check(send: ProviderSendRow): Promise<boolean> {
-    const row = await findTransaction(this.db, send.accountId, send.id);
-    if (!row) throw new Error(`send ${send.id} without its withdrawal`);
+    const found = await findTransaction(this.db, send.accountId, send.id);
+    if (!found) throw new Error(`send ${send.id} without its withdrawal`);
+    const row = asWithdrawal(found);
     if (send.state === 'owed') return collectOwed(this.db, send, this.lateDebitOf(row), this.clock.now());
     const provider = this.providers.get(row.providerId);
-    const outcome = await provider.withdrawalOutcome({ transactionId: row.id, expectedHolder: expectedHolderOf(row) });
+    const outcome = await provider.withdrawalOutcome({ transactionId: row.id, expectedHolder: row.expectedHolder });
     const now = this.clock.now();
     const note: ProviderSendNote = { at: now.toISOString(), step: 'check', answer: outcome.status };
     const open = SENDING.has(row.status);

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { findLedgerProblems } from '../../src/ledger/repository.js';
+import { findWithdrawnSumProblems } from '../../src/payouts/repository.js';
 import { errorCode } from '../../src/platform/errors.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { migrate, openDatabase, type Database } from '../../src/platform/database.js';
@@ -189,7 +190,7 @@ export async function startGateway(environment: Record<string, string> = {}, opt
         },
       };
     },
-    ledgerProblems: () => findLedgerProblems(database.db),
+    ledgerProblems: async () => [...(await findLedgerProblems(database.db)), ...(await findWithdrawnSumProblems(database.db))],
     async close() {
       await Promise.all([
         ...peers.map((peer) => peer.close()),

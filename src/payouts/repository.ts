@@ -185,10 +185,13 @@ function reservation(value: (key: ReservationValue) => unknown, claim?: RawBuild
                   WHEN withdrawn_day = ${day} THEN withdrawn_day_cents WHEN withdrawn_day < ${day} THEN 0 END AS day_cents,
              CASE WHEN ${sumsGiven} THEN ${value('givenMonthCents')}::int8
                   WHEN withdrawn_month = ${month} THEN withdrawn_month_cents WHEN withdrawn_month < ${month} THEN 0 END AS month_cents,
-             ${sql.join(windows.map((window) => window.counted))}
+             ${sql.join(
+               windows.map((window) => window.counted),
+               sql`,\n             `,
+             )}
       FROM balances WHERE account_id = ${accountId} FOR UPDATE
     )${claim ? sql`, claim AS (${claim})` : sql``}, verdict AS (
-      SELECT CASE ${sql.join(checks, sql` `)} END AS refusal,
+      SELECT CASE ${sql.join(checks, sql`\n                  `)} END AS refusal,
              second_count, minute_count, hour_count
       FROM (SELECT) AS one LEFT JOIN locked ON true
     ), balance AS (
@@ -200,7 +203,10 @@ function reservation(value: (key: ReservationValue) => unknown, claim?: RawBuild
         withdrawn_month_cents = CASE WHEN withdrawn_month = ${month} THEN withdrawn_month_cents + ${amountCents}
                                      WHEN withdrawn_month < ${month} THEN ${amountCents} ELSE withdrawn_month_cents END,
         withdrawn_month = greatest(withdrawn_month, ${month}),
-        ${sql.join(windows.map((window) => window.kept))},
+        ${sql.join(
+          windows.map((window) => window.kept),
+          sql`,\n        `,
+        )},
         updated_at = greatest(updated_at, ${at})
       FROM verdict
       WHERE account_id = ${accountId}
@@ -283,12 +289,17 @@ export const reservationPosition = (index: number): number => index + 1;
 
 /**
  * One withdrawal in one statement, without BEGIN or COMMIT: its reservation (with the period's
- * sums when `given`), then its records. A failed check raises its code (statementRefusalOf).
+ * sums when `given`), then its records, answering its id. A failed check raises its code.
  */
-export async function writeAlone(db: Executor, write: PayoutWrite, given: PeriodSums | null): Promise<WrittenId | undefined> {
-  const { rows } = await sql<WrittenId>`
+export function aloneStatement(db: Executor, write: PayoutWrite, given: PeriodSums | null): CompiledQuery<WrittenId> {
+  return sql<WrittenId>`
     WITH ${reservationOf(write, given)}, ${records([write])}
-    SELECT created.id FROM created, verdict`.execute(db.withoutPlugins());
+    SELECT created.id FROM created, verdict`.compile(db.withoutPlugins());
+}
+
+/** Runs aloneStatement: the withdrawal's id once written; a failed check throws its code (statementRefusalOf). */
+export async function writeAlone(db: Executor, write: PayoutWrite, given: PeriodSums | null): Promise<WrittenId | undefined> {
+  const { rows } = await db.withoutPlugins().executeQuery(aloneStatement(db, write, given));
   return rows[0];
 }
 

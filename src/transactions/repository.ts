@@ -287,7 +287,7 @@ export function creationsWithEvents(creations: readonly TransactionCreation[]): 
 /**
  * What a transaction is written with, from the row it will be read back as (its JSON columns as
  * text); refunded_cents and due start empty. A new withdrawal answers that row as it was written,
- * not as read back (withdrawals/repository.ts): no column of `transactions` may gain a default, a
+ * not as read back (payouts/engine.ts): no column of `transactions` may gain a default, a
  * trigger or a type that changes a value on its way in.
  */
 export function insertValuesOf(row: TransactionRow): NewTransactionValues {

@@ -11,6 +11,7 @@ import { retryTime, type Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { grouped } from '../platform/grouped.js';
 import { newId } from '../platform/ids.js';
+import { FIXED_WINDOW_MS } from '../platform/rateLimitRepository.js';
 import { isDatabaseUnavailable } from '../platform/errors.js';
 import type { ChargeCustomer, DueRecord, TransactionRow, TransactionStatus } from '../platform/schema.js';
 import {
@@ -152,7 +153,7 @@ export class ChargeService {
       due: input.due,
       createdAt: now,
     };
-    const hourly = { bucket: 'pix:hour', windowMs: HOUR_MS, limit: account.limits.pixPerHour };
+    const hourly = { bucket: 'pix:hour', windowMs: FIXED_WINDOW_MS.hour, limit: account.limits.pixPerHour };
     const created: ChargeResult = {
       outcome: 'created',
       charge: { transactionId, status: CHARGE.create.to, pixPayload: charge.pixPayload, expiresAt, amountCents: input.amountCents, due: input.due?.terms },

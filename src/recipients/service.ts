@@ -7,12 +7,11 @@ import type { Db } from '../platform/database.js';
 import { FraudRestrictedError, InvalidStateError, LimitExceededError, NotFoundError, RateLimitedError } from '../errors.js';
 import { insertAlert } from '../alerts/repository.js';
 import { restrictedDestinationAlert, type FraudMarkService } from '../fraudmarks/service.js';
-import { consumeRateLimit } from '../platform/rateLimitRepository.js';
+import { consumeRateLimit, FIXED_WINDOW_MS } from '../platform/rateLimitRepository.js';
 import type { RecipientRow, RecipientStatus } from '../platform/schema.js';
 import * as repository from './repository.js';
 import type { CreateRecipientBody } from './schemas.js';
 
-const HOUR_MS = 3_600_000;
 const RECIPIENT_ID_PATTERN = /^[0-9a-f]{24}$/;
 
 /** A recipientId as the API issues it: 24 lowercase hexadecimal characters. */
@@ -89,7 +88,12 @@ export class RecipientService {
 
     const outcome = await this.db.transaction().execute(async (tx) => {
       const limits = await repository.lockAccountForRecipients(tx, accountId);
-      const allowed = await consumeRateLimit(tx, accountId, { bucket: 'recipients:hour', windowMs: HOUR_MS, limit: limits.recipientsPerHour }, now);
+      const allowed = await consumeRateLimit(
+        tx,
+        accountId,
+        { bucket: 'recipients:hour', windowMs: FIXED_WINDOW_MS.hour, limit: limits.recipientsPerHour },
+        now,
+      );
       if (!allowed) throw new RateLimitedError(messages.recipientsRateLimited);
 
       const existing = await repository.findRecipient(tx, accountId, id);

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
 import { isDatabaseUnavailable } from '../platform/errors.js';
+import { grouped } from '../platform/grouped.js';
 import { newId } from '../platform/ids.js';
 import { decryptSecret } from '../platform/secrets.js';
 import type { WebhookDeliveryStatus } from '../platform/schema.js';
@@ -48,8 +49,12 @@ export class WebhookDispatcher {
   private loop: Promise<void> | null = null;
   private stopped = true;
   private wake: (() => void) | null = null;
-  private readonly unrecorded: { outcome: AttemptOutcome; resolve: () => void; reject: (error: unknown) => void }[] = [];
-  private flushing: Promise<void> | null = null;
+  /**
+   * Records a finished attempt: attempts that finish while a record is being written are written
+   * together, in one statement and one commit (platform/grouped.ts; one write per attempt was
+   * measured as the bottleneck).
+   */
+  private readonly record: (outcome: AttemptOutcome) => Promise<void>;
 
   constructor(
     private readonly db: Db,
@@ -63,6 +68,10 @@ export class WebhookDispatcher {
     this.idleMs = options.idleMs ?? 50;
     // An attempt ends within its timeout; the margin covers recording it.
     this.leaseMs = 2 * config.webhookTimeoutMs + 5000;
+    this.record = grouped(async (outcomes: AttemptOutcome[]) => {
+      await recordAttempts(db, outcomes, clock.now());
+      return outcomes.map(() => undefined);
+    });
   }
 
   /** Claims as many due deliveries as there are free slots and starts them; resolves to how many started. */
@@ -135,35 +144,6 @@ export class WebhookDispatcher {
     }).finally(() => {
       this.wake = null;
     });
-  }
-
-  /**
-   * Queues a finished attempt for the next batch write: attempts that finish together are
-   * recorded in one statement and one commit (one write per attempt measured as the bottleneck).
-   */
-  private record(outcome: AttemptOutcome): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.unrecorded.push({ outcome, resolve, reject });
-      this.flushing ??= this.flushRecords();
-    });
-  }
-
-  private async flushRecords(): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve));
-    while (this.unrecorded.length > 0) {
-      const batch = this.unrecorded.splice(0, 500);
-      try {
-        await recordAttempts(
-          this.db,
-          batch.map((entry) => entry.outcome),
-          this.clock.now(),
-        );
-        for (const entry of batch) entry.resolve();
-      } catch (error) {
-        for (const entry of batch) entry.reject(error);
-      }
-    }
-    this.flushing = null;
   }
 
   private signingKeys(delivery: ClaimedDelivery, at: Date): Buffer[] {

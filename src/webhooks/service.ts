@@ -4,7 +4,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
 import { InvalidRequestError, InvalidStateError, LimitExceededError, NotFoundError, RateLimitedError } from '../errors.js';
 import { newId } from '../platform/ids.js';
-import { consumeRateLimit } from '../platform/rateLimitRepository.js';
+import { consumeRateLimit, FIXED_WINDOW_MS } from '../platform/rateLimitRepository.js';
 import type { WebhookEndpointRow } from '../platform/schema.js';
 import { encryptSecret } from '../platform/secrets.js';
 import { normalizeEventFilter } from './events.js';
@@ -138,7 +138,12 @@ export class WebhookService {
       const delivery = await repository.findDelivery(tx, deliveryId);
       if (!delivery || (accountId && delivery.accountId !== accountId)) throw new NotFoundError(messages.webhookDeliveryNotFound);
       if (!(await repository.findEndpoint(tx, delivery.endpointId))) throw new InvalidStateError(messages.webhookResendEndpointRemoved);
-      const allowed = await consumeRateLimit(tx, delivery.accountId, { bucket: 'webhook-resends:hour', windowMs: HOUR_MS, limit: RESENDS_PER_HOUR }, now);
+      const allowed = await consumeRateLimit(
+        tx,
+        delivery.accountId,
+        { bucket: 'webhook-resends:hour', windowMs: FIXED_WINDOW_MS.hour, limit: RESENDS_PER_HOUR },
+        now,
+      );
       if (!allowed) throw new RateLimitedError(messages.webhookResendRateLimited);
       await repository.insertResend(tx, delivery, resendId, now);
       return delivery;

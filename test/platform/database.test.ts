@@ -443,7 +443,18 @@ describe('precompiled queries', () => {
 
   it('refuse an argument the builder used as a JavaScript value instead of a query value', async () => {
     const branching = precompiled((db, limit: number) => db.selectNoFrom((eb) => [eb.val(limit > 5 ? 'many' : 'few').as('size')]));
-    await expect(branching(database.db, 10)).rejects.toThrow('precompiled query: argument 0 is not a value of the query');
+    await expect(branching(database.db, 10)).rejects.toThrow('precompiled query: argument 0 not used as a value of the statement');
+  });
+
+  it('run an argument used twice (one parameter) with constants kept in their places between its uses', async () => {
+    const query = precompiled((db, label: string, amount: number) =>
+      db.selectNoFrom([
+        sql<string>`${label}::text || ${'-'}::text || ${amount}::int8 || ${'-'}::text || ${label}::text`.as('joined'),
+        sql<number>`${amount}::int8 + ${amount}::int8 + ${5}::int8`.as('summed'),
+      ]),
+    );
+    expect(await query(database.db, 'a', 1)).toEqual([{ joined: 'a-1-a', summed: 7 }]);
+    expect(await query(database.db, 'b', 20)).toEqual([{ joined: 'b-20-b', summed: 45 }]);
   });
 });
 

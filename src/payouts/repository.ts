@@ -2,7 +2,7 @@ import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { Db, Executor, Tx } from '../platform/database.js';
 import { refusalInStatement } from '../platform/errors.js';
 import { statementTemplate } from '../platform/precompiled.js';
-import { windowBounds } from '../platform/rateLimitRepository.js';
+import { FIXED_WINDOW_MS, windowBounds } from '../platform/rateLimitRepository.js';
 import type { TransactionRow } from '../platform/schema.js';
 import { alertsInsert, type NewAlert } from '../alerts/repository.js';
 import { findBalance, merchantDeltaOf, withdrawalDebits, type Movement } from '../ledger/repository.js';
@@ -11,7 +11,6 @@ import { creationsWithEvents, type TransactionCreation } from '../transactions/r
 import { idempotencyClaim, type IdempotencyScope } from '../transactions/idempotencyRepository.js';
 import {
   NOT_COUNTED_TOWARDS_CAPS,
-  RATE_WINDOW_MS,
   RATE_WINDOWS,
   RESERVATION_CHECKS,
   reservationCheckOf,
@@ -86,8 +85,8 @@ function reservationValues(reservation: Reservation, given: PeriodSums | null): 
   const { day, month } = withdrawnPeriods(reservation.at);
   // A window's start and the start of the window before it.
   const startsOf = (name: RateWindowName): [Date, Date] => {
-    const start = windowBounds({ windowMs: RATE_WINDOW_MS[name] }, reservation.at).windowStart.getTime();
-    return [new Date(start), new Date(start - RATE_WINDOW_MS[name])];
+    const start = windowBounds({ windowMs: FIXED_WINDOW_MS[name] }, reservation.at).windowStart.getTime();
+    return [new Date(start), new Date(start - FIXED_WINDOW_MS[name])];
   };
   const [[secondStart, secondBefore], [minuteStart, minuteBefore], [hourStart, hourBefore]] = [startsOf('second'), startsOf('minute'), startsOf('hour')];
   return {

@@ -1,3 +1,4 @@
+import { type FIXED_WINDOW_MS } from '../platform/rateLimitRepository.js';
 import type { TransactionStatus } from '../platform/schema.js';
 import { WITHDRAWAL } from '../transactions/states.js';
 
@@ -7,9 +8,8 @@ import { WITHDRAWAL } from '../transactions/states.js';
  * these names; nothing else spells them.
  */
 
-/** A withdrawal's fixed rate windows (aligned to the epoch: hours are UTC hours), each with its length. */
-export const RATE_WINDOW_MS = { second: 1_000, minute: 60_000, hour: 3_600_000 } as const;
-export type RateWindowName = keyof typeof RATE_WINDOW_MS;
+/** A withdrawal's rate windows: the fixed windows every rate limit uses (platform/rateLimitRepository.ts), checked in this order. */
+export type RateWindowName = keyof typeof FIXED_WINDOW_MS;
 export const RATE_WINDOWS: readonly RateWindowName[] = ['second', 'minute', 'hour'];
 
 /**

@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { balanceOf, countBy, fund, registerEndpoint, registerRecipient, reviewRecipient } from '../helpers/api.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { backend, callAt, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /**
- * Withdrawals of concurrent requests are committed together (withdrawals/repository.ts,
- * withdrawalWriter): each still answers for itself, a refusal in a batch undoes nobody else's
+ * Withdrawals of concurrent requests are committed together (the payout engine,
+ * payouts/engine.ts): each still answers for itself, a refusal in a batch undoes nobody else's
  * withdrawal, and an account held by another transaction does not hold up the others. Requests
  * are split across two servers with their own pools; the waits are proved on the PostgreSQL server.
  */
@@ -55,89 +55,136 @@ describe(`withdrawals committed together (${backend})`, () => {
     expect(await gateway.ledgerProblems()).toEqual([]);
   });
 
-  it("one batch of different withdrawals writes each one's own records: entries and a send when debited, an alert for a third party, its events and their deliveries, its externalRef", async () => {
+  describe("one batch of different withdrawals writes each one's own records", () => {
     const THIRD_PARTY_CPF = '39053344705';
-    const automatic = await fundedMerchants(3, 4);
-    const manual = await fundedMerchants(2, 4);
-    for (const merchant of manual)
-      expect((await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { withdrawalMode: 'manual' })).status).toBe(200);
-    const [listening] = automatic;
-    if (!listening) throw new Error('no merchant');
-    const receiver = await startReceiver();
-    onTestFinished(() => receiver.close());
-    await registerEndpoint(gateway, listening, { url: receiver.url('/batched') });
-    const recipient = await registerRecipient(gateway, listening, {
-      legalName: 'Fornecedor Terceiro',
-      document: THIRD_PARTY_CPF,
-      documentType: 'cpf',
-      pixKey: THIRD_PARTY_CPF,
-      pixKeyType: 'cpf',
-    });
-    expect((await reviewRecipient(gateway, listening, recipient.body.recipientId, 'approve', { label: 'Fornecedor' })).status).toBe(200);
-    // Four of each merchant at once to one server: its writer takes them in batches.
-    const requests = [...automatic, ...manual].flatMap((merchant) =>
-      [0, 1, 2, 3].map((index) => ({
-        merchant,
-        externalRef: `batch-${merchant.accountId}-${index}`,
-        body: {
-          ...withdrawalToHolder({ amountCents: 1_000, externalRef: `batch-${merchant.accountId}-${index}` }),
-          ...(merchant === listening && index % 2 === 1 ? { pixKey: THIRD_PARTY_CPF, recipientId: recipient.body.recipientId } : {}),
-        },
-      })),
-    );
-    const replies = await Promise.all(requests.map(({ merchant, body }) => gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body })));
-    expect(replies.map((reply) => reply.status)).toEqual(requests.map(() => 201));
-
-    const db = gateway.database.db;
-    const ids = replies.map((reply) => reply.body.transactionId as string);
+    type Request = { merchant: Merchant; externalRef: string; thirdParty: boolean; body: Record<string, unknown> };
+    type Written = { id: string; request: Request; status: number; body: { status?: string } };
+    let automatic: Merchant[];
+    let manual: Merchant[];
+    let listening: Merchant;
+    let written: Written[];
+    /** Each table's rows of the batch's withdrawals, by transaction. */
     const rowsOf = async <T extends { transactionId: string | null }>(rows: Promise<T[]>) => {
       const byTransaction = new Map<string, T[]>();
-      for (const row of await rows) byTransaction.set(row.transactionId ?? '', [...(byTransaction.get(row.transactionId ?? '') ?? []), row]);
+      for (const row of await rows) if (row.transactionId) byTransaction.set(row.transactionId, [...(byTransaction.get(row.transactionId) ?? []), row]);
       return byTransaction;
     };
-    const entries = await rowsOf(
-      db.selectFrom('ledgerEntries').select(['transactionId', 'accountId', 'book', 'amountCents', 'movementId']).where('transactionId', 'in', ids).execute(),
-    );
-    const sends = await rowsOf(db.selectFrom('providerSends').select(['id as transactionId', 'accountId', 'kind']).where('id', 'in', ids).execute());
-    const alerts = await rowsOf(db.selectFrom('alerts').select(['transactionId', 'accountId', 'kind']).where('transactionId', 'in', ids).execute());
-    const events = await rowsOf(db.selectFrom('events').select(['transactionId', 'accountId', 'name', 'id']).where('transactionId', 'in', ids).execute());
-    const deliveries = await rowsOf(
-      db.selectFrom('webhookDeliveries').select(['transactionId', 'accountId', 'eventId']).where('transactionId', 'in', ids).execute(),
-    );
-    const keys = await db.selectFrom('idempotencyKeys').select(['externalRef', 'transactionId', 'accountId']).where('transactionId', 'in', ids).execute();
+    const ids = () => written.map((withdrawal) => withdrawal.id);
+    const debited = (withdrawal: Written) => automatic.includes(withdrawal.request.merchant);
 
-    for (const [index, { merchant, externalRef, body }] of requests.entries()) {
-      const id = ids[index] ?? '';
-      const debited = automatic.includes(merchant);
-      const thirdParty = 'recipientId' in body;
-      expect(replies[index]?.body).toMatchObject({ status: debited ? 'processing' : 'pending_approval' });
-      const own = (rows: { accountId: string | null }[] | undefined) => (rows ?? []).every((row) => row.accountId === merchant.accountId);
-      const movement = entries.get(id) ?? [];
-      expect(own(movement) && own(sends.get(id)) && own(alerts.get(id)) && own(events.get(id))).toBe(true);
-      if (debited) {
-        expect(movement.map(({ book, amountCents }) => ({ book, amountCents }))).toEqual(
-          expect.arrayContaining([{ book: 'merchant', amountCents: -WITHDRAWAL_CENTS }]),
-        );
+    beforeAll(async () => {
+      automatic = await fundedMerchants(3, 4);
+      manual = await fundedMerchants(2, 4);
+      for (const merchant of manual)
+        expect((await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { withdrawalMode: 'manual' })).status).toBe(200);
+      const [first] = automatic;
+      if (!first) throw new Error('no merchant');
+      listening = first;
+      const receiver = await startReceiver();
+      await registerEndpoint(gateway, listening, { url: receiver.url('/batched') });
+      const recipient = await registerRecipient(gateway, listening, {
+        legalName: 'Fornecedor Terceiro',
+        document: THIRD_PARTY_CPF,
+        documentType: 'cpf',
+        pixKey: THIRD_PARTY_CPF,
+        pixKeyType: 'cpf',
+      });
+      const recipientId = String(recipient.body.recipientId);
+      expect((await reviewRecipient(gateway, listening, recipientId, 'approve', { label: 'Fornecedor' })).status).toBe(200);
+      // Four of each merchant at once to one server: its writer takes them in batches.
+      const requests = [...automatic, ...manual].flatMap((merchant) =>
+        [0, 1, 2, 3].map((index): Request => {
+          const externalRef = `batch-${merchant.accountId}-${index}`;
+          const thirdParty = merchant === listening && index % 2 === 1;
+          const body = { ...withdrawalToHolder({ amountCents: 1_000, externalRef }), ...(thirdParty ? { pixKey: THIRD_PARTY_CPF, recipientId } : {}) };
+          return { merchant, externalRef, thirdParty, body };
+        }),
+      );
+      const replies = await Promise.all(requests.map(({ merchant, body }) => gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body })));
+      written = requests.map((request, index) => {
+        const reply = replies[index];
+        if (!reply) throw new Error('a request without its reply');
+        return { id: String(reply.body.transactionId), request, status: reply.status, body: { status: String(reply.body.status) } };
+      });
+      await receiver.close();
+    });
+
+    it('each is answered 201 with its own status: processing when debited, pending_approval when it waits for an operator', () => {
+      for (const withdrawal of written) {
+        expect(withdrawal.status).toBe(201);
+        expect(withdrawal.body.status).toBe(debited(withdrawal) ? 'processing' : 'pending_approval');
+      }
+    });
+
+    it('a debited one has one balanced movement of its own account with its debit; one waiting for approval has none', async () => {
+      const entries = await rowsOf(
+        gateway.database.db
+          .selectFrom('ledgerEntries')
+          .select(['transactionId', 'accountId', 'book', 'amountCents', 'movementId'])
+          .where('transactionId', 'in', ids())
+          .execute(),
+      );
+      for (const withdrawal of written) {
+        const movement = entries.get(withdrawal.id) ?? [];
+        if (!debited(withdrawal)) {
+          expect(movement).toEqual([]);
+          continue;
+        }
+        expect(movement.every((entry) => entry.accountId === withdrawal.request.merchant.accountId)).toBe(true);
+        expect(movement).toEqual(expect.arrayContaining([expect.objectContaining({ book: 'merchant', amountCents: -WITHDRAWAL_CENTS })]));
         expect(movement.reduce((sum, entry) => sum + entry.amountCents, 0)).toBe(0);
         expect(new Set(movement.map((entry) => entry.movementId)).size).toBe(1);
-      } else {
-        expect(movement).toEqual([]);
       }
-      expect(sends.get(id)?.map((send) => send.kind)).toEqual(debited ? ['withdrawal'] : undefined);
-      expect(alerts.get(id)?.map((alert) => alert.kind)).toEqual(thirdParty ? ['third_party_withdrawal'] : undefined);
-      expect(
-        events
-          .get(id)
-          ?.map((event) => event.name)
-          .sort(),
-      ).toEqual(debited ? ['transfer.created', 'transfer.processing'] : ['transfer.created', 'transfer.pending_approval']);
-      const delivered = (deliveries.get(id) ?? []).map((delivery) => delivery.eventId).sort();
-      expect(delivered).toEqual(merchant === listening ? (events.get(id) ?? []).map((event) => event.id).sort() : []);
-      expect(keys.filter((key) => key.transactionId === id)).toEqual([{ externalRef, transactionId: id, accountId: merchant.accountId }]);
-    }
-    for (const merchant of automatic) expect(await balanceOf(gateway, merchant)).toBe(0);
-    for (const merchant of manual) expect(await balanceOf(gateway, merchant)).toBe(4 * WITHDRAWAL_CENTS);
-    expect(await gateway.ledgerProblems()).toEqual([]);
+    });
+
+    it('a debited one has its intent to send; an alert is raised only for the third-party one, in its account', async () => {
+      const db = gateway.database.db;
+      const sends = await rowsOf(db.selectFrom('providerSends').select(['id as transactionId', 'accountId', 'kind']).where('id', 'in', ids()).execute());
+      const alerts = await rowsOf(db.selectFrom('alerts').select(['transactionId', 'accountId', 'kind']).where('transactionId', 'in', ids()).execute());
+      for (const withdrawal of written) {
+        const { accountId } = withdrawal.request.merchant;
+        expect(sends.get(withdrawal.id)).toEqual(debited(withdrawal) ? [{ transactionId: withdrawal.id, accountId, kind: 'withdrawal' }] : undefined);
+        expect(alerts.get(withdrawal.id)).toEqual(
+          withdrawal.request.thirdParty ? [{ transactionId: withdrawal.id, accountId, kind: 'third_party_withdrawal' }] : undefined,
+        );
+      }
+      expect(written.filter((withdrawal) => withdrawal.request.thirdParty)).toHaveLength(2);
+    });
+
+    it("each has its creation's events, delivered to its own account's endpoint only", async () => {
+      const db = gateway.database.db;
+      const events = await rowsOf(db.selectFrom('events').select(['transactionId', 'accountId', 'name', 'id']).where('transactionId', 'in', ids()).execute());
+      const deliveries = await rowsOf(db.selectFrom('webhookDeliveries').select(['transactionId', 'eventId']).where('transactionId', 'in', ids()).execute());
+      for (const withdrawal of written) {
+        const own = events.get(withdrawal.id) ?? [];
+        expect(own.every((event) => event.accountId === withdrawal.request.merchant.accountId)).toBe(true);
+        expect(own.map((event) => event.name).sort()).toEqual(
+          debited(withdrawal) ? ['transfer.created', 'transfer.processing'] : ['transfer.created', 'transfer.pending_approval'],
+        );
+        const delivered = (deliveries.get(withdrawal.id) ?? []).map((delivery) => delivery.eventId).sort();
+        expect(delivered).toEqual(withdrawal.request.merchant === listening ? own.map((event) => event.id).sort() : []);
+      }
+    });
+
+    it('each claims its own externalRef for itself', async () => {
+      const keys = await gateway.database.db
+        .selectFrom('idempotencyKeys')
+        .select(['externalRef', 'transactionId', 'accountId'])
+        .where('transactionId', 'in', ids())
+        .execute();
+      for (const withdrawal of written) {
+        const { externalRef, merchant } = withdrawal.request;
+        expect(keys.filter((key) => key.transactionId === withdrawal.id)).toEqual([
+          { externalRef, transactionId: withdrawal.id, accountId: merchant.accountId },
+        ]);
+      }
+    });
+
+    it('the debited accounts are at zero, the waiting ones untouched, and the ledger holds', async () => {
+      for (const merchant of automatic) expect(await balanceOf(gateway, merchant)).toBe(0);
+      for (const merchant of manual) expect(await balanceOf(gateway, merchant)).toBe(4 * WITHDRAWAL_CENTS);
+      expect(await gateway.ledgerProblems()).toEqual([]);
+    });
   });
 
   it.runIf(backend === 'postgres')(

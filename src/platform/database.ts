@@ -17,7 +17,15 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { asError, CommitOutcomeUnknownError, errorCode } from './errors.js';
-import { GatewayPool, PIPELINE, StatementNotRunError, type ConnectionLost, type PipelineOutcome } from './postgresPool.js';
+import {
+  endedTheBackend,
+  GatewayPool,
+  PIPELINE,
+  RolledBackAtCommitError,
+  StatementNotRunError,
+  type ConnectionLost,
+  type PipelineOutcome,
+} from './postgresPool.js';
 import { parseTimestamptz, TIMESTAMPTZ_OID } from './timestamps.js';
 import type { DatabaseTarget } from '../config.js';
 import type { DB } from './schema.js';
@@ -29,11 +37,13 @@ export type Executor = Db | Tx;
 
 /**
  * `statements` sent together on one connection and answered together: one round trip where each
- * would wait for the one before it. An outcome per statement, in order; after the first the server
- * refuses, the others answer StatementNotRunError (it skipped them); a lost connection fails all of
- * them. An error outcome does not always mean "not written": a statement whose rows the gateway
- * could not read (a type parser threw) ran, and so did those after it. Outside a transaction the
- * server would run them as one implicit one: transactionInOneTrip wraps them in BEGIN and COMMIT.
+ * would wait for the one before it. An outcome per statement, in order. Inside a transaction,
+ * after the first the server refuses, the others answer StatementNotRunError (it ran none of them);
+ * a lost connection fails the ones not answered yet. An error outcome does not always mean "not
+ * written": a statement whose rows the gateway could not read (a type parser threw) ran, and so
+ * did those after it. Each statement has its own Sync (pg's pipeline mode), so outside a
+ * transaction each would be a transaction of its own: transactionInOneTrip wraps them in BEGIN and
+ * COMMIT.
  */
 async function sendPipeline<Row>(connection: Db, statements: readonly CompiledQuery[]): Promise<PipelineOutcome<Row>[]> {
   // Without plugins: the outcomes are not rows to rename.
@@ -60,12 +70,20 @@ const BEGIN = CompiledQuery.raw('BEGIN');
 const COMMIT = CompiledQuery.raw('COMMIT');
 const ROLLBACK = CompiledQuery.raw('ROLLBACK');
 
+/** The server's own refusal (a statement's error, or the end of its backend), as opposed to the connection's or the gateway's. */
+const refusedByServer = (answer: PipelineOutcome<unknown>): boolean => 'error' in answer && answer.error instanceof pg.DatabaseError;
+
 /**
  * BEGIN, `statements` and COMMIT, sent in one pipeline on one connection: a transaction in one
  * round trip, where Kysely's awaits BEGIN, each statement and COMMIT in turn (PGlite's connection
- * takes them in turn: the same outcomes). Throws only when no connection was had; after that,
- * the commit's outcome is in the answer, since it decides what the caller may do next (never
- * write again what may be written).
+ * takes them in turn, stopping at the first failure: the same outcomes). Throws only when no
+ * connection was had; after that, the commit's outcome is in the answer, since it decides what the
+ * caller may do next (never write again what may be written).
+ *
+ * The server answers every statement (each has its own Sync): after one it refused, the others are
+ * refused as in a failed transaction and COMMIT answers with the command tag ROLLBACK
+ * (RolledBackAtCommitError): rolled back, never committed. A server's refusal of a statement
+ * between BEGIN and COMMIT proves the rollback even when the connection is lost after it.
  */
 export function transactionInOneTrip<Row>(db: Db, statements: readonly CompiledQuery[]): Promise<OneTripTransaction<Row>> {
   return db.connection().execute(async (connection): Promise<OneTripTransaction<Row>> => {
@@ -75,13 +93,29 @@ export function transactionInOneTrip<Row>(db: Db, statements: readonly CompiledQ
     } catch (error) {
       return { state: 'unknown', error: new CommitOutcomeUnknownError(asError(error)) };
     }
+    const begun = answers[0];
     const committed = answers.at(-1);
+    const unknown = (cause: Error | undefined): OneTripTransaction<Row> => ({
+      state: 'unknown',
+      error: new CommitOutcomeUnknownError(cause ?? new Error('a transaction in one trip answered nothing')),
+    });
+    if (begun && 'error' in begun) {
+      // No transaction was opened: the statements were not run (never sent, or skipped in turn), or
+      // the backend ended at BEGIN; otherwise each ran as its own transaction, whatever it wrote.
+      const notRun = answers.slice(1).every((answer) => 'error' in answer && answer.error instanceof StatementNotRunError);
+      if (!notRun && !endedTheBackend(begun.error)) return unknown(begun.error);
+      if (notRun) await connection.executeQuery(ROLLBACK).catch(() => undefined);
+      return { state: 'rolledBack', error: begun.error, failedAt: undefined };
+    }
     if (committed && 'rows' in committed) return { state: 'committed', outcomes: answers.slice(1, -1) };
-    if (committed && !(committed.error instanceof StatementNotRunError)) return { state: 'unknown', error: new CommitOutcomeUnknownError(committed.error) };
-    // COMMIT never ran: the transaction is still open, failed (or left by rows the gateway could not read).
-    // A ROLLBACK that fails has lost its connection, and the transaction with it (the pool drops that connection).
-    await connection.executeQuery(ROLLBACK).catch(() => undefined);
-    const failedAt = answers.findIndex((answer) => 'error' in answer);
+    const refusedAt = answers.slice(0, -1).findIndex(refusedByServer);
+    const rolledBack = refusedAt > 0 || (committed && (committed.error instanceof RolledBackAtCommitError || committed.error instanceof StatementNotRunError));
+    if (!rolledBack) return unknown(committed?.error);
+    // COMMIT never ran (statements sent in turn): the transaction is still open, failed (or left by
+    // rows the gateway could not read). A ROLLBACK that fails has lost its connection, and the
+    // transaction with it (the pool drops that connection).
+    if (committed?.error instanceof StatementNotRunError) await connection.executeQuery(ROLLBACK).catch(() => undefined);
+    const failedAt = refusedAt > 0 ? refusedAt : answers.findIndex((answer) => 'error' in answer);
     const failed = answers[failedAt];
     const error = failed && 'error' in failed ? failed.error : new Error('a transaction in one trip failed without an error');
     return { state: 'rolledBack', error, failedAt: failedAt > 0 ? failedAt - 1 : undefined };
@@ -143,7 +177,7 @@ function cachedConversion(cache: Map<string, string>, name: string, convert: (na
 function kyselyOver(pool: pg.Pool, onConnectionLost: ConnectionLost, pipelining: boolean): Db {
   const plugin = new CachedCamelCasePlugin();
   return new Kysely<DB>({
-    dialect: new PostgresDialect({ pool: new GatewayPool(pool, plugin.columnToProperty, onConnectionLost, typeParsers, pipelining) }),
+    dialect: new PostgresDialect({ pool: new GatewayPool(pool, plugin.columnToProperty, onConnectionLost, pipelining) }),
     plugins: [plugin],
   });
 }
@@ -172,6 +206,9 @@ export async function openDatabase(target: DatabaseTarget, options: DatabaseOpti
       connectionString: target.url,
       max: options.poolSize ?? 20,
       types: typeParsers,
+      // pg's pipeline mode on every connection (not a pool of its own for one-trip transactions: the
+      // pool's size and prepared statements stay one set); GatewayPool says what it refuses.
+      pipeline: true,
       ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
     });
     const db = kyselyOver(pool, options.onConnectionLost ?? (() => undefined), true);

@@ -45,6 +45,20 @@ function isStalePreparedStatement(error: Error & { code?: string }): boolean {
 /** How result columns are named on the rows (snake_case column → camelCase property). */
 export type ColumnNaming = (column: string) => string;
 
+declare module 'pg' {
+  // pg's Submittable handlers, which the client calls with the server's messages and its type
+  // definitions leave out; RenamingQuery overrides them (test/platform/pgContract.test.ts pins them).
+  interface Query {
+    handleRowDescription(message: { fields: { name: string }[] }): void;
+    handleCommandComplete(message: { text: string }, connection: pg.Connection): void;
+    handleReadyForQuery(connection: pg.Connection): void;
+    handleError(error: Error, connection: pg.Connection): void;
+  }
+}
+
+/** A server error that ended the backend (FATAL, PANIC): it ran nothing after it. */
+export const endedTheBackend = (error: Error): boolean => error instanceof pg.DatabaseError && (error.severity === 'FATAL' || error.severity === 'PANIC');
+
 /**
  * A query whose rows carry their final property names from the start: the column names are
  * renamed once per result, where a mapping after the fact copied every row into a new object
@@ -53,6 +67,12 @@ export type ColumnNaming = (column: string) => string;
 class RenamingQuery extends pg.Query {
   /** The prepared statement's name (pg reads it; its type definitions leave it out). */
   declare name?: string;
+  /** Its CommandComplete came: the statement ran to its end. */
+  private completed = false;
+  /** Its ReadyForQuery came, or stood in for it. */
+  private ended = false;
+  /** With `standsOnceComplete`: the connection's error that came after the statement completed. */
+  lostAfterComplete: Error | undefined;
 
   constructor(
     text: string,
@@ -60,27 +80,41 @@ class RenamingQuery extends pg.Query {
     name: string | undefined,
     callback: (error: Error | undefined, result: pg.QueryResult) => void,
     private readonly naming: ColumnNaming,
+    /**
+     * true: a statement that completed keeps its answer when the connection fails before its
+     * ReadyForQuery (the last of a pipeline: a COMMIT that answered is committed, whatever follows).
+     */
+    private readonly standsOnceComplete = false,
   ) {
     // Text and values as arguments: a config object would be copied property by property.
     super(text, values, callback);
     if (name) this.name = name;
   }
 
-  handleRowDescription(message: { fields: { name: string }[] }): void {
+  override handleRowDescription(message: { fields: { name: string }[] }): void {
     for (const field of message.fields) field.name = this.naming(field.name);
-    // @ts-expect-error pg's Submittable handler, not in its type definitions
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-call -- same: the method exists at run time on pg.Query
     super.handleRowDescription(message);
   }
-}
 
-declare module 'pg' {
-  // A connection's record of its prepared statements, which pg keeps and its type definitions leave out.
-  interface Connection {
-    /** Statement name → text, for the statements the server confirmed as parsed. */
-    parsedStatements: Record<string, string | undefined>;
-    /** Statement name → text, for the statements sent to be parsed and not confirmed yet. */
-    submittedNamedStatements: Record<string, string | undefined>;
+  override handleCommandComplete(message: { text: string }, connection: pg.Connection): void {
+    this.completed = true;
+    super.handleCommandComplete(message, connection);
+  }
+
+  override handleReadyForQuery(connection: pg.Connection): void {
+    this.ended = true;
+    super.handleReadyForQuery(connection);
+  }
+
+  override handleError(error: Error, connection: pg.Connection): void {
+    // An ERROR after CommandComplete is the statement's own (a commit at its Sync): only the end of
+    // the connection (a socket error, or a FATAL the server sends as it ends the backend) spares it.
+    if (this.standsOnceComplete && this.completed && !this.ended && (!(error instanceof pg.DatabaseError) || endedTheBackend(error))) {
+      this.lostAfterComplete = error;
+      this.handleReadyForQuery(connection);
+      return;
+    }
+    super.handleError(error, connection);
   }
 }
 
@@ -97,170 +131,51 @@ export class StatementNotRunError extends Error {
   }
 }
 
+/**
+ * The answer of a COMMIT the server turned into a rollback (its command tag is ROLLBACK): an
+ * earlier statement of the transaction had failed, so nothing of it was written.
+ */
+export class RolledBackAtCommitError extends Error {
+  constructor() {
+    super('rolled back: COMMIT ended a transaction an earlier statement had failed');
+  }
+}
+
 /** The outcomes of a pipeline that never left: the first statement failed with `error`, the others were not run. */
 const notSent = (count: number, error: Error): PipelineOutcome<unknown>[] =>
   Array.from({ length: count }, (_, index) => ({ error: index === 0 ? error : new StatementNotRunError() }));
 
-type PipelinedStatement = { text: string; values: (Buffer | string | null)[]; name: string | undefined };
-/** The pool's type parsers (database.ts), which every query's rows go through. */
-type TypeParsers = { getTypeParser(oid: number, format: 'text'): (value: string) => unknown };
+/** SQLSTATE 25P02: a statement sent into a transaction an earlier one had failed; the server did not run it. */
+const IN_FAILED_TRANSACTION = '25P02';
+
+/** A statement's answer in a pipeline, before it is read as an outcome. */
+type Answer = { result: { command: string; rows: unknown[] } } | { error: Error };
+
+/** pg's refusal of a query on a connection it knows is dead or closed: nothing was written. */
+const refusedUnsent = (error: Error): boolean => /^Client (has encountered a connection error|was closed) and is not queryable/.test(error.message);
 
 type CompiledStatement = { sql: string; parameters: readonly unknown[] };
 
 const isCompiledStatement = (value: unknown): value is CompiledStatement =>
   typeof value === 'object' && value !== null && 'sql' in value && typeof value.sql === 'string' && 'parameters' in value && Array.isArray(value.parameters);
 
-/**
- * Several statements sent at once, each as Parse (once per connection) / Bind / Describe /
- * Execute, with one Sync after the last: the server runs them one after another without waiting
- * for the client between them (PostgreSQL's extended protocol, "pipelining"). After a statement
- * fails, the server skips the others up to the Sync: they answer StatementNotRunError. Rows come
- * back with the same names and type parsers as every other query's; a row a parser cannot read
- * fails its statement (which ran), and the statements after it still run and answer.
- */
-class StatementPipeline implements pg.Submittable {
-  private readonly outcomes: PipelineOutcome<unknown>[] = [];
-  private columns: { names: string[]; parsers: ((value: string) => unknown)[] } | undefined;
-  private rows: Record<string, unknown>[] = [];
-  /** A row of the current statement the gateway could not read (a type parser threw). */
-  private unreadable: Error | undefined;
-  /** The statements sent with a Parse, in order, whose ParseComplete has not come yet. */
-  private readonly parsing: PipelinedStatement[] = [];
-  private connection: pg.Connection | undefined;
-  private finished = false;
-  /** pg wraps this when the connection has a `query_timeout`: calling it clears pg's timer, which would otherwise fire after the end. */
-  callback: () => void = () => undefined;
-
-  constructor(
-    private readonly statements: readonly PipelinedStatement[],
-    private readonly naming: ColumnNaming,
-    private readonly types: TypeParsers,
-    /** With `connectionError` when the connection failed after every statement had answered: it must not be reused. */
-    private readonly done: (outcomes: PipelineOutcome<unknown>[], connectionError?: Error) => void,
-  ) {}
-
-  submit(connection: pg.Connection): void {
-    this.connection = connection;
-    // pg records a name as prepared on its ParseComplete for the query that has the name; a
-    // pipeline has many: each ParseComplete answers the oldest Parse sent.
-    connection.on('parseComplete', this.parseCompleted);
-    connection.stream.cork();
-    try {
-      for (const statement of this.statements) {
-        const { text, values, name } = statement;
-        if (name === undefined || (connection.parsedStatements[name] === undefined && connection.submittedNamedStatements[name] === undefined)) {
-          connection.parse({ name: name ?? '', text, types: [] }, false);
-          if (name !== undefined) connection.submittedNamedStatements[name] = text;
-          this.parsing.push(statement);
-        }
-        connection.bind({ statement: name ?? '', values }, false);
-        connection.describe({ type: 'P', name: '' }, false);
-        connection.execute({ portal: '' }, false);
-      }
-      connection.sync();
-    } catch (error) {
-      // Still corked, nothing has left: never send part of a pipeline. The connection goes with it.
-      const cause = asError(error);
-      this.finish(notSent(this.statements.length, cause), cause);
-      connection.stream.destroy();
-      return;
-    }
-    connection.stream.uncork();
-  }
-
-  private readonly parseCompleted = (): void => {
-    const parsed = this.parsing.shift();
-    if (parsed?.name === undefined || !this.connection) return;
-    this.connection.parsedStatements[parsed.name] = parsed.text;
-    delete this.connection.submittedNamedStatements[parsed.name];
-  };
-
-  handleRowDescription(message: { fields: { name: string; dataTypeID: number }[] }): void {
-    this.columns = {
-      names: message.fields.map((field) => this.naming(field.name)),
-      parsers: message.fields.map((field) => this.types.getTypeParser(field.dataTypeID, 'text')),
-    };
-  }
-
-  handleDataRow(message: { fields: (string | null)[] }): void {
-    if (this.unreadable) return;
-    const row: Record<string, unknown> = {};
-    const { names = [], parsers = [] } = this.columns ?? {};
-    try {
-      message.fields.forEach((value, index) => {
-        const parse = parsers[index];
-        row[names[index] ?? String(index)] = value === null || parse === undefined ? value : parse(value);
-      });
-    } catch (error) {
-      // Thrown here, it would escape through the socket's handler; the statement fails instead (as pg.Query does).
-      this.unreadable = asError(error);
-      return;
-    }
-    this.rows.push(row);
-  }
-
-  handleCommandComplete(): void {
-    this.outcomes.push(this.unreadable ? { error: this.unreadable } : { rows: this.rows });
-    this.rows = [];
-    this.columns = undefined;
-    this.unreadable = undefined;
-  }
-
-  handleEmptyQuery(): void {
-    this.handleCommandComplete();
-  }
-
-  /**
-   * A statement's error (the server then skips the rest up to the Sync), or the connection's (then
-   * all of them fail with it), unless every statement had answered already (a connection that
-   * ended before the last ReadyForQuery): their outcomes stand.
-   */
-  handleError(error: Error): void {
-    const answered = this.outcomes.length;
-    if (!this.connection) {
-      this.finish(notSent(this.statements.length, error)); // refused before it was submitted (a connection pg knows is dead)
-    } else if (answered >= this.statements.length) {
-      this.finish(this.outcomes, error);
-    } else if (!(error instanceof pg.DatabaseError)) {
-      this.finish(this.statements.map(() => ({ error })));
-    } else {
-      this.finish([...this.outcomes, { error }, ...this.statements.slice(answered + 1).map(() => ({ error: new StatementNotRunError() }))]);
-    }
-  }
-
-  handleReadyForQuery(): void {
-    this.finish(this.outcomes);
-  }
-
-  handlePortalSuspended(): void {
-    // Never: each Execute asks for all its rows.
-  }
-
-  private finish(outcomes: PipelineOutcome<unknown>[], connectionError?: Error): void {
-    if (this.finished) return;
-    this.finished = true;
-    const { connection } = this;
-    if (connection) {
-      connection.off('parseComplete', this.parseCompleted);
-      // A Parse never answered (it failed, or the server skipped it after an earlier failure): not prepared there.
-      for (const unparsed of this.parsing) if (unparsed.name !== undefined) delete connection.submittedNamedStatements[unparsed.name];
-    }
-    this.callback();
-    this.done(outcomes, connectionError);
-  }
-}
-
 /** Told when the server drops a connection (restart, failover, a proxy reaping it, pg_terminate_backend). */
 export type ConnectionLost = (error: Error) => void;
 
-/** The pool Kysely's PostgresDialect uses: statements run prepared, rows come back with camelCase properties. */
+/**
+ * The pool Kysely's PostgresDialect uses: statements run prepared, rows come back with camelCase
+ * properties. On the server its connections are in pg's pipeline mode (`pipeline: true`,
+ * database.ts): a query is written as soon as it is queued, each with its own Sync, so a pipeline
+ * of statements leaves at once. Kysely awaits each of its queries, so they run as before. Pipeline
+ * mode refuses queries that keep a portal open (cursors, pg-query-stream, the `rows` option); the
+ * gateway sends none (Kysely's `stream()` needs a cursor the dialect is not given).
+ */
 export class GatewayPool implements PostgresPool {
   private readonly clients = new WeakMap<pg.PoolClient, GatewayClient>();
   constructor(
     private readonly pool: pg.Pool,
     private readonly naming: ColumnNaming,
     private readonly onConnectionLost: ConnectionLost,
-    private readonly types: TypeParsers,
     /** false: a pipeline's statements are sent one after another (PGlite's connection left a pipeline unanswered). */
     private readonly pipelining: boolean,
     private readonly statements = new StatementNames(),
@@ -286,7 +201,7 @@ export class GatewayPool implements PostgresPool {
     // One wrapper per connection: Kysely keys its connection objects on the client's identity.
     let wrapped = this.clients.get(client);
     if (!wrapped) {
-      wrapped = new GatewayClient(client, this.naming, this.statements, this.types, this.pipelining);
+      wrapped = new GatewayClient(client, this.naming, this.statements, this.pipelining);
       this.clients.set(client, wrapped);
     }
     return wrapped;
@@ -305,7 +220,6 @@ class GatewayClient implements PostgresPoolClient {
     private readonly client: pg.PoolClient,
     private readonly naming: ColumnNaming,
     private readonly statements: StatementNames,
-    private readonly types: TypeParsers,
     private readonly pipelining: boolean,
   ) {}
 
@@ -344,51 +258,90 @@ class GatewayClient implements PostgresPoolClient {
     return { command: 'SELECT', rowCount: outcomes.length, rows: outcomes as unknown as R[] };
   }
 
-  /** The same outcomes as sendTogether, one statement at a time. */
+  /** The same outcomes as sendTogether, one statement at a time: it stops at the first failure. */
   private async sendInTurn(compiled: readonly CompiledStatement[]): Promise<PipelineOutcome<unknown>[]> {
     const outcomes: PipelineOutcome<unknown>[] = [];
     for (const { sql, parameters } of compiled) {
+      let answer: Answer;
       try {
-        outcomes.push({ rows: (await this.query<unknown>(sql, parameters)).rows });
+        answer = { result: await this.query<unknown>(sql, parameters) };
       } catch (error) {
-        outcomes.push({ error: asError(error) });
-        break;
+        answer = { error: asError(error) };
       }
+      const outcome = outcomeOf(sql, answer);
+      outcomes.push(outcome);
+      if ('error' in outcome) break;
     }
     return [...outcomes, ...compiled.slice(outcomes.length).map(() => ({ error: new StatementNotRunError() }))];
   }
 
-  private sendTogether(compiled: readonly CompiledStatement[]): Promise<PipelineOutcome<unknown>[]> {
-    let statements: PipelinedStatement[];
+  /**
+   * Every statement queued at once on a connection in pg's pipeline mode: pg writes each (Parse
+   * once per connection, Bind, Describe, Execute, Sync) as it is queued, so all of them leave
+   * before the first answer, and the server runs them back to back. Each has its own Sync: after
+   * one fails, the server runs the next ones too, and inside a transaction they fail with 25P02,
+   * read here as StatementNotRunError. Rows come back with the same names and type parsers as every
+   * other query's; a row a parser cannot read fails its statement (which ran), and the statements
+   * after it run and answer.
+   */
+  private async sendTogether(compiled: readonly CompiledStatement[]): Promise<PipelineOutcome<unknown>[]> {
+    let statements: { text: string; values: unknown[]; name: string | undefined }[];
     try {
-      statements = compiled.map((item): PipelinedStatement => {
+      // Converted as pg binds them before any is queued: pg writes each query as it is queued, so a
+      // value it could not convert would fail its statement alone, after the ones before had left.
+      statements = compiled.map((item) => {
         const values = item.parameters.map((value) => pgUtils.prepareValue(value));
         return { text: item.sql, values, name: values.length > 0 ? this.statements.nameFor(item.sql) : undefined };
       });
     } catch (error) {
-      // A value pg cannot serialize: nothing was sent.
-      return Promise.resolve(notSent(compiled.length, asError(error)));
+      return notSent(compiled.length, asError(error));
     }
-    return new Promise((resolve) => {
-      const done = (outcomes: PipelineOutcome<unknown>[], connectionError?: Error) => {
-        if (connectionError) this.broken = true;
-        outcomes.forEach((outcome, index) => {
-          if (!('error' in outcome)) return;
-          const statement = statements[index];
-          // Only the server's answer about a statement says its prepared form is stale: named anew
-          // for any other failure (one the server skipped, a lost connection), every connection would prepare it again.
-          if (statement?.name !== undefined && outcome.error instanceof pg.DatabaseError && isStalePreparedStatement(outcome.error)) {
-            this.statements.renew(statement.text);
-          }
-          if (isDatabaseUnavailable(outcome.error)) this.broken = true;
-        });
-        resolve(outcomes);
-      };
-      this.client.query(new StatementPipeline(statements, this.naming, this.types, done));
+    const queries: RenamingQuery[] = [];
+    const answers = await Promise.all(
+      statements.map(
+        ({ text, values, name }, index) =>
+          new Promise<Answer>((resolve) => {
+            const query = new RenamingQuery(
+              text,
+              values,
+              name,
+              (error, result) => resolve(error ? { error } : { result }),
+              this.naming,
+              index === statements.length - 1,
+            );
+            queries.push(query);
+            this.client.query(query);
+          }),
+      ),
+    );
+    // pg refuses every query on a connection it knows is dead: none of them left.
+    const [first] = answers;
+    if (first && 'error' in first && refusedUnsent(first.error)) return notSent(compiled.length, first.error);
+    if (queries.some((query) => query.lostAfterComplete)) this.broken = true;
+    let refused = false;
+    return answers.map((answer, index) => {
+      const statement = statements[index];
+      if ('error' in answer && answer.error instanceof pg.DatabaseError) {
+        // After a refusal in the transaction, the server runs nothing more of it.
+        if (refused && answer.error.code === IN_FAILED_TRANSACTION) return { error: new StatementNotRunError() };
+        refused = true;
+        // Only the server's answer about a statement says its prepared form is stale: named anew
+        // for any other failure (a lost connection), every connection would prepare it again.
+        if (statement?.name !== undefined && isStalePreparedStatement(answer.error)) this.statements.renew(statement.text);
+      }
+      if ('error' in answer && isDatabaseUnavailable(answer.error)) this.broken = true;
+      return outcomeOf(statement?.text ?? '', answer);
     });
   }
 
   release(): void {
     this.client.release(this.broken);
   }
+}
+
+/** A statement's answer as its outcome: a COMMIT the server answered with ROLLBACK wrote nothing. */
+function outcomeOf(text: string, answer: Answer): PipelineOutcome<unknown> {
+  if ('error' in answer) return answer;
+  if (answer.result.command === 'ROLLBACK' && !/^\s*(ROLLBACK|ABORT)\b/i.test(text)) return { error: new RolledBackAtCommitError() };
+  return { rows: answer.result.rows };
 }

@@ -230,16 +230,18 @@ describe.runIf(serverUrl)('a transaction in one trip whose connection ends', () 
   const admin = new pg.Client({ connectionString: serverUrl });
   /**
    * Relays connections to the server; `cut()` drops them without a word from the server, as a
-   * network or a killed node does. With `fatalBeforeReady` set, the next ReadyForQuery the server
-   * sends is replaced by a FATAL 57P01 and the connection closed: a backend ended after every
-   * statement had answered.
+   * network or a killed node does. With `fatalBeforeReady` set, the ReadyForQuery the server sends
+   * after COMMIT's CommandComplete is replaced by a FATAL 57P01 and the connection closed: a backend
+   * ended after every statement had answered (each statement of a pipeline has its ReadyForQuery).
    */
   let fatalBeforeReady = false;
+  const COMMIT_COMPLETE = Buffer.from('COMMIT\0');
   const relay = net.createServer((client) => {
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
     client.pipe(upstream);
     let pending = Buffer.alloc(0);
     let startup = true; // the server's first bytes may be a one-byte SSL answer, not a message
+    let commitAnswered = false;
     upstream.on('data', (chunk: Buffer) => {
       pending = Buffer.concat([pending, chunk]);
       if (startup && pending[0] === 0x4e) {
@@ -250,7 +252,9 @@ describe.runIf(serverUrl)('a transaction in one trip whose connection ends', () 
       while (pending.length >= 5 && pending.length >= 1 + pending.readInt32BE(1)) {
         const message = pending.subarray(0, 1 + pending.readInt32BE(1));
         pending = pending.subarray(message.length);
-        if (fatalBeforeReady && message[0] === 0x5a) {
+        if (fatalBeforeReady && message[0] === 0x43 && message.subarray(5).equals(COMMIT_COMPLETE)) commitAnswered = true;
+        if (fatalBeforeReady && commitAnswered && message[0] === 0x5a) {
+          commitAnswered = false;
           fatalBeforeReady = false;
           const fields = Buffer.from('SFATAL\0VFATAL\0C57P01\0Mterminating connection due to administrator command\0\0');
           const fatal = Buffer.alloc(5 + fields.length);

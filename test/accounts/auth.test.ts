@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FEES } from '../../src/config.js';
 import { newId } from '../../src/platform/ids.js';
 import { accountBody, ADMIN_TOKEN, callAt, chargeBody, startGateway, type Gateway, type Merchant, type Reply } from '../helpers/gateway.js';
-import type { Account, ApiKeySettings, CreatedApiKey } from '../helpers/admin.js';
 
 /** Spec §Authentication and §Errors (401/403), DESIGN.md §5 and §6: texts quoted to the character. */
 const API_KEY_MISSING = 'API key obrigatória. Use: Authorization: Bearer <key>';
@@ -215,7 +214,7 @@ describe('account preconditions (KYC, block)', () => {
       // Caches the account as approved and unblocked.
       expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).status).toBe(200);
 
-      const patched = await gateway.admin<Account>('PATCH', `/admin/v1/accounts/${merchant.accountId}`, patch);
+      const patched = await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, patch);
       expect(patched.status).toBe(200);
 
       const reply = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
@@ -236,9 +235,9 @@ describe('account preconditions (KYC, block)', () => {
   it('undoing the block and approving KYC lets the key work again at once', async () => {
     const merchant = await gateway.createMerchant({ kycStatus: 'pending', blocked: true });
     expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body).toEqual({ error: NOT_APPROVED });
-    await gateway.admin<Account>('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { kycStatus: 'approved' });
+    await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { kycStatus: 'approved' });
     expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body).toEqual({ error: BLOCKED });
-    await gateway.admin<Account>('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { blocked: false });
+    await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { blocked: false });
     expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).status).toBe(200);
   });
 });
@@ -282,9 +281,9 @@ describe('IP allowlist (requests come from 127.0.0.1)', () => {
   it('a PATCH of the account list takes effect at once in the same process', async () => {
     const merchant = await gateway.createMerchant();
     expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).status).toBe(200);
-    await gateway.admin<Account>('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { ipAllowlist: ['10.0.0.0/8'] });
+    await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { ipAllowlist: ['10.0.0.0/8'] });
     expect(await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).toMatchObject({ status: 403, body: { error: IP_NOT_ALLOWED } });
-    await gateway.admin<Account>('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { ipAllowlist: [] });
+    await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { ipAllowlist: [] });
     expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).status).toBe(200);
   });
 
@@ -303,7 +302,7 @@ describe('IP allowlist (requests come from 127.0.0.1)', () => {
     '%s',
     async (_, { account, key, allowed }) => {
       const merchant = await gateway.createMerchant({ ipAllowlist: account });
-      const patched = await gateway.admin<ApiKeySettings>('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: key });
+      const patched = await gateway.admin('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: key });
       expect(patched.status).toBe(200);
       expect(patched.body).toMatchObject({ keyId: merchant.keyId, accountId: merchant.accountId, ipAllowlist: key, revoked: false });
 
@@ -326,10 +325,10 @@ describe('IP allowlist (requests come from 127.0.0.1)', () => {
     '%s',
     async (_, { account, key, before, after }) => {
       const merchant = await gateway.createMerchant({ ipAllowlist: account });
-      expect((await gateway.admin<ApiKeySettings>('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: key })).status).toBe(200);
+      expect((await gateway.admin('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: key })).status).toBe(200);
       expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).status).toBe(before);
 
-      const reset = await gateway.admin<ApiKeySettings>('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: null });
+      const reset = await gateway.admin('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: null });
       expect(reset.status).toBe(200);
       expect(reset.body.ipAllowlist).toBeNull();
       const reply = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
@@ -340,9 +339,9 @@ describe('IP allowlist (requests come from 127.0.0.1)', () => {
 
   it("a key's own list does not affect the account's other keys", async () => {
     const merchant = await gateway.createMerchant();
-    const other = await gateway.admin<CreatedApiKey>('POST', `/admin/v1/accounts/${merchant.accountId}/api-keys`);
+    const other = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/api-keys`);
     expect(other.status).toBe(201);
-    expect((await gateway.admin<ApiKeySettings>('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: ['10.0.0.1'] })).status).toBe(200);
+    expect((await gateway.admin('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: ['10.0.0.1'] })).status).toBe(200);
     expect(await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).toMatchObject({ status: 403, body: { error: IP_NOT_ALLOWED } });
     expect((await gateway.call('GET', '/v1/balance', { key: other.body.apiKey })).status).toBe(200);
   });
@@ -356,16 +355,16 @@ describe('IP allowlist (requests come from 127.0.0.1)', () => {
 
   it.each(titled(invalidEntries, (row) => `account list ${JSON.stringify(row.list)} → 400 naming '${row.entry}'`))('%s', async (_, { entry, list }) => {
     const merchant = await gateway.createMerchant();
-    const reply = await gateway.admin<Account>('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { ipAllowlist: list });
+    const reply = await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { ipAllowlist: list });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ error: allowlistInvalid(entry) });
     // Nothing was stored.
-    expect((await gateway.admin<Account>('GET', `/admin/v1/accounts/${merchant.accountId}`)).body.ipAllowlist).toEqual([]);
+    expect((await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}`)).body.ipAllowlist).toEqual([]);
   });
 
   it.each(titled(invalidEntries, (row) => `key list ${JSON.stringify(row.list)} → 400 naming '${row.entry}'`))('%s', async (_, { entry, list }) => {
     const merchant = await gateway.createMerchant();
-    const reply = await gateway.admin<ApiKeySettings>('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: list });
+    const reply = await gateway.admin('PATCH', `/admin/v1/api-keys/${merchant.keyId}`, { ipAllowlist: list });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ error: allowlistInvalid(entry) });
     expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).status).toBe(200);
@@ -434,9 +433,9 @@ describe('X-Forwarded-For', () => {
 
 describe('API key creation (operator API)', () => {
   it('answers 201 with a 69-character svck_ key, its 16-character prefix and a keyId', async () => {
-    const created = await gateway.admin<Account>('POST', '/admin/v1/accounts', accountBody());
+    const created = await gateway.admin('POST', '/admin/v1/accounts', accountBody());
     expect(created.status).toBe(201);
-    const reply = await gateway.admin<CreatedApiKey>('POST', `/admin/v1/accounts/${created.body.accountId}/api-keys`);
+    const reply = await gateway.admin('POST', `/admin/v1/accounts/${created.body.accountId}/api-keys`);
     expect(reply.status).toBe(201);
     const { apiKey, prefix, keyId } = reply.body;
     expect(apiKey).toMatch(API_KEY_PATTERN);
@@ -448,7 +447,7 @@ describe('API key creation (operator API)', () => {
 
   it('two keys of one account both work, and are different', async () => {
     const merchant = await gateway.createMerchant();
-    const second = await gateway.admin<CreatedApiKey>('POST', `/admin/v1/accounts/${merchant.accountId}/api-keys`);
+    const second = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/api-keys`);
     expect(second.status).toBe(201);
     expect(second.body.apiKey).not.toBe(merchant.apiKey);
     expect(second.body.prefix).not.toBe(merchant.apiKey.slice(0, 16));
@@ -494,9 +493,9 @@ describe('API key creation (operator API)', () => {
   ];
 
   it.each(titled(refusalRows, (row) => `refused with 422 when ${row.rule}`))('%s', async (_, { account }) => {
-    const created = await gateway.admin<Account>('POST', '/admin/v1/accounts', accountBody(account));
+    const created = await gateway.admin('POST', '/admin/v1/accounts', accountBody(account));
     expect(created.status).toBe(201);
-    const reply = await gateway.admin<CreatedApiKey>('POST', `/admin/v1/accounts/${created.body.accountId}/api-keys`);
+    const reply = await gateway.admin('POST', `/admin/v1/accounts/${created.body.accountId}/api-keys`);
     expect(reply.status).toBe(422);
     expect(reply.body).toEqual({ error: KEY_CREATION_REFUSED });
     const rows = await gateway.database.db.selectFrom('apiKeys').select('id').where('accountId', '=', created.body.accountId).execute();
@@ -504,12 +503,12 @@ describe('API key creation (operator API)', () => {
   });
 
   it('allowed once KYC is approved and the e-mail verified', async () => {
-    const created = await gateway.admin<Account>('POST', '/admin/v1/accounts', accountBody({ kycStatus: 'pending', emailVerified: false }));
+    const created = await gateway.admin('POST', '/admin/v1/accounts', accountBody({ kycStatus: 'pending', emailVerified: false }));
     const accountId = created.body.accountId;
-    await gateway.admin<Account>('PATCH', `/admin/v1/accounts/${accountId}`, { kycStatus: 'approved' });
-    expect((await gateway.admin<CreatedApiKey>('POST', `/admin/v1/accounts/${accountId}/api-keys`)).status).toBe(422);
-    await gateway.admin<Account>('PATCH', `/admin/v1/accounts/${accountId}`, { emailVerified: true });
-    expect((await gateway.admin<CreatedApiKey>('POST', `/admin/v1/accounts/${accountId}/api-keys`)).status).toBe(201);
+    await gateway.admin('PATCH', `/admin/v1/accounts/${accountId}`, { kycStatus: 'approved' });
+    expect((await gateway.admin('POST', `/admin/v1/accounts/${accountId}/api-keys`)).status).toBe(422);
+    await gateway.admin('PATCH', `/admin/v1/accounts/${accountId}`, { emailVerified: true });
+    expect((await gateway.admin('POST', `/admin/v1/accounts/${accountId}/api-keys`)).status).toBe(201);
   });
 });
 
@@ -571,7 +570,7 @@ describe('operator API authentication', () => {
 
 describe('operator account calls', () => {
   it('POST creates an account whose defaults are visible in GET', async () => {
-    const created = await gateway.admin<Account>('POST', '/admin/v1/accounts', {
+    const created = await gateway.admin('POST', '/admin/v1/accounts', {
       name: 'Loja Padrão',
       email: 'padrao@example.com',
       responsible: { name: 'João Responsável', cpf: '529.982.247-25' },
@@ -579,7 +578,7 @@ describe('operator account calls', () => {
     expect(created.status).toBe(201);
     expect(created.body.accountId).toMatch(UUID_V7_PATTERN);
 
-    const read = await gateway.admin<Account>('GET', `/admin/v1/accounts/${created.body.accountId}`);
+    const read = await gateway.admin('GET', `/admin/v1/accounts/${created.body.accountId}`);
     expect(read.status).toBe(200);
     expect(read.body).toEqual(created.body);
     expect(read.body).toMatchObject({
@@ -605,15 +604,15 @@ describe('operator account calls', () => {
 
   it('PATCH merges limits and fees field by field', async () => {
     const merchant = await gateway.createMerchant();
-    const before = (await gateway.admin<Account>('GET', `/admin/v1/accounts/${merchant.accountId}`)).body;
+    const before = (await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}`)).body;
 
-    const patched = await gateway.admin<Account>('PATCH', `/admin/v1/accounts/${merchant.accountId}`, {
+    const patched = await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, {
       limits: { pixPerHour: 500 },
       fees: { pixIn: { bps: 150 } },
     });
     expect(patched.status).toBe(200);
 
-    const after = (await gateway.admin<Account>('GET', `/admin/v1/accounts/${merchant.accountId}`)).body;
+    const after = (await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}`)).body;
     expect(patched.body).toEqual(after);
     expect(after.limits).toEqual({ ...before.limits, pixPerHour: 500 });
     expect(after.fees).toEqual({ pixIn: { ...before.fees.pixIn, bps: 150 }, withdrawal: before.fees.withdrawal });
@@ -622,11 +621,11 @@ describe('operator account calls', () => {
     expect(restAfter).toEqual(restBefore);
 
     // A second partial patch keeps the first one.
-    await gateway.admin<Account>('PATCH', `/admin/v1/accounts/${merchant.accountId}`, {
+    await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, {
       limits: { withdrawPerHour: 20 },
       fees: { withdrawal: { fixedCents: 200, maxCents: 300 } },
     });
-    const again = (await gateway.admin<Account>('GET', `/admin/v1/accounts/${merchant.accountId}`)).body;
+    const again = (await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}`)).body;
     expect(again.limits).toEqual({ ...before.limits, pixPerHour: 500, withdrawPerHour: 20 });
     expect(again.fees).toEqual({ pixIn: { ...before.fees.pixIn, bps: 150 }, withdrawal: { ...before.fees.withdrawal, fixedCents: 200, maxCents: 300 } });
   });

@@ -2,7 +2,6 @@ import { isValidPixPayload } from '@brazilian-utils/brazilian-utils';
 import { hasError, isDynamicPix, parsePix } from 'pix-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBrCodeFields } from '../../src/pix/brcode.js';
-import type { Account, CreatedApiKey } from '../helpers/admin.js';
 import { balanceOf, readTransaction, startNextHour } from '../helpers/api.js';
 import { chargeBody, customerWith, PUBLIC_HOST, startGateway, validCustomer, type Gateway, type Merchant } from '../helpers/gateway.js';
 
@@ -199,7 +198,7 @@ describe('POST /v1/pix success', () => {
     // 10 + 1.5% of 100,00 = 10 + 150
     expect(await readTransaction(gateway, merchant, created.body.transactionId)).toMatchObject({ amountCents: 10_000, feeCents: 160, netCents: 9_840 });
 
-    await gateway.admin<Account>('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { fees: { pixIn: { fixedCents: 500 } } });
+    await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { fees: { pixIn: { fixedCents: 500 } } });
     const paid = await gateway.call('POST', `/sandbox/v1/pix/${created.body.transactionId}/pay`, { key: merchant.apiKey });
     expect(paid.body).toMatchObject({ feeCents: 160, netCents: 9_840 });
     expect(await balanceOf(gateway, merchant)).toBe(9_840);
@@ -274,13 +273,13 @@ describe('POST /v1/pix idempotency by externalRef', () => {
 describe('POST /v1/pix hourly rate limit', () => {
   it('defaults to 200 per hour', async () => {
     const merchant = await gateway.createMerchant();
-    const account = await gateway.admin<Account>('GET', `/admin/v1/accounts/${merchant.accountId}`);
+    const account = await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}`);
     expect(account.body.limits.pixPerHour).toBe(200);
   });
 
   it('answers 429 past the limit, per account and not per key, and resets at the UTC hour', async () => {
     const merchant = await gateway.createMerchant({ limits: { pixPerHour: 3 } });
-    const secondKey = await gateway.admin<CreatedApiKey>('POST', `/admin/v1/accounts/${merchant.accountId}/api-keys`);
+    const secondKey = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/api-keys`);
     // Start right after an hour boundary so the whole test stays in one window.
     startNextHour(gateway);
 
@@ -321,7 +320,7 @@ describe('POST /v1/pix hourly rate limit', () => {
     for (let i = 0; i < 2; i++) expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() })).status).toBe(201);
     for (let i = 0; i < 3; i++) expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() })).status).toBe(429);
 
-    expect((await gateway.admin<Account>('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { limits: { pixPerHour: 3 } })).status).toBe(200);
+    expect((await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { limits: { pixPerHour: 3 } })).status).toBe(200);
     expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() })).status).toBe(201);
     expect((await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() })).status).toBe(429);
     const stored = await gateway.database.db.selectFrom('transactions').select('id').where('accountId', '=', merchant.accountId).execute();

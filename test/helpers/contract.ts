@@ -24,11 +24,13 @@ type SegmentsMatch<Pattern extends string[], Actual extends string[]> = Pattern 
     ? true
     : false;
 type WithoutQuery<Path extends string> = Path extends `${infer Before}?${string}` ? Before : Path;
-/** The document's path template a concrete path fills in (`/v1/transactions/{id}` for `/v1/transactions/tx_1`), the exact path first. */
-export type TemplateOf<Path extends string> =
-  WithoutQuery<Path> extends keyof paths
+/** Among the path templates given, the one a concrete path fills in (`/v1/transactions/{id}` for `/v1/transactions/tx_1`), an exact match first. */
+export type TemplateIn<Templates extends string, Path extends string> =
+  WithoutQuery<Path> extends Templates
     ? WithoutQuery<Path>
-    : { [Template in keyof paths]: SegmentsMatch<Segments<Template>, Segments<WithoutQuery<Path>>> extends true ? Template : never }[keyof paths];
+    : { [Template in Templates]: SegmentsMatch<Segments<Template>, Segments<WithoutQuery<Path>>> extends true ? Template : never }[Templates];
+/** The document's path template for a concrete path. */
+export type TemplateOf<Path extends string> = TemplateIn<keyof paths, Path>;
 
 type JsonOf<Response> = Response extends { content: { 'application/json': infer Body } } ? Body : never;
 type SuccessBodies<Responses> = { [Status in keyof Responses]: Status extends 200 | 201 | 202 ? JsonOf<Responses[Status]> : never }[keyof Responses];
@@ -39,5 +41,16 @@ export type SuccessBody<M extends Method, Path extends string> = [TemplateOf<Pat
   : OperationOf<TemplateOf<Path>, M> extends { responses: infer Responses }
     ? SuccessBodies<Responses>
     : unknown;
+
+/** The message of an error answer (`{ error }`), undefined for any other body. */
+export const errorOf = (body: unknown): string | undefined =>
+  typeof body === 'object' && body !== null && 'error' in body && typeof body.error === 'string' ? body.error : undefined;
+
+/** A body of several documented shapes (201 or 202…) as the one that has `field`; throws when it has not. */
+export function withField<T extends object, K extends string>(body: T, field: K): Extract<T, Record<K, unknown>> {
+  if (!(field in body)) throw new Error(`no ${field} in ${JSON.stringify(body)}`);
+  // Checked just above: the body is the members of T that have the field.
+  return body as Extract<T, Record<K, unknown>>;
+}
 
 export type * from '../../packages/sdk/src/types.js';

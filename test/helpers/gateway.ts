@@ -11,7 +11,7 @@ import { errorCode } from '../../src/platform/errors.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { migrate, openDatabase, type Database } from '../../src/platform/database.js';
 import { createServices, type Services } from '../../src/services.js';
-import type { Account, CreatedApiKey } from './admin.js';
+import type { AdminBody } from './admin.js';
 import type { Method, SuccessBody } from './contract.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -43,8 +43,9 @@ export type Gateway = {
    */
   call<M extends Method, P extends string>(method: M, path: P, options?: CallOptions): Promise<Reply<SuccessBody<M, P>>>;
   call<T>(method: string, path: string, options?: CallOptions): Promise<Reply<T>>;
-  /** An operator API call (/admin/v1, not in the merchant document): the body as the type given (test/helpers/admin.ts). */
-  admin<T = unknown>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
+  /** An operator API call: its body typed by test/helpers/admin.ts's route table (/admin/v1 is not in the merchant document), or as the type given. */
+  admin<M extends Method, P extends string>(method: M, path: P, body?: unknown): Promise<Reply<AdminBody<M, P>>>;
+  admin<T>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
   /** A merchant with approved KYC and a key; `patch` goes through PATCH /admin/v1/accounts. */
   createMerchant(patch?: Record<string, unknown>, account?: Record<string, unknown>): Promise<Merchant>;
   /** The services of another process on the same database (own pool on the server): a second worker. */
@@ -144,15 +145,15 @@ export async function startGateway(environment: Record<string, string> = {}, opt
     database,
     clock,
     call: <T>(method: string, path: string, options: CallOptions = {}) => request<T>(url + path, method, options),
-    admin: (method, path, body) => request(url + path, method, { key: ADMIN_TOKEN, body }),
+    admin: <T>(method: string, path: string, body?: unknown) => request<T>(url + path, method, { key: ADMIN_TOKEN, body }),
     async createMerchant(patch, account) {
-      const created = await gateway.admin<Account>('POST', '/admin/v1/accounts', accountBody(account));
+      const created = await gateway.admin('POST', '/admin/v1/accounts', accountBody(account));
       if (created.status !== 201) throw new Error(`account creation failed: ${JSON.stringify(created.body)}`);
       const accountId = created.body.accountId;
-      const key = await gateway.admin<CreatedApiKey>('POST', `/admin/v1/accounts/${accountId}/api-keys`);
+      const key = await gateway.admin('POST', `/admin/v1/accounts/${accountId}/api-keys`);
       if (key.status !== 201) throw new Error(`key creation failed: ${JSON.stringify(key.body)}`);
       if (patch) {
-        const patched = await gateway.admin<Account>('PATCH', `/admin/v1/accounts/${accountId}`, patch);
+        const patched = await gateway.admin('PATCH', `/admin/v1/accounts/${accountId}`, patch);
         if (patched.status !== 200) throw new Error(`patch failed: ${JSON.stringify(patched.body)}`);
       }
       return { accountId, apiKey: key.body.apiKey, keyId: key.body.keyId };

@@ -4,7 +4,6 @@ import { presentedReader } from '../../src/transactions/repository.js';
 import { createCharge } from '../helpers/api.js';
 import type { TransactionPage } from '../helpers/contract.js';
 import { chargeBody, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
-import type { Account } from '../helpers/admin.js';
 
 const DAY_SECONDS = 86_400;
 const END_TO_END_ID = /^E[0-9A-Z]{8}\d{12}[a-zA-Z0-9]{11}$/;
@@ -55,7 +54,7 @@ describe('GET /v1/transactions', () => {
   beforeAll(async () => {
     merchant = await gateway.createMerchant();
     // 55 charges exceed nothing at 1000 per hour (the default is 200, but be explicit).
-    const patched = await gateway.admin<Account>('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { limits: { pixPerHour: 1000 } });
+    const patched = await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { limits: { pixPerHour: 1000 } });
     expect(patched.status).toBe(200);
     for (let i = 0; i < 55; i++) ids.push(await createChargeThenTick(merchant, { externalRef: `order-${i}` }));
   });

@@ -89,6 +89,8 @@ export type Alert = {
   createdAt: number;
 };
 type Infraction = z.infer<typeof infractionSchema>;
+/** GET /admin/v1/accounts/{id}/webhook-deliveries: delivery attempts, newest first. */
+export type WebhookAttemptPage = z.infer<typeof attemptListResponse>;
 
 /** The success body of each operator route, by path template and method. */
 export type AdminRoutes = {
@@ -102,7 +104,7 @@ export type AdminRoutes = {
   '/admin/v1/accounts/{accountId}/users': { POST: z.infer<typeof invitedUserResponse> };
   '/admin/v1/accounts/{accountId}/webhook-endpoints': { POST: z.infer<typeof createdEndpointSchema>; GET: z.infer<typeof endpointListResponse> };
   '/admin/v1/accounts/{accountId}/webhook-endpoints/{endpointId}': { GET: z.infer<typeof endpointSchema> };
-  '/admin/v1/accounts/{accountId}/webhook-deliveries': { GET: z.infer<typeof attemptListResponse> };
+  '/admin/v1/accounts/{accountId}/webhook-deliveries': { GET: WebhookAttemptPage };
   '/admin/v1/webhook-endpoints/{endpointId}/rotate-secret': { POST: z.infer<typeof rotateSecretResponse> };
   '/admin/v1/webhook-deliveries/{deliveryId}/resend': { POST: z.infer<typeof resendResponse> };
   '/admin/v1/accounts/{accountId}/recipients/{recipientId}/approve': { POST: z.infer<typeof operatorRecipientSchema> };

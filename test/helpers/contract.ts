@@ -25,7 +25,8 @@ type SegmentsMatch<Pattern extends string[], Actual extends string[]> = Pattern 
     : false;
 type WithoutQuery<Path extends string> = Path extends `${infer Before}?${string}` ? Before : Path;
 /** Among the path templates given, the one a concrete path fills in (`/v1/transactions/{id}` for `/v1/transactions/tx_1`), an exact match first. */
-export type TemplateIn<Templates extends string, Path extends string> =
+export type TemplateIn<Templates extends string, Path extends string> = Path extends string ? TemplateOfOne<Templates, Path> : never;
+type TemplateOfOne<Templates extends string, Path extends string> =
   WithoutQuery<Path> extends Templates
     ? WithoutQuery<Path>
     : { [Template in Templates]: SegmentsMatch<Segments<Template>, Segments<WithoutQuery<Path>>> extends true ? Template : never }[Templates];
@@ -41,6 +42,33 @@ export type SuccessBody<M extends Method, Path extends string> = [TemplateOf<Pat
   : OperationOf<TemplateOf<Path>, M> extends { responses: infer Responses }
     ? SuccessBodies<Responses>
     : unknown;
+
+/** A JSON Schema of the served OpenAPI document (GET /openapi.json), with the keywords tests read. */
+export type JsonSchema = {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  enum?: unknown[];
+  [keyword: string]: unknown;
+};
+type Content = Record<string, { schema: JsonSchema }>;
+export type OpenApiOperation = {
+  operationId?: string;
+  requestBody?: { content: Content };
+  responses: Record<string, { description: string; content?: Content }>;
+  [field: string]: unknown;
+};
+/** GET /openapi.json: the document the gateway serves (merchant, sandbox and operator routes, and the webhooks). */
+export type OpenApiDocument = {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  webhooks: Record<string, { post: OpenApiOperation }>;
+  components: { schemas: Record<string, JsonSchema>; [field: string]: unknown };
+  [field: string]: unknown;
+};
 
 /** The message of an error answer (`{ error }`), undefined for any other body. */
 export const errorOf = (body: unknown): string | undefined =>

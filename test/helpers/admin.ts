@@ -16,7 +16,7 @@ import type {
   resendResponse,
   rotateSecretResponse,
 } from '../../src/webhooks/schemas.js';
-import type { Method, TemplateIn } from './contract.js';
+import type { Method, SuccessBody, TemplateIn } from './contract.js';
 
 /**
  * Bodies of the operator API (/admin/v1), which the merchant document (and so the SDK's types)
@@ -141,3 +141,6 @@ export type AdminBody<M extends Method, Path extends string> = [TemplateIn<keyof
       ? Route[M]
       : unknown
     : unknown;
+
+/** The success body of any call to the gateway: the operator table for /admin, the merchant document otherwise. */
+export type BodyOf<M extends Method, Path extends string> = Path extends `/admin/${string}` ? AdminBody<M, Path> : SuccessBody<M, Path>;

@@ -51,23 +51,33 @@ export type JsonSchema = {
   required?: string[];
   items?: JsonSchema;
   enum?: unknown[];
+  const?: unknown;
+  oneOf?: JsonSchema[];
+  discriminator?: { propertyName: string; mapping?: Record<string, string> };
+  contentSchema?: JsonSchema;
   [keyword: string]: unknown;
 };
-type Content = Record<string, { schema: JsonSchema }>;
+type Content = Record<string, { schema?: JsonSchema; example?: unknown }>;
+/** A security requirement: scheme name → scopes. */
+type SecurityRequirement = Record<string, string[]>;
 export type OpenApiOperation = {
   operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  parameters?: { name: string; in: string }[];
+  security?: SecurityRequirement[];
   requestBody?: { content: Content };
   responses: Record<string, { description: string; content?: Content }>;
-  [field: string]: unknown;
 };
 /** GET /openapi.json: the document the gateway serves (merchant, sandbox and operator routes, and the webhooks). */
 export type OpenApiDocument = {
   openapi: string;
   info: { title: string; version: string };
+  security?: SecurityRequirement[];
   paths: Record<string, Record<string, OpenApiOperation>>;
   webhooks: Record<string, { post: OpenApiOperation }>;
-  components: { schemas: Record<string, JsonSchema>; [field: string]: unknown };
-  [field: string]: unknown;
+  components: { schemas: Record<string, JsonSchema>; securitySchemes?: Record<string, { type: string; scheme?: string }> };
 };
 
 /** The message of an error answer (`{ error }`), undefined for any other body. */

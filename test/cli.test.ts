@@ -5,7 +5,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JsonBody } from './helpers/gateway.js';
+import type { BodyOf } from './helpers/admin.js';
+import type { Method } from './helpers/contract.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
 
 /** The README's quickstart and walk-through, on a real compiled `serve` process (what `npm start` runs) with a fresh data folder. */
@@ -73,13 +74,13 @@ afterAll(async () => {
   await receiver.close();
 });
 
-const call = async (method: string, path: string, body?: unknown, token = apiKey) => {
+const call = async <M extends Method, P extends string>(method: M, path: P, body?: unknown, token = apiKey) => {
   const response = await fetch(base + path, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
-  return { status: response.status, body: (await response.json()) as JsonBody };
+  return { status: response.status, body: (await response.json()) as BodyOf<M, P> };
 };
 
 // Child processes start PGlite from disk: slow on a loaded 2-core machine.

@@ -606,7 +606,10 @@ describe('operator account calls', () => {
     const merchant = await gateway.createMerchant();
     const before = (await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}`)).body;
 
-    const patched = await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, { limits: { pixPerHour: 500 }, fees: { pixIn: { bps: 150 } } });
+    const patched = await gateway.admin('PATCH', `/admin/v1/accounts/${merchant.accountId}`, {
+      limits: { pixPerHour: 500 },
+      fees: { pixIn: { bps: 150 } },
+    });
     expect(patched.status).toBe(200);
 
     const after = (await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}`)).body;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { dayAfter, dayOf } from '../../src/platform/saoPauloDay.js';
 import { fund, readTransaction, registerRecipient, reviewRecipient, settleWithdrawal, withdraw } from '../helpers/api.js';
-import { accountBody, backend, chargeBody, customerWith, startGateway, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
+import { accountBody, backend, chargeBody, customerWith, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /**
  * Alphanumeric CNPJs (IN RFB 2.229/2024; DESIGN.md §19) everywhere a CNPJ is: an account's company,
@@ -209,7 +209,7 @@ describe(`alphanumeric CNPJ (${backend})`, () => {
       for (const typed of typings(cnpj)) {
         const registered = await registerRecipient(gateway, owner, recipientBody(typed, typed.toUpperCase()));
         expect([200, 201], JSON.stringify(registered.body)).toContain(registered.status);
-        ids.add(registered.body.recipientId as string);
+        ids.add(registered.body.recipientId);
       }
       expect(ids.size).toBe(1);
       const [recipientId] = [...ids];
@@ -255,9 +255,9 @@ describe(`alphanumeric CNPJ (${backend})`, () => {
       });
       expect(sent.status, JSON.stringify(sent.body)).toBe(201);
       expect((await settleWithdrawal(gateway, owner, sent.body.transactionId, { outcome: 'paid' })).status).toBe(200);
-      const read: JsonBody = await readTransaction(gateway, owner, sent.body.transactionId);
+      const read = await readTransaction(gateway, owner, sent.body.transactionId);
       expect(read).toMatchObject({ status: 'paid', beneficiary: { document: '00000000E08G12', documentType: 'cnpj' } });
-      const balance = async () => (await gateway.call('GET', '/v1/balance', { key: owner.apiKey })).body.available as number;
+      const balance = async () => (await gateway.call('GET', '/v1/balance', { key: owner.apiKey })).body.available;
       expect(await balance()).toBe(10_000 - 2_500 - Number(read.feeCents));
       const other = await withdraw(gateway, owner, {
         amountCents: 2_500,

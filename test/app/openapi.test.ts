@@ -1,36 +1,41 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_EVENTS } from '../../src/webhooks/events.js';
 import { OPERATION_IDS } from '../../src/platform/openapi.js';
-import { startGateway, type Gateway, type JsonBody } from '../helpers/gateway.js';
-
-type JsonObject = Record<string, JsonBody>;
+import type { JsonSchema, OpenApiDocument, OpenApiOperation } from '../helpers/contract.js';
+import { startGateway, type Gateway } from '../helpers/gateway.js';
 
 let gateway: Gateway;
-let document: JsonObject;
+let document: OpenApiDocument;
 
 beforeAll(async () => {
   gateway = await startGateway();
-  const reply = await gateway.call('GET', '/openapi.json');
+  const reply = await gateway.call<OpenApiDocument>('GET', '/openapi.json');
   expect(reply.status).toBe(200);
   document = reply.body;
 });
 afterAll(() => gateway.close());
 
 /** Follows a local `$ref` (`#/components/...`) until a schema object is reached. */
-function resolve(schema: JsonObject | undefined): JsonObject | undefined {
+function resolve(schema: JsonSchema | undefined): JsonSchema | undefined {
   let current = schema;
   for (let depth = 0; current?.$ref !== undefined && depth < 10; depth += 1) {
     const ref: string = current.$ref;
     expect(ref.startsWith('#/')).toBe(true);
-    current = ref
+    const target = ref
       .slice(2)
       .split('/')
-      .reduce<JsonBody>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+      .reduce<unknown>(
+        (node, part) =>
+          typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined,
+        document,
+      );
+    // What a $ref of the document names is a schema.
+    current = target as JsonSchema | undefined;
   }
   return current;
 }
 
-const operation = (path: string, method: string): JsonObject | undefined => document.paths?.[path]?.[method];
+const operation = (path: string, method: string): OpenApiOperation | undefined => document.paths[path]?.[method];
 
 describe('GET /openapi.json', () => {
   it('is an OpenAPI 3.1 document served as JSON', async () => {
@@ -94,13 +99,13 @@ describe('GET /openapi.json', () => {
   );
 
   it('declares a bearer security scheme, used by the merchant routes', () => {
-    const schemes: JsonObject = document.components?.securitySchemes ?? {};
+    const schemes = document.components.securitySchemes ?? {};
     const bearer = Object.entries(schemes).filter(([, scheme]) => scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer');
     expect(bearer.length).toBeGreaterThan(0);
 
     const bearerNames = bearer.map(([name]) => name);
     for (const { path, method } of operations.filter((entry) => entry.path.startsWith('/v1') || entry.path.startsWith('/sandbox'))) {
-      const security: JsonObject[] = operation(path, method)?.security ?? document.security ?? [];
+      const security = operation(path, method)?.security ?? document.security ?? [];
       const names = security.flatMap((requirement) => Object.keys(requirement));
       expect(
         names.some((name) => bearerNames.includes(name)),
@@ -132,36 +137,36 @@ describe('webhooks section (OpenAPI 3.1)', () => {
     expect(names).toContain('recurrence.cycle_skipped');
     expect(names).toContain('transaction.paid');
     expect(names).toContain('transfer.partially_refunded');
-    const headers = document.webhooks['transfer.paid'].post.parameters.map((parameter: JsonObject) => parameter.name);
+    const headers = document.webhooks['transfer.paid']?.post.parameters?.map((parameter) => parameter.name);
     expect(headers).toEqual(['X-Svc-Event', 'X-Svc-Event-Id', 'X-Svc-Signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature']);
   });
 
-  const bodyOf = (name: string) => resolve(document.webhooks[name].post.requestBody.content['application/json'].schema)!;
+  const bodyOf = (name: string) => resolve(document.webhooks[name]?.post.requestBody?.content['application/json']?.schema);
 
   it('lists the settlement fields each event carries, and no others', () => {
     const paid = bodyOf('transaction.paid');
-    expect(paid.required).toEqual(
+    expect(paid?.required).toEqual(
       expect.arrayContaining(['eventId', 'event', 'transactionId', 'type', 'status', 'amountCents', 'externalRef', 'endToEndId', 'payer', 'occurredAt']),
     );
-    expect(paid.properties.event.const).toBe('transaction.paid');
-    expect(paid.properties).not.toHaveProperty('beneficiary');
-    expect(paid.properties).not.toHaveProperty('pixPayload');
-    expect(resolve(paid.properties.payer)?.properties).toHaveProperty('bankAccount');
+    expect(paid?.properties?.event?.const).toBe('transaction.paid');
+    expect(paid?.properties).not.toHaveProperty('beneficiary');
+    expect(paid?.properties).not.toHaveProperty('pixPayload');
+    expect(resolve(paid?.properties?.payer)?.properties).toHaveProperty('bankAccount');
 
     const refunded = bodyOf('transfer.refunded');
-    expect(refunded.required).toEqual(expect.arrayContaining(['endToEndId', 'beneficiary', 'refundEndToEndId']));
-    expect(refunded.properties).not.toHaveProperty('payer');
-    expect(refunded.properties.type.const).toBe('withdrawal');
+    expect(refunded?.required).toEqual(expect.arrayContaining(['endToEndId', 'beneficiary', 'refundEndToEndId']));
+    expect(refunded?.properties).not.toHaveProperty('payer');
+    expect(refunded?.properties?.type?.const).toBe('withdrawal');
 
     const expired = bodyOf('transaction.expired');
-    for (const field of ['endToEndId', 'payer', 'beneficiary', 'refundEndToEndId']) expect(expired.properties).not.toHaveProperty(field);
+    for (const field of ['endToEndId', 'payer', 'beneficiary', 'refundEndToEndId']) expect(expired?.properties).not.toHaveProperty(field);
   });
 });
 
 describe('history (DESIGN.md §15) in the OpenAPI document', () => {
   it('GET /v1/transactions documents its new parameters, hasMore and every 400 message', () => {
     const list = operation('/v1/transactions', 'get');
-    const names = (list?.parameters as JsonObject[]).map((parameter) => parameter.name);
+    const names = list?.parameters?.map((parameter) => parameter.name);
     expect(names).toEqual(expect.arrayContaining(['type', 'limit', 'startingAfter', 'createdFrom', 'createdTo', 'status', 'externalRef', 'endToEndId']));
     const answer = resolve(list?.responses?.['200']?.content?.['application/json']?.schema);
     expect(answer?.required).toEqual(expect.arrayContaining(['transactions', 'count', 'hasMore']));
@@ -176,7 +181,7 @@ describe('history (DESIGN.md §15) in the OpenAPI document', () => {
 
   it('the export and the statements are documented with their messages', () => {
     const exported = operation('/v1/transactions/export', 'get');
-    expect((exported?.parameters as JsonObject[]).map((parameter) => parameter.name)).toEqual(
+    expect(exported?.parameters?.map((parameter) => parameter.name)).toEqual(
       expect.arrayContaining(['format', 'delimiter', 'createdFrom', 'createdTo', 'type', 'status']),
     );
     expect(exported?.description).toContain('O período de exportação é de no máximo 31 dias.');
@@ -186,11 +191,11 @@ describe('history (DESIGN.md §15) in the OpenAPI document', () => {
 });
 
 /** Every operation of the document: the paths' and the webhooks'. */
-function operations(): { where: string; path: string; method: string; operation: JsonObject }[] {
+function operations(): { where: string; path: string; method: string; operation: OpenApiOperation }[] {
   const all = [];
   for (const [section, items] of [['paths', document.paths ?? {}] as const, ['webhooks', document.webhooks ?? {}] as const]) {
-    for (const [path, item] of Object.entries<JsonObject>(items)) {
-      for (const [method, operation] of Object.entries<JsonObject>(item)) {
+    for (const [path, item] of Object.entries<Record<string, OpenApiOperation>>(items)) {
+      for (const [method, operation] of Object.entries(item)) {
         if (['get', 'put', 'post', 'delete', 'patch'].includes(method))
           all.push({ where: `${section} ${method.toUpperCase()} ${path}`, path, method, operation });
       }
@@ -265,7 +270,7 @@ describe('a document to generate an SDK from (docs/openapi.md)', () => {
 
   it('every operation says who may call it: the API key, the operator token, or no one in particular (probes, webhooks)', () => {
     for (const { where, path, operation } of operations()) {
-      const schemes = (operation.security as JsonObject[] | undefined)?.flatMap((requirement) => Object.keys(requirement));
+      const schemes = operation.security?.flatMap((requirement) => Object.keys(requirement));
       const expected =
         path.startsWith('/admin/v1/') || path === '/sandbox/v1/providers/{providerId}/outage'
           ? ['adminToken']
@@ -290,47 +295,49 @@ describe('a document to generate an SDK from (docs/openapi.md)', () => {
       expect(statuses, where).toContain('503');
       if (path === '/readyz') continue;
       expect(statuses, where).toContain('401');
-      if ((security as JsonObject[]).some((requirement) => 'apiKey' in requirement)) expect(statuses, where).toContain('403');
+      if (security?.some((requirement) => 'apiKey' in requirement)) expect(statuses, where).toContain('403');
       for (const status of statuses.filter((code) => Number(code) >= 400)) {
-        expect(Object.keys(responses[status].content ?? {}), `${where} ${status}`).toEqual(['application/json']);
-        expect(responses[status].content['application/json'].schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
-        expect(responses[status].description, `${where} ${status}`).not.toBe('Default Response');
+        expect(Object.keys(responses[status]?.content ?? {}), `${where} ${status}`).toEqual(['application/json']);
+        expect(responses[status]?.content?.['application/json']?.schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+        expect(responses[status]?.description, `${where} ${status}`).not.toBe('Default Response');
       }
     }
   });
 
   it('the spec errors of a merchant call carry its Portuguese message as the example', () => {
     const responses = operation('/v1/balance', 'get')?.responses;
-    expect(responses['401'].content['application/json'].example).toEqual({ error: 'API key obrigatória. Use: Authorization: Bearer <key>' });
-    expect(responses['503'].content['application/json'].example).toEqual({ error: 'Serviço temporariamente indisponível. Tente novamente em instantes.' });
+    expect(responses?.['401']?.content?.['application/json']?.example).toEqual({ error: 'API key obrigatória. Use: Authorization: Bearer <key>' });
+    expect(responses?.['503']?.content?.['application/json']?.example).toEqual({
+      error: 'Serviço temporariamente indisponível. Tente novamente em instantes.',
+    });
   });
 
   it('a file answer keeps its media types and its errors stay JSON', () => {
     const qr = operation('/v1/pix/{id}/qrcode', 'get')?.responses;
-    expect(Object.keys(qr['200'].content)).toEqual(['image/png', 'image/svg+xml']);
-    expect(Object.keys(qr['404'].content)).toEqual(['application/json']);
+    expect(Object.keys(qr?.['200']?.content ?? {})).toEqual(['image/png', 'image/svg+xml']);
+    expect(Object.keys(qr?.['404']?.content ?? {})).toEqual(['application/json']);
     const report = operation('/admin/v1/reconciliation/{runId}/report.csv', 'get')?.responses;
-    expect(Object.keys(report['200'].content)).toEqual(['text/csv']);
-    expect(Object.keys(report['400'].content)).toEqual(['application/json']);
-    expect(Object.keys(operation('/v1/transactions/export', 'get')?.responses['200'].content)).toEqual(['text/csv', 'application/x-ofx']);
+    expect(Object.keys(report?.['200']?.content ?? {})).toEqual(['text/csv']);
+    expect(Object.keys(report?.['400']?.content ?? {})).toEqual(['application/json']);
+    expect(Object.keys(operation('/v1/transactions/export', 'get')?.responses['200']?.content ?? {})).toEqual(['text/csv', 'application/x-ofx']);
   });
 
   it('each webhook has its named payload schema, and WebhookEvent is their union discriminated by `event`', () => {
-    const schemas: JsonObject = document.components.schemas;
+    const { schemas } = document.components;
     for (const name of GATEWAY_EVENTS) {
-      const post = document.webhooks[name].post;
-      const reference: string = post.requestBody.content['application/json'].schema.$ref;
+      const post = document.webhooks[name]?.post;
+      const reference = post?.requestBody?.content['application/json']?.schema?.$ref;
       expect(reference, name).toMatch(/^#\/components\/schemas\/[A-Za-z]+Event$/);
-      expect(resolve({ $ref: reference })?.properties.event.const, name).toBe(name);
-      expect(post.tags).toEqual(['Webhooks']);
+      expect(resolve({ $ref: reference })?.properties?.event?.const, name).toBe(name);
+      expect(post?.tags).toEqual(['Webhooks']);
     }
-    expect(document.webhooks['transfer.partially_refunded'].post.operationId).toBe('onTransferPartiallyRefunded');
+    expect(document.webhooks['transfer.partially_refunded']?.post.operationId).toBe('onTransferPartiallyRefunded');
     const union = schemas.WebhookEvent;
-    expect(union.oneOf).toHaveLength(GATEWAY_EVENTS.length);
-    expect(union.discriminator.propertyName).toBe('event');
-    expect(union.discriminator.mapping['transaction.paid']).toBe('#/components/schemas/TransactionPaidEvent');
+    expect(union?.oneOf).toHaveLength(GATEWAY_EVENTS.length);
+    expect(union?.discriminator?.propertyName).toBe('event');
+    expect(union?.discriminator?.mapping?.['transaction.paid']).toBe('#/components/schemas/TransactionPaidEvent');
     // A delivery attempt's payload is the JSON text of one of them.
-    expect(schemas.WebhookAttempt.properties.payload.contentSchema).toEqual({ $ref: '#/components/schemas/WebhookEvent' });
+    expect(schemas.WebhookAttempt?.properties?.payload?.contentSchema).toEqual({ $ref: '#/components/schemas/WebhookEvent' });
   });
 
   it('keeps only the component schemas something refers to', () => {

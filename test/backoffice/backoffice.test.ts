@@ -7,6 +7,7 @@ import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.
 import { codeFor, nextCode, PASSWORD, postFromPage } from '../helpers/dashboard.js';
 import { NO_CHARGE_FEES, startGateway, withdrawalToHolder, type Gateway } from '../helpers/gateway.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { errorOf, withField } from '../helpers/contract.js';
 
 /**
  * The back-office in a real browser (DESIGN.md §11): an operator's first sign-in enrols TOTP; the
@@ -173,7 +174,7 @@ describe('the queues', () => {
 
     const read = await gateway.call('GET', `/v1/transactions/${transactionId}`, { key: merchant.apiKey });
     expect(read.body.status).toBe('processing');
-    expect(await balanceOf(gateway, merchant)).toBe(10_000 - 2_000 - created.body.feeCents);
+    expect(await balanceOf(gateway, merchant)).toBe(10_000 - 2_000 - withField(created.body, 'feeCents').feeCents);
     expect(await eventNames(gateway, transactionId)).toContain('transfer.approved');
     await gateway.services.webhookDispatcher.deliverDue();
     await receiver.waitFor(1);
@@ -244,7 +245,7 @@ describe('an account', () => {
 
     const refused = await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 2_000 }));
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe(messages.withdrawalAboveMaximum(1_500));
+    expect(errorOf(refused.body)).toBe(messages.withdrawalAboveMaximum(1_500));
     expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 1_500 }))).status).toBe(201);
 
     const [entry] = await auditOf(merchant.accountId);

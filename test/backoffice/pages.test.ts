@@ -222,7 +222,7 @@ describe('the menu with its queue counts', { timeout: 120_000 }, () => {
 describe('Auditoria reads as sentences', { timeout: 120_000 }, () => {
   it('names the action, the operator by e-mail or the token, the account by name (linked) and what changed — masked, no secrets; fits at 1280 px', async () => {
     const merchant = await gateway.createMerchant();
-    const accountName = (await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}`)).body.name as string;
+    const accountName = (await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}`)).body.name;
     expect((await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/adjustments`, { amountCents: 500, reason: 'via API' })).status).toBe(201);
     const recipientId: string = (
       await registerRecipient(gateway, merchant, {

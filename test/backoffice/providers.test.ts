@@ -6,6 +6,7 @@ import { signedInOperator } from '../helpers/backoffice.js';
 import { breakableMoney, expectAccessible, launchBrowser, menuLayout, screenshot, tableRegions } from '../helpers/browser.js';
 import { postFromPage } from '../helpers/dashboard.js';
 import { ADMIN_TOKEN, backend, chargeBody, providersFile, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import type { ErrorBody } from '../helpers/contract.js';
 
 /**
  * Provedores in the back-office (DESIGN.md §14), on a gateway with two simulated providers: their
@@ -141,7 +142,7 @@ describe(`Provedores (${backend})`, { timeout: 120_000 }, () => {
 
   it('an admin changes the weights with the keyboard and gives an account its own list: the page, the API and the audit log agree', async () => {
     await resetRules();
-    const accountName = (await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}`)).body.name as string;
+    const accountName = (await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}`)).body.name;
     const { page, operatorId } = await signedInOperator(gateway, browser, 'admin');
     await page.goto(`${gateway.url}/backoffice/provedores`);
     await page.getByRole('group', { name: 'Cobranças (lista padrão)' }).getByLabel('Peso de psp-a').focus();
@@ -239,7 +240,7 @@ describe(`Provedores (${backend})`, { timeout: 120_000 }, () => {
         page.waitForResponse(`${gateway.url}/backoffice/provedores`),
         page.getByRole('button', { name: 'Salvar regras' }).click(),
       ]);
-      const refusal = await gateway.admin('PUT', '/admin/v1/routing', api);
+      const refusal = await gateway.admin<ErrorBody>('PUT', '/admin/v1/routing', api);
       expect(refusal.status).toBe(400);
       expect(response.status()).toBe(400);
       await expect(page.getByRole('alert').textContent()).resolves.toBe(refusal.body.error);
@@ -327,7 +328,7 @@ describe(`Provedores (${backend})`, { timeout: 120_000 }, () => {
     expect(lost.providerId).toBe('psp-a');
     const endToEndId = lost.endToEndId ?? '';
     expect((await db.deleteFrom('sandboxPayments').where('endToEndId', '=', endToEndId).executeTakeFirst()).numDeletedRows).toBe(1n);
-    const accountName = (await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}`)).body.name as string;
+    const accountName = (await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}`)).body.name;
 
     const { page, operatorId, email } = await signedInOperator(gateway, browser, 'admin');
     await page.goto(`${gateway.url}/backoffice/provedores`);
@@ -354,7 +355,7 @@ describe(`Provedores (${backend})`, { timeout: 120_000 }, () => {
     await expect(page.getByRole('combobox', { name: 'Provedor', exact: true }).inputValue()).resolves.toBe('psp-a');
     await expect(page.getByLabel('Até o dia (UTC, incluído)').inputValue()).resolves.toBe(utcDay(0));
 
-    const [listed] = (await gateway.admin('GET', '/admin/v1/reconciliation')).body.runs;
+    const listed = (await gateway.admin('GET', '/admin/v1/reconciliation')).body.runs[0]!;
     const from = Date.parse(`${utcDay(-1)}T00:00:00Z`);
     const to = Date.parse(`${utcDay(0)}T00:00:00Z`) + DAY;
     expect(listed).toMatchObject({
@@ -370,7 +371,7 @@ describe(`Provedores (${backend})`, { timeout: 120_000 }, () => {
       ledgerOutCents: 0,
       pspOutCents: 0,
     });
-    const runId = listed.runId as string;
+    const { runId } = listed;
     const [first] = await rowsOf(page, 'Últimas conciliações');
     expect(first).toEqual([
       `${dayText(utcDay(-1))} a ${dayText(utcDay(0))}`,
@@ -457,7 +458,7 @@ describe(`Provedores (${backend})`, { timeout: 120_000 }, () => {
         page.waitForResponse(`${gateway.url}/backoffice/provedores/conciliacao`),
         page.getByRole('button', { name: 'Conciliar agora' }).click(),
       ]);
-      const refusal = await gateway.admin('POST', '/admin/v1/reconciliation', { from: startOf(from), to: startOf(to) + DAY });
+      const refusal = await gateway.admin<ErrorBody>('POST', '/admin/v1/reconciliation', { from: startOf(from), to: startOf(to) + DAY });
       expect(refusal.status).toBe(400);
       expect(response.status()).toBe(400);
       await expect(page.getByRole('alert').textContent()).resolves.toBe(refusal.body.error);
@@ -468,7 +469,11 @@ describe(`Provedores (${backend})`, { timeout: 120_000 }, () => {
     await expectAccessible(page);
     await screenshot(page, 'backoffice-provedores-conciliacao-erro-1280');
     const unknown = await postFromPage(gateway, page, '/backoffice/provedores/conciliacao', { providerId: 'psp-z', de: utcDay(-1), ate: utcDay(-1) });
-    const apiUnknown = await gateway.admin('POST', '/admin/v1/reconciliation', { providerId: 'psp-z', from: startOf(utcDay(-1)), to: startOf(utcDay(0)) });
+    const apiUnknown = await gateway.admin<ErrorBody>('POST', '/admin/v1/reconciliation', {
+      providerId: 'psp-z',
+      from: startOf(utcDay(-1)),
+      to: startOf(utcDay(0)),
+    });
     expect([unknown.status, apiUnknown.status]).toEqual([404, 404]);
     expect(unknown.text).toContain(apiUnknown.body.error);
     expect((await gateway.admin('GET', '/admin/v1/reconciliation')).body.runs).toHaveLength(runsBefore);
@@ -487,14 +492,14 @@ describe(`Provedores (${backend})`, { timeout: 120_000 }, () => {
       { providerId: 'psp-a', reportedCents: 100_000_000 + 1001, readError: null, lowCoverCents: 0, low: false },
       { providerId: 'psp-b', ledgerInCents: 0, ledgerOutCents: 0, reportedCents: 50_000, coverCents: 50_000, lowCoverCents: 100_000, low: true },
     ]);
-    expect(providers[0].ledgerInCents).toBeGreaterThan(0);
+    expect(providers[0]!.ledgerInCents).toBeGreaterThan(0);
     const rows = await rowsOf(page, 'Tesouraria dos provedores');
     expect(rows.map((row) => row.slice(0, 8))).toEqual([
       [
         'psp-a',
-        formatBrl(providers[0].ledgerInCents),
-        formatBrl(providers[0].ledgerOutCents),
-        formatBrl(providers[0].ledgerNetCents),
+        formatBrl(providers[0]!.ledgerInCents),
+        formatBrl(providers[0]!.ledgerOutCents),
+        formatBrl(providers[0]!.ledgerNetCents),
         'R$ 1.000.010,01',
         'R$ 1.000.010,01',
         'Sem mínimo',
@@ -527,7 +532,7 @@ describe(`Provedores (${backend})`, { timeout: 120_000 }, () => {
       await expect(page.getByRole('status').textContent()).resolves.toBe(messages.treasuryRead);
       const [unread] = await rowsOf(page, 'Tesouraria dos provedores');
       expect(unread?.[4]).toBe('— Não lido: simulated provider psp-a is down (connection refused)');
-      expect(unread?.[5]).toBe(formatBrl(providers[0].ledgerNetCents));
+      expect(unread?.[5]).toBe(formatBrl(providers[0]!.ledgerNetCents));
       // A reconciliation asked by the admin token meanwhile fails, and says why.
       const day = Date.parse(`${utcDay(-1)}T00:00:00Z`);
       const failed = await gateway.admin('POST', '/admin/v1/reconciliation', { providerId: 'psp-a', from: day, to: day + DAY });
@@ -548,7 +553,7 @@ describe(`Provedores (${backend})`, { timeout: 120_000 }, () => {
       await expectAccessible(page);
       await screenshot(page, 'backoffice-provedores-sem-leitura-1280');
       const failedPage = await page.context().newPage();
-      await failedPage.goto(`${gateway.url}/backoffice/provedores/conciliacao/${failed.body.runs[0].runId}`);
+      await failedPage.goto(`${gateway.url}/backoffice/provedores/conciliacao/${failed.body.runs[0]!.runId}`);
       await expect(failedPage.getByRole('alert').textContent()).resolves.toContain('simulated provider psp-a is down (connection refused)');
       expect(await failedPage.getByRole('link', { name: 'Baixar relatório (CSV)' }).count()).toBe(0);
       await expectAccessible(failedPage);
@@ -564,7 +569,7 @@ describe(`Provedores (${backend})`, { timeout: 120_000 }, () => {
 
   it('support and compliance read the treasury, the runs, a run and its CSV; a forged reading or run from them is refused (403) and audits nothing', async () => {
     const { runs } = (await gateway.admin('GET', '/admin/v1/reconciliation')).body;
-    const run = runs.find((listed: { status: string }) => listed.status === 'done');
+    const run = runs.find((listed) => listed.status === 'done')!;
     const runsBefore = runs.length;
     for (const role of ['support', 'compliance'] as const) {
       const { page, operatorId } = await signedInOperator(gateway, browser, role);
@@ -605,7 +610,7 @@ describe(`Provedores (${backend})`, { timeout: 120_000 }, () => {
     try {
       const stateOf = async () => {
         const { providers } = (await gateway.admin('GET', '/admin/v1/providers')).body;
-        return providers.find((provider: { id: string }) => provider.id === 'psp-a');
+        return providers.find((provider) => provider.id === 'psp-a')!;
       };
       // Each charge that draws psp-a fails over to psp-b; three failures in a row open its breaker.
       for (let attempt = 0; attempt < 40 && (await stateOf()).state !== 'down'; attempt++) {
@@ -620,7 +625,7 @@ describe(`Provedores (${backend})`, { timeout: 120_000 }, () => {
       await page.goto(`${gateway.url}/backoffice/provedores`);
       const [first, second] = await rowsOf(page, 'Saúde dos provedores');
       expect(first?.slice(0, 2)).toEqual(['psp-a', 'Fora do ar']);
-      expect(first?.[2]).toContain(down.lastError.message);
+      expect(first?.[2]).toContain(down.lastError?.message);
       expect(first?.[2]).toMatch(/em \d{2}\/\d{2}\/\d{4}/);
       expect(first?.[3]).toMatch(/^\d+(,\d)? ms$/);
       expect(second?.slice(0, 3)).toEqual(['psp-b', 'No ar', '—']);

@@ -22,7 +22,7 @@ afterAll(async () => {
   await gateway.close();
 });
 
-const post = (path: string, body?: unknown) => gateway.call('POST', path, { key: merchant.apiKey, ...(body === undefined ? {} : { body }) });
+const post = <P extends string>(path: P, body?: unknown) => gateway.call('POST', path, { key: merchant.apiKey, ...(body === undefined ? {} : { body }) });
 
 async function settledRefund(id: string, amountCents?: number) {
   const created = await post(`/v1/transactions/${id}/refunds`, amountCents === undefined ? {} : { amountCents });

@@ -26,7 +26,7 @@ describe(`concurrency (${backend})`, () => {
     expect(countBy(replies.map((reply) => reply.status))).toEqual({ 201: 1, 200: 39 });
     const ids = new Set(replies.map((reply) => reply.body.transactionId));
     expect(ids.size).toBe(1);
-    expect(replies.filter((reply) => reply.status === 200).every((reply) => reply.body.idempotent === true)).toBe(true);
+    expect(replies.filter((reply) => reply.status === 200).every((reply) => 'idempotent' in reply.body && reply.body.idempotent)).toBe(true);
     const stored = await gateway.database.db.selectFrom('transactions').select('id').where('accountId', '=', merchant.accountId).execute();
     expect(stored.map((row) => row.id)).toEqual([...ids]);
   });

@@ -61,7 +61,7 @@ async function merchantWithCase() {
   const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
   const transactionId = await paidChargeOf(merchant);
   const opened = await operatorOpensCase(transactionId);
-  return { merchant, transactionId, infractionId: opened.infractionId as string, opened };
+  return { merchant, transactionId, infractionId: opened.infractionId, opened };
 }
 
 /** The case as the merchant API reads it (GET /v1/infractions/{id}, expects 200). */

@@ -5,7 +5,7 @@ import { dayAfter, dayOf } from '../../src/platform/saoPauloDay.js';
 import type { UserRole } from '../../src/platform/schema.js';
 import { breakableMoney, expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
 import { postFromPage, signedInPage as signIn } from '../helpers/dashboard.js';
-import { backend, startGateway, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
+import { backend, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /**
  * Recorrências (Pix Automático, DESIGN.md §17) in a real browser: recurrences created through the
@@ -50,15 +50,14 @@ const createByApi = async (merchant: Merchant, overrides: Record<string, unknown
     },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body.id as string;
+  return created.body.id;
 };
-const sandbox = async (merchant: Merchant, path: string, body?: Record<string, unknown>) => {
+const sandbox = async <P extends string>(merchant: Merchant, path: P, body?: Record<string, unknown>) => {
   const answer = await gateway.call('POST', `/sandbox/v1/recurrences/${path}`, { key: merchant.apiKey, body });
   expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(200);
   return answer.body;
 };
-const readByApi = async (merchant: Merchant, id: string): Promise<JsonBody> =>
-  (await gateway.call('GET', `/v1/recurrences/${id}`, { key: merchant.apiKey })).body;
+const readByApi = async (merchant: Merchant, id: string) => (await gateway.call('GET', `/v1/recurrences/${id}`, { key: merchant.apiKey })).body;
 /** The worker's step, run until it has nothing left to do. */
 const runWorker = async () => {
   while ((await gateway.services.recurrences.createDueCycles()) > 0);
@@ -80,7 +79,7 @@ async function recurrenceWithCycles(merchant: Merchant, overrides: Record<string
   advanceDays(1);
   expect((await sandbox(merchant, `${id}/cycles/2/debit`, { outcome: 'paid' })).status).toBe('paid');
   const recurrence = await readByApi(merchant, id);
-  expect(recurrence.cycles.map((cycle: JsonBody) => cycle.status)).toEqual(['skipped', 'paid', 'pending']);
+  expect(recurrence.cycles.map((cycle) => cycle.status)).toEqual(['skipped', 'paid', 'pending']);
   return { id, start, recurrence };
 }
 
@@ -117,7 +116,7 @@ describe(`Recorrências (${backend})`, () => {
     const rows = await rowsOf(page, 'Recorrências');
     expect(rows.map((row) => row.slice(0, 6))).toEqual([
       ['CLUBE-VINHO-7', 'João Assinante', 'Mensal', 'R$ 99,90, variável até R$ 150,00', 'Aguardando autorização', brazilian(variableRow.startDate)],
-      ['ACADEMIA-001', 'Maria Pagadora', 'Semanal', 'R$ 50,00', 'Autorizada', brazilian(recurrence.nextCycleDate)],
+      ['ACADEMIA-001', 'Maria Pagadora', 'Semanal', 'R$ 50,00', 'Autorizada', brazilian(recurrence.nextCycleDate!)],
     ]);
     expect(rows.map((row) => row[6])).toEqual(rows.map(() => expect.stringMatching(/^\d{2}\/\d{2}\/\d{4}/)));
     expect(await page.getByRole('navigation', { name: 'Páginas' }).count()).toBe(0);
@@ -140,10 +139,10 @@ describe(`Recorrências (${backend})`, () => {
     expect(await valueOf(page, 'Início')).toBe(brazilian(start));
     expect(await valueOf(page, 'Fim')).toBe('Sem data de fim');
     expect(await valueOf(page, 'Novas tentativas')).toBe('Até 3 novas tentativas, em até 7 dias após o vencimento');
-    expect(await valueOf(page, 'Próximo ciclo')).toBe(brazilian(recurrence.nextCycleDate));
+    expect(await valueOf(page, 'Próximo ciclo')).toBe(brazilian(recurrence.nextCycleDate!));
     expect(await valueOf(page, 'idRec')).toBe(recurrence.providerRecurrenceId);
     expect(await valueOf(page, 'externalRef')).toBe(recurrence.externalRef);
-    const cycles: JsonBody[] = recurrence.cycles;
+    const { cycles } = recurrence;
     expect(await rowsOf(page, 'Ciclos da recorrência')).toEqual([
       ['1', brazilian(start), brazilian(start), '0', '—', 'Pulado', 'Sem cobrança'],
       ['2', brazilian(dayAfter(start, 7)), brazilian(dayAfter(start, 8)), '1', 'R$ 50,00', 'Pago', 'Ver'],
@@ -161,14 +160,14 @@ describe(`Recorrências (${backend})`, () => {
 
     // A cycle's charge: its page, which links back and offers no plain cancellation (the recurrence's page cancels).
     await page.getByRole('link', { name: 'Ver a cobrança do ciclo 3' }).click();
-    await page.waitForURL(`${gateway.url}/dashboard/cobrancas/${cycles[2].transactionId}`);
+    await page.waitForURL(`${gateway.url}/dashboard/cobrancas/${cycles[2]!.transactionId}`);
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Cobrança de R$ 50,00');
     expect(await valueOf(page, 'Status')).toBe('Aguardando pagamento');
     expect(await page.getByRole('button', { name: 'Cancelar cobrança' }).count()).toBe(0);
     await page.getByRole('link', { name: 'Ver a recorrência (ciclo 3)' }).click();
     await page.waitForURL(`${gateway.url}/dashboard/recorrencias/${id}`);
     await page.getByRole('link', { name: 'Ver a cobrança do ciclo 2' }).click();
-    await page.waitForURL(`${gateway.url}/dashboard/cobrancas/${cycles[1].transactionId}`);
+    await page.waitForURL(`${gateway.url}/dashboard/cobrancas/${cycles[1]!.transactionId}`);
     expect(await valueOf(page, 'Status')).toBe('Paga');
     expect(await valueOf(page, 'Líquido')).toBe('R$ 49,50');
 
@@ -228,13 +227,13 @@ describe(`Recorrências (${backend})`, () => {
 
     const read = await readByApi(merchant, id);
     expect(read).toMatchObject({ status: 'cancelled', cancelledBy: 'merchant', nextCycleDate: null });
-    expect(read.cycles.map((cycle: JsonBody) => cycle.status)).toEqual(['skipped', 'paid', 'cancelled']);
+    expect(read.cycles.map((cycle) => cycle.status)).toEqual(['skipped', 'paid', 'cancelled']);
     const events = await gateway.database.db.selectFrom('events').select(['name', 'payload']).where('name', '=', 'recurrence.cancelled').execute();
     expect(events.filter((event) => JSON.parse(event.payload).id === id)).toHaveLength(1);
     const cancelledCharge = await gateway.database.db
       .selectFrom('events')
       .select('name')
-      .where('transactionId', '=', read.cycles[2].transactionId)
+      .where('transactionId', '=', read.cycles[2]!.transactionId!)
       .where('name', '=', 'transaction.cancelled')
       .execute();
     expect(cancelledCharge).toHaveLength(1);

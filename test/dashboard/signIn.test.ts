@@ -31,7 +31,7 @@ async function invite(accountId: string, role = 'owner') {
   const reply = await gateway.admin('POST', `/admin/v1/accounts/${accountId}/users`, { email, role });
   expect(reply.status).toBe(201);
   // The link names the public base URL; the browser reaches this test's server.
-  return { email, link: `${gateway.url}${new URL(reply.body.inviteUrl as string).pathname}` };
+  return { email, link: `${gateway.url}${new URL(reply.body.inviteUrl).pathname}` };
 }
 
 async function signIn(page: Page, email: string, password = PASSWORD) {

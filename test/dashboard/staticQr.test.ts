@@ -40,7 +40,7 @@ const readCode = async (merchant: Merchant, id: string) => (await gateway.call('
 const createByApi = async (merchant: Merchant, body: Record<string, unknown>) => {
   const created = await gateway.call('POST', '/v1/pix/static', { key: merchant.apiKey, body });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body.id as string;
+  return created.body.id;
 };
 const payByApi = async (merchant: Merchant, id: string, body: Record<string, unknown> = {}) =>
   gateway.call('POST', `/sandbox/v1/pix/static/${id}/pay`, { key: merchant.apiKey, body });

@@ -106,7 +106,7 @@ describe('Webhooks page', () => {
     await paidCharge(gateway, merchant);
     await gateway.services.webhookDispatcher.deliverDue();
     const history = await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}/webhook-deliveries`);
-    const deliveryId = String(history.body.attempts[0].deliveryId);
+    const deliveryId = String(history.body.attempts[0]!.deliveryId);
 
     const viewer = await signedInPage(merchant.accountId, 'viewer');
     await viewer.goto(`${gateway.url}/dashboard/webhooks`);

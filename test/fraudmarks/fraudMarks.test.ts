@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FRAUD_MARKS_REFRESH_MS } from '../../src/fraudmarks/service.js';
 import { balanceOf, createCharge, fund, registerRecipient, reviewRecipient, withdraw } from '../helpers/api.js';
+import { errorOf, withField } from '../helpers/contract.js';
 import { ADMIN_TOKEN, backend, callAt, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /** DESIGN.md §19 "Fraud-marked destinations" (Res. BCB 501); docs/fraud-marks.md. Texts quoted to the character. */
@@ -182,7 +183,7 @@ describe(`fraud marks: withdrawals and recipients are refused before anything is
     expect((await gateway.admin('DELETE', `/admin/v1/fraud-marks/${marked.body.id}`)).status).toBe(204);
     const allowed = await withdraw(gateway, merchant, { amountCents: 1000, pixKey: cpf, pixKeyType: 'cpf', externalRef: 'saque-1' });
     expect(allowed).toMatchObject({ status: 201, body: { status: 'processing' } });
-    expect(await balanceOf(gateway, merchant)).toBe(50_000 - 1000 - allowed.body.feeCents);
+    expect(await balanceOf(gateway, merchant)).toBe(50_000 - 1000 - withField(allowed.body, 'feeCents').feeCents);
   });
 
   it("Mode 2: a recipient's marked document refuses the withdrawal to its e-mail key; its registration is refused too", async () => {
@@ -268,7 +269,7 @@ describe(`fraud marks: withdrawals and recipients are refused before anything is
       const markedAt = performance.now();
       let seenAfter: number | undefined;
       while (seenAfter === undefined && performance.now() - markedAt < FRAUD_MARKS_REFRESH_MS + 1500) {
-        if ((await attempt()).body.error === REFUSED) seenAfter = performance.now() - markedAt;
+        if (errorOf((await attempt()).body) === REFUSED) seenAfter = performance.now() - markedAt;
         else await new Promise((resolve) => setTimeout(resolve, 25));
       }
       expect(seenAfter).toBeDefined();
@@ -278,7 +279,7 @@ describe(`fraud marks: withdrawals and recipients are refused before anything is
       const removedAt = performance.now();
       let liftedAfter: number | undefined;
       while (liftedAfter === undefined && performance.now() - removedAt < FRAUD_MARKS_REFRESH_MS + 1500) {
-        if ((await attempt()).body.error === INSUFFICIENT) liftedAfter = performance.now() - removedAt;
+        if (errorOf((await attempt()).body) === INSUFFICIENT) liftedAfter = performance.now() - removedAt;
         else await new Promise((resolve) => setTimeout(resolve, 25));
       }
       expect(liftedAfter).toBeLessThan(FRAUD_MARKS_REFRESH_MS + 500);
@@ -340,7 +341,7 @@ describe(`fraud marks: a PIX received from a marked payer (${backend})`, () => {
     const payer = { name: 'Pagador Marcado', document: payerCpf, documentType: 'cpf', bankAccount: { ispb: '87654321', branch: '0001', account: '55555' } };
     const paid = await gateway.call('POST', `/sandbox/v1/pix/${transactionId}/pay`, { key: merchant.apiKey, body: { payer } });
     expect(paid).toMatchObject({ status: 200, body: { status: 'paid' } });
-    const net = paid.body.netCents as number;
+    const net = paid.body.netCents;
     expect(net).toBeGreaterThan(0);
 
     const balance = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
@@ -378,7 +379,7 @@ describe(`fraud marks: a PIX received from a marked payer (${backend})`, () => {
     const payer = { name: 'Pagador Marcado', document: payerCpf, documentType: 'cpf', bankAccount: { ispb: '87654321', branch: '0001', account: '55555' } };
     const paid = await gateway.call('POST', `/sandbox/v1/pix/static/${code.body.id}/pay`, { key: merchant.apiKey, body: { payer } });
     expect(paid).toMatchObject({ status: 200, body: { status: 'paid' } });
-    const net = paid.body.netCents as number;
+    const net = paid.body.netCents;
     expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body).toMatchObject({ available: net, blocked: net, withdrawable: 0 });
     const [block] = await gateway.services.ledger.listBlocks(merchant.accountId);
     expect(block).toMatchObject({ kind: 'fraud_mark', status: 'active', amountCents: net });

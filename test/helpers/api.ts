@@ -19,8 +19,7 @@ export const countBy = (values: readonly (string | number)[]) =>
   values.reduce<Record<string, number>>((counts, value) => ({ ...counts, [value]: (counts[value] ?? 0) + 1 }), {});
 
 /** The merchant's `available` balance (GET /v1/balance). */
-export const balanceOf = async (gateway: Gateway, merchant: Merchant) =>
-  (await gateway.call<{ available: number }>('GET', '/v1/balance', { key: merchant.apiKey })).body.available;
+export const balanceOf = async (gateway: Gateway, merchant: Merchant) => (await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body.available;
 
 /** Credits the merchant's balance with an operator adjustment (expects 201). */
 export async function fund(gateway: Gateway, merchant: Merchant, amountCents: number): Promise<void> {
@@ -30,7 +29,7 @@ export async function fund(gateway: Gateway, merchant: Merchant, amountCents: nu
 
 /** Creates a charge from `chargeBody(overrides)` (expects 201) and returns its transactionId. */
 export async function createCharge(gateway: Gateway, merchant: Merchant, overrides: Record<string, unknown> = {}): Promise<string> {
-  const created = await gateway.call<{ transactionId: string }>('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody(overrides) });
+  const created = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody(overrides) });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.transactionId;
 }
@@ -45,7 +44,7 @@ export async function paidCharge(gateway: Gateway, merchant: Merchant): Promise<
 
 /** The transaction as the merchant reads it (the body of GET /v1/transactions/{id}). */
 export const readTransaction = async (gateway: Gateway, merchant: Merchant, transactionId: string) =>
-  (await gateway.call<Record<string, unknown>>('GET', `/v1/transactions/${transactionId}`, { key: merchant.apiKey })).body;
+  (await gateway.call('GET', `/v1/transactions/${transactionId}`, { key: merchant.apiKey })).body;
 
 /** The events written for a transaction, oldest first, with their payloads parsed. */
 export async function eventsOf(gateway: Gateway, transactionId: string) {

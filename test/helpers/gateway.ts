@@ -12,6 +12,8 @@ import { errorCode } from '../../src/platform/errors.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { migrate, openDatabase, type Database } from '../../src/platform/database.js';
 import { createServices, type Services } from '../../src/services.js';
+import type { AdminBody } from './admin.js';
+import type { Method, SuccessBody } from './contract.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const PUBLIC_HOST = 'pix.example.com';
@@ -20,11 +22,10 @@ export const PUBLIC_HOST = 'pix.example.com';
 export const serverUrl = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : undefined;
 export const backend = serverUrl ? 'postgres' : 'pglite';
 
-/** A JSON body as the API answered it: tests read its fields freely and assert them. The one `any` of the code base. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type JsonBody = any;
+/** A reply as the API gave it: the body parsed from JSON (its text when not JSON, undefined when empty). */
+export type Reply<T = unknown> = { status: number; body: T; headers: Headers };
 
-export type Reply<T = JsonBody> = { status: number; body: T; headers: Headers };
+type CallOptions = { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string };
 
 export type Gateway = {
   url: string;
@@ -36,13 +37,16 @@ export type Gateway = {
   services: Services;
   database: Database;
   clock: ManualClock;
-  /** A merchant API call with the given key (no Authorization header when key is null). */
-  call<T = JsonBody>(
-    method: string,
-    path: string,
-    options?: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string },
-  ): Promise<Reply<T>>;
-  admin<T = JsonBody>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
+  /**
+   * A merchant API call with the given key (no Authorization header when key is null). Its body is
+   * typed as the OpenAPI document's success answer for the method and path (`unknown` off the
+   * document); an error answer is read with the type given, `call<ErrorBody>(…)`.
+   */
+  call<M extends Method, P extends string>(method: M, path: P, options?: CallOptions): Promise<Reply<SuccessBody<M, P>>>;
+  call<T>(method: string, path: string, options?: CallOptions): Promise<Reply<T>>;
+  /** An operator API call: its body typed by test/helpers/admin.ts's route table (/admin/v1 is not in the merchant document), or as the type given. */
+  admin<M extends Method, P extends string>(method: M, path: P, body?: unknown): Promise<Reply<AdminBody<M, P>>>;
+  admin<T>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
   /** A merchant with approved KYC and a key; `patch` goes through PATCH /admin/v1/accounts. */
   createMerchant(patch?: Record<string, unknown>, account?: Record<string, unknown>): Promise<Merchant>;
   /** The services of another process on the same database (own pool on the server): a second worker. */
@@ -85,11 +89,7 @@ export const accountBody = (overrides: Record<string, unknown> = {}) => ({
 /** A POST /v1/withdraw body: R$ 10,00 to the CPF of the account's responsible person (the holder, Mode 1). */
 export const withdrawalToHolder = (overrides: Record<string, unknown> = {}) => ({ amountCents: 1000, pixKey: '52998224725', pixKeyType: 'cpf', ...overrides });
 
-async function request(
-  url: string,
-  method: string,
-  options: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string },
-): Promise<Reply> {
+async function request<T>(url: string, method: string, options: CallOptions): Promise<Reply<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   let payload: string | undefined = options.rawBody;
@@ -105,7 +105,8 @@ async function request(
   } catch {
     // not JSON: keep the text
   }
-  return { status: response.status, body, headers: response.headers };
+  // The body is the type the caller names (the document's, or a schema's): the test's assertions check it.
+  return { status: response.status, body: body as T, headers: response.headers };
 }
 
 export async function startGateway(environment: Record<string, string> = {}, options: { logs?: NodeJS.WritableStream } = {}): Promise<Gateway> {
@@ -144,12 +145,12 @@ export async function startGateway(environment: Record<string, string> = {}, opt
     services,
     database,
     clock,
-    call: (method, path, options = {}) => request(url + path, method, options),
-    admin: (method, path, body) => request(url + path, method, { key: ADMIN_TOKEN, body }),
+    call: <T>(method: string, path: string, options: CallOptions = {}) => request<T>(url + path, method, options),
+    admin: <T>(method: string, path: string, body?: unknown) => request<T>(url + path, method, { key: ADMIN_TOKEN, body }),
     async createMerchant(patch, account) {
       const created = await gateway.admin('POST', '/admin/v1/accounts', accountBody(account));
       if (created.status !== 201) throw new Error(`account creation failed: ${JSON.stringify(created.body)}`);
-      const accountId = created.body.accountId as string;
+      const accountId = created.body.accountId;
       const key = await gateway.admin('POST', `/admin/v1/accounts/${accountId}/api-keys`);
       if (key.status !== 201) throw new Error(`key creation failed: ${JSON.stringify(key.body)}`);
       if (patch) {
@@ -224,13 +225,12 @@ async function dropSchema(database: Database, schema: string): Promise<void> {
 
 const DEADLOCK_DETECTED = '40P01';
 
-/** A merchant API call against another server (e.g. a peer). */
-export const callAt = (
-  baseUrl: string,
-  method: string,
-  path: string,
-  options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {},
-) => request(baseUrl + path, method, options);
+/** A merchant API call against another server (e.g. a peer), its body typed as `Gateway.call`'s. */
+export function callAt<M extends Method, P extends string>(baseUrl: string, method: M, path: P, options?: CallOptions): Promise<Reply<SuccessBody<M, P>>>;
+export function callAt<T>(baseUrl: string, method: string, path: string, options?: CallOptions): Promise<Reply<T>>;
+export function callAt<T>(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<Reply<T>> {
+  return request<T>(baseUrl + path, method, options);
+}
 
 /** A PROVIDERS_FILE (DESIGN.md §14) in a folder of its own, for `startGateway({ PROVIDERS_FILE })`. */
 export function providersFile(providers: Record<string, unknown>[]): string {

@@ -104,7 +104,7 @@ async function listed(query: Record<string, string | number>): Promise<ListedRow
     expect(page.status).toBe(200);
     rows.push(...page.body.transactions);
     if (!page.body.hasMore) return rows;
-    startingAfter = page.body.transactions.at(-1).transactionId;
+    startingAfter = page.body.transactions.at(-1)!.transactionId;
   }
 }
 

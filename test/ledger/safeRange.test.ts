@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { balanceOf } from '../helpers/api.js';
 import { startGateway, type Gateway } from '../helpers/gateway.js';
+import { errorOf } from '../helpers/contract.js';
 
 /** Cents stay exact: no balance may leave ±(2^53 − 1), and a refused movement writes nothing. */
 let gateway: Gateway;
@@ -22,7 +23,7 @@ describe('an adjustment past the safe integer range', () => {
     expect((await adjust(merchant.accountId, Number.MAX_SAFE_INTEGER - 10)).status).toBe(201);
     const refused = await adjust(merchant.accountId, 11);
     expect(refused).toMatchObject({ status: 422, body: { error: messages.balanceOutOfRange(Number.MAX_SAFE_INTEGER) } });
-    expect(refused.body.error).toBe('Operação levaria o saldo além do limite (R$ 90.071.992.547.409,91).');
+    expect(errorOf(refused.body)).toBe('Operação levaria o saldo além do limite (R$ 90.071.992.547.409,91).');
     expect(await balanceOf(gateway, merchant)).toBe(Number.MAX_SAFE_INTEGER - 10);
     expect(await gateway.ledgerProblems()).toEqual([]);
     // Up to the limit itself is fine.

@@ -92,7 +92,7 @@ describe('/metrics (no key needed)', () => {
     const first = await paidCharge(gateway, other);
     const second = await paidCharge(gateway, other);
     const open = (id: string) => gateway.call('POST', `/sandbox/v1/pix/${id}/infraction`, { key: other.apiKey, body: { reason: 'fraud', amountCents: 100 } });
-    const cases = [(await open(first)).body.infractionId as string, (await open(second)).body.infractionId as string];
+    const cases = [(await open(first)).body.infractionId, (await open(second)).body.infractionId];
     expect(Number((await scrape())('pix_gateway_med_cases_open')?.metrics[0]?.value)).toBe(before + 2);
     expect((await gateway.admin('POST', `/admin/v1/infractions/${cases[0]}/reject`)).status).toBe(200);
     const family = (await scrape())('pix_gateway_med_cases_open');

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { messages } from '../../src/messages.js';
 import { balanceOf, createCharge, fund, withdraw } from '../helpers/api.js';
 import { chargeBody, serverUrl, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { withField } from '../helpers/contract.js';
 
 /**
  * What a merchant hears while the database primary changes (DESIGN.md §16), on the PostgreSQL
@@ -95,7 +96,7 @@ describe.runIf(serverUrl)('the database primary changes under a request (Postgre
     await run('DROP TRIGGER refuse_as_standby ON ledger_entries');
     const retried = await withdraw(gateway, merchant, body);
     expect(retried.status).toBe(201);
-    expect(await balanceOf(gateway, merchant)).toBe(balance - 1000 - Number(retried.body.feeCents));
+    expect(await balanceOf(gateway, merchant)).toBe(balance - 1000 - withField(retried.body, 'feeCents').feeCents);
     expect((await withdraw(gateway, merchant, body)).status).toBe(200);
     expect(await transactionCount()).toBe(count + 1);
   });
@@ -122,7 +123,7 @@ describe.runIf(serverUrl)('the database primary changes under a request (Postgre
     await run('DROP TRIGGER lose_connection ON transactions');
     const retried = await withdraw(gateway, merchant, body);
     expect(retried.status).toBe(201);
-    expect(await balanceOf(gateway, merchant)).toBe(balance - 1000 - Number(retried.body.feeCents));
+    expect(await balanceOf(gateway, merchant)).toBe(balance - 1000 - withField(retried.body, 'feeCents').feeCents);
   });
 
   it('a sandbox payment on a read-only node: 503 (retryable), never 500; the charge stays payable', async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
 import { readTransaction } from '../helpers/api.js';
 import { ADMIN_TOKEN, chargeBody, customerWith, startGateway, type Gateway, type Merchant, type Reply } from '../helpers/gateway.js';
+import { errorOf } from '../helpers/contract.js';
 
 const ROUTE_NOT_FOUND = 'Rota não encontrada.';
 const BODY_MALFORMED = 'Corpo da requisição não é um JSON válido.';
@@ -25,9 +26,9 @@ function expectErrorShape(reply: Reply, context = ''): void {
   const detail = `${context} → ${reply.status} ${JSON.stringify(reply.body)}`;
   expect(reply.body, detail).toBeTypeOf('object');
   expect(reply.body, detail).not.toBeNull();
-  expect(Object.keys(reply.body), detail).toEqual(['error']);
-  expect(reply.body.error, detail).toBeTypeOf('string');
-  expect(reply.body.error.length, detail).toBeGreaterThan(0);
+  expect(Object.keys(reply.body as object), detail).toEqual(['error']);
+  expect(errorOf(reply.body), detail).toBeTypeOf('string');
+  expect(errorOf(reply.body)?.length, detail).toBeGreaterThan(0);
 }
 
 /** Never a 5xx; every non-2xx answer in the one error shape. */
@@ -574,7 +575,7 @@ describe('property: random queries and paths never cause a 5xx', () => {
   it('GET /v1/transactions?<random>', async () => {
     await fc.assert(
       fc.asyncProperty(query, async (q) => {
-        const path = `/v1/transactions?${q}`;
+        const path = `/v1/transactions?${q}` as const;
         const reply = await gateway.call('GET', path, { key: merchant.apiKey });
         expectHandled(reply, `GET ${path}`);
         expect([200, 400], `GET ${path} → ${reply.status} ${JSON.stringify(reply.body)}`).toContain(reply.status);

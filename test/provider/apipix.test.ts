@@ -425,7 +425,7 @@ describe(`API Pix adapter: unknown outcomes of sends (${backend})`, () => {
   /** What a withdrawal took from the balance: its amount and fee. */
   const debitOf = async (id: string) => {
     const withdrawal = await readTransaction(gateway, merchant, id);
-    return (withdrawal.amountCents as number) + (withdrawal.feeCents as number);
+    return withdrawal.amountCents + withdrawal.feeCents;
   };
   const alertsOf = async (transactionId: string) =>
     ((await gateway.admin('GET', `/admin/v1/alerts?accountId=${merchant.accountId}`)).body.alerts as Record<string, unknown>[]).filter(
@@ -438,7 +438,7 @@ describe(`API Pix adapter: unknown outcomes of sends (${backend})`, () => {
     double.loseNextSendAnswer({ completes: 'after', ms: 6000 });
     const created = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
     expect(created).toMatchObject({ status: 202, body: { status: 'failed_unknown' } });
-    const id = created.body.transactionId as string;
+    const id = created.body.transactionId;
     expect(double.attemptsOf(hex(id)).puts).toBe(3);
     await check(10_000);
     expect(double.attemptsOf(hex(id)).gets).toBe(1); // asked, and not found yet
@@ -458,7 +458,7 @@ describe(`API Pix adapter: unknown outcomes of sends (${backend})`, () => {
     double.loseNextSendAnswer({ completes: 'never' });
     const created = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
     expect(created.status).toBe(202);
-    const id = created.body.transactionId as string;
+    const id = created.body.transactionId;
     await check(10_000);
     // The test's clock also runs with real time (the attempts took seconds): 30 s short of the window, still not proof.
     await check(WINDOW_MS - 40_000);
@@ -478,7 +478,7 @@ describe(`API Pix adapter: unknown outcomes of sends (${backend})`, () => {
     // The PSP breaks its own processing limit: the send appears only after the query that proved it absent.
     double.loseNextSendAnswer({ completes: 'after_first_query' });
     const created = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
-    const id = created.body.transactionId as string;
+    const id = created.body.transactionId;
     await check(WINDOW_MS);
     expect(await statusOf(id)).toBe('failed');
     expect(await balanceOf(gateway, merchant)).toBe(before);
@@ -498,7 +498,7 @@ describe(`API Pix adapter: unknown outcomes of sends (${backend})`, () => {
     await fund(gateway, poor, 1000);
     double.loseNextSendAnswer({ completes: 'after_first_query' });
     const created = await gateway.call('POST', '/v1/withdraw', { key: poor.apiKey, body: withdrawalToHolder({ amountCents: 1000 }) });
-    const id = created.body.transactionId as string;
+    const id = created.body.transactionId;
     await check(WINDOW_MS);
     expect((await readTransaction(gateway, poor, id)).status).toBe('failed');
     // The merchant withdraws the returned money again before the PSP's late completion shows.
@@ -526,7 +526,7 @@ describe(`API Pix adapter: unknown outcomes of sends (${backend})`, () => {
     double.loseNextSendAnswer({ completes: 'after', ms: 6000 });
     const created = await gateway.call('POST', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey, body: { amountCents: 300 } });
     expect(created).toMatchObject({ status: 201, body: { status: 'processing' } });
-    const refundId = created.body.refundId as string;
+    const refundId = created.body.refundId;
     await check(10_000);
     expect(double.attemptsOf(hex(refundId))).toEqual({ puts: 3, gets: 1 });
     expect((await refundsOf(transactionId))[0]).toMatchObject({ status: 'processing' });
@@ -542,7 +542,7 @@ describe(`API Pix adapter: unknown outcomes of sends (${backend})`, () => {
     const before = await balanceOf(gateway, merchant);
     double.loseNextSendAnswer({ completes: 'after_first_query' });
     const created = await gateway.call('POST', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey, body: { amountCents: 400 } });
-    const refundId = created.body.refundId as string;
+    const refundId = created.body.refundId;
     // Its first query comes after the window: not found, proof that the PSP never received it.
     await check(WINDOW_MS);
     expect((await refundsOf(transactionId))[0]).toMatchObject({ refundId, status: 'failed' });

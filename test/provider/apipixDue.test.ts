@@ -83,7 +83,7 @@ const createDue = (body: Record<string, unknown>) => gateway.call('POST', '/v1/p
 async function dueCharge(overrides: Record<string, unknown> = {}): Promise<string> {
   const created = await createDue(dueBody(overrides));
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body.transactionId as string;
+  return created.body.transactionId;
 }
 const refundsOf = async (transactionId: string) =>
   (await gateway.call('GET', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey })).body.refunds as Record<string, unknown>[];

@@ -79,7 +79,7 @@ type Difference = {
 async function differencesOf(runId: string): Promise<Difference[]> {
   const detail = await gateway.admin('GET', `/admin/v1/reconciliation/${runId}`);
   expect(detail.status).toBe(200);
-  return detail.body.differences as Difference[];
+  return detail.body.differences;
 }
 
 const refundsOf = async (transactionId: string) =>
@@ -100,7 +100,7 @@ async function refundAtPsp(payment: { transactionId: string; endToEndId: string 
     body: amountCents === undefined ? {} : { amountCents },
   });
   expect(created).toMatchObject({ status: 201, body: { status: 'processing' } });
-  const refundId = created.body.refundId as string;
+  const refundId = created.body.refundId;
   await double.settleRefund(payment.endToEndId, hex(refundId), outcome);
   const settled = outcome === 'DEVOLVIDO' ? 'refunded' : 'failed';
   await eventually(async () => expect((await refundsOf(payment.transactionId)).find((refund) => refund.refundId === refundId)?.status).toBe(settled));
@@ -110,7 +110,7 @@ async function refundAtPsp(payment: { transactionId: string; endToEndId: string 
 async function withdrawal(amountCents: number): Promise<string> {
   const created = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder({ amountCents }) });
   expect(created).toMatchObject({ status: 201, body: { status: 'processing' } });
-  return created.body.transactionId as string;
+  return created.body.transactionId;
 }
 
 /** What the gateway made at the PSP (beforeAll). */

@@ -3,7 +3,7 @@ import { messages } from '../../src/messages.js';
 import { ApiPixInbound } from '../../src/provider/apipix/inbound.js';
 import { derivedId } from '../../src/platform/ids.js';
 import { balanceOf, eventNames, eventually, readTransaction } from '../helpers/api.js';
-import { backend, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
+import { backend, type Gateway, type Merchant } from '../helpers/gateway.js';
 import type { PspDouble } from '../psp/double.js';
 import { startRecurrenceGateway } from '../psp/recurrenceGateway.js';
 
@@ -46,7 +46,7 @@ const body = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 const create = (overrides: Record<string, unknown> = {}) => gateway.call('POST', '/v1/recurrences', { key: merchant.apiKey, body: body(overrides) });
-const read = async (id: string): Promise<JsonBody> => (await gateway.call('GET', `/v1/recurrences/${id}`, { key: merchant.apiKey })).body;
+const read = async (id: string) => (await gateway.call('GET', `/v1/recurrences/${id}`, { key: merchant.apiKey })).body;
 const cycles = async () => {
   let moved = 0;
   while ((await gateway.services.recurrences.createDueCycles()) > 0) moved++;
@@ -66,7 +66,8 @@ const inbound = () => {
 async function authorized(overrides: Record<string, unknown> = {}): Promise<{ id: string; idRec: string }> {
   const created = await create(overrides);
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const { id, providerRecurrenceId: idRec } = created.body;
+  const { id, providerRecurrenceId } = created.body;
+  const idRec = providerRecurrenceId!;
   await double.answerRec(idRec, 'APROVADA');
   await eventually(async () => expect((await read(id)).status).toBe('authorized'));
   return { id, idRec };
@@ -80,7 +81,8 @@ describe(`API Pix adapter: Pix Automático (${backend})`, () => {
     const created = await create();
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.status).toBe('awaiting_authorization');
-    const { id, providerRecurrenceId: idRec } = created.body;
+    const { id, providerRecurrenceId } = created.body;
+    const idRec = providerRecurrenceId!;
     // BCB's idRec: R, R (retries allowed), the PSP's ISPB, its day, 11 characters.
     expect(idRec).toMatch(/^RR1234567820310303[a-zA-Z0-9]{11}$/);
     expect(double.calls.slice(calls).filter((call) => !call.includes('oauth'))).toEqual(['POST /api/v2/rec', 'POST /api/v2/solicrec']);
@@ -159,7 +161,7 @@ describe(`API Pix adapter: Pix Automático (${backend})`, () => {
   it('the payer refuses, and the payer cancels an authorized one (callbacks): refused; cancelled by the payer, its pending cycle cancelled, nothing sent back', async () => {
     setDay('2031-06-01');
     const refused = await create({ startDate: '2031-06-20' });
-    await double.answerRec(refused.body.providerRecurrenceId, 'REJEITADA');
+    await double.answerRec(refused.body.providerRecurrenceId!, 'REJEITADA');
     await eventually(async () => expect((await read(refused.body.id)).status).toBe('refused'));
 
     const { id, idRec } = await authorized({ startDate: '2031-06-10' });
@@ -228,7 +230,8 @@ describe(`API Pix adapter: Pix Automático (${backend})`, () => {
     setDay('2031-10-01');
     const created = await create({ startDate: '2031-10-10' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const { id, providerRecurrenceId: idRec } = created.body;
+    const { id, providerRecurrenceId } = created.body;
+    const idRec = providerRecurrenceId!;
     // The request lapses at the end of 2031-10-07; the worker expires it.
     setDay('2031-10-08');
     expect(await gateway.services.recurrences.expireAuthorizations()).toBeGreaterThanOrEqual(1);
@@ -421,7 +424,7 @@ describe(`API Pix adapter: Pix Automático with a company debtor (${backend})`, 
       debtor: { name: 'Empresa Assinante LTDA', document: { number: '12.abc.345/01de-35', type: 'cnpj' }, account: { ispb: '87654321', number: '998877' } },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const rec = double.rec(created.body.providerRecurrenceId);
+    const rec = double.rec(created.body.providerRecurrenceId!);
     expect(rec?.vinculo).toMatchObject({ devedor: { cnpj: '12ABC34501DE35', nome: 'Empresa Assinante LTDA' } });
     expect(rec?.solicitacao?.body).toMatchObject({ destinatario: { cnpj: '12ABC34501DE35', conta: '998877', ispbParticipante: '87654321' } });
   });

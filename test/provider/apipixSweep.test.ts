@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { derivedId } from '../../src/platform/ids.js';
 import { ApiPixInbound } from '../../src/provider/apipix/inbound.js';
 import { balanceOf, eventNames, readTransaction } from '../helpers/api.js';
-import { backend, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
+import { backend, type Gateway, type Merchant } from '../helpers/gateway.js';
 import type { PspDouble } from '../psp/double.js';
 import { startRecurrenceGateway } from '../psp/recurrenceGateway.js';
 
@@ -44,7 +44,7 @@ const body = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 const create = (overrides: Record<string, unknown> = {}) => gateway.call('POST', '/v1/recurrences', { key: merchant.apiKey, body: body(overrides) });
-const read = async (id: string): Promise<JsonBody> => (await gateway.call('GET', `/v1/recurrences/${id}`, { key: merchant.apiKey })).body;
+const read = async (id: string) => (await gateway.call('GET', `/v1/recurrences/${id}`, { key: merchant.apiKey })).body;
 const cycles = async () => {
   let moved = 0;
   while ((await gateway.services.recurrences.createDueCycles()) > 0) moved++;
@@ -71,7 +71,8 @@ describe(`API Pix adapter: the sweep of recurrences and cycle charges (${backend
     setDay('2031-03-03');
     const created = await create();
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const { id, providerRecurrenceId: idRec } = created.body;
+    const { id, providerRecurrenceId } = created.body;
+    const idRec = providerRecurrenceId!;
     await double.answerRec(idRec, 'APROVADA');
     expect((await read(id)).status).toBe('awaiting_authorization');
 
@@ -98,7 +99,8 @@ describe(`API Pix adapter: the sweep of recurrences and cycle charges (${backend
   it('a cobr paid at the PSP, its callback lost: credited once by the sweep; another sweep and the late callback change nothing', async () => {
     setDay('2031-04-01');
     const created = await create({ startDate: '2031-04-10', retryPolicy: 'none', frequency: 'monthly' });
-    const { id, providerRecurrenceId: idRec } = created.body;
+    const { id, providerRecurrenceId } = created.body;
+    const idRec = providerRecurrenceId!;
     await double.answerRec(idRec, 'APROVADA');
     expect(await poll()).toBe(1);
     expect(await cycles()).toBe(1);

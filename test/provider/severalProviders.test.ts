@@ -25,7 +25,7 @@ const LIMITS = { limits: { pixPerHour: 100_000, withdrawPerSecond: 1000, withdra
 async function providerOf(gateway: Gateway, transactionId: string): Promise<string> {
   const read = await gateway.admin('GET', `/admin/v1/transactions/${transactionId}`);
   expect(read.status).toBe(200);
-  return read.body.providerId as string;
+  return read.body.providerId;
 }
 
 const outage = (gateway: Gateway, providerId: string, mode: 'down' | 'timeout' | 'up') =>
@@ -164,7 +164,7 @@ describe(`several providers: failover (${backend})`, () => {
   const charge = async () => {
     const created = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    return { transactionId: created.body.transactionId as string, providerId: await providerOf(gateway, created.body.transactionId) };
+    return { transactionId: created.body.transactionId, providerId: await providerOf(gateway, created.body.transactionId) };
   };
 
   const health = async () =>
@@ -190,7 +190,7 @@ describe(`several providers: failover (${backend})`, () => {
     expect(during.every((created) => created.providerId === 'psp-b')).toBe(true);
     expect((await health())['psp-a']).toBe('down');
     const providers = (await gateway.admin('GET', '/admin/v1/providers')).body.providers;
-    expect(providers[0].lastError.message).toBe('simulated provider psp-a is down (connection refused)');
+    expect(providers[0]?.lastError?.message).toBe('simulated provider psp-a is down (connection refused)');
     const metrics = await gateway.call('GET', '/metrics');
     expect(metrics.body).toContain('pix_gateway_provider_state{provider="psp-a",state="down"} 1');
     expect(metrics.body).toContain('pix_gateway_provider_call_duration_seconds_count{provider="psp-a",operation="createCharge",outcome="failed"}');
@@ -278,7 +278,7 @@ describe(`several providers: failover (${backend})`, () => {
     expect(await received(moved.body.transactionId)).toEqual([{ providerId: 'psp-b' }]);
     const send = await gateway.admin('GET', `/admin/v1/provider-sends/${moved.body.transactionId}`);
     expect(send.body.history[0]).toMatchObject({ step: 'send', answer: 'not_sent' });
-    expect(send.body.history[0].detail).toContain('moved to provider psp-b');
+    expect(send.body.history[0]?.detail).toContain('moved to provider psp-b');
 
     // Timed out after sending: it may be at psp-a — it stays there, failed_unknown, and is never sent to psp-b.
     await outage(gateway, 'psp-a', 'timeout');

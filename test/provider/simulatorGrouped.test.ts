@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { balanceOf, countBy, fund } from '../helpers/api.js';
 import { backend, callAt, chargeBody, startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { errorOf } from '../helpers/contract.js';
 
 /**
  * The simulator answers the usual charge and withdrawal of many concurrent requests in one
@@ -38,7 +39,9 @@ describe(`the simulator's grouped answers (${backend})`, () => {
     const statusesOf = (merchant: Merchant) => countBy(replies.filter((_, index) => calls[index] === merchant).map((reply) => reply.status));
     expect(statusesOf(armed)).toEqual({ 201: 17, 502: 3 });
     expect(statusesOf(quiet)).toEqual({ 201: 20 });
-    expect(replies.filter((reply) => reply.status === 502).every((reply) => reply.body.error === 'Erro ao comunicar com gateway. Tente novamente.')).toBe(true);
+    expect(replies.filter((reply) => reply.status === 502).every((reply) => errorOf(reply.body) === 'Erro ao comunicar com gateway. Tente novamente.')).toBe(
+      true,
+    );
     // Every armed outcome was used, and nothing else is left armed.
     const left = await gateway.database.db.selectFrom('sandboxDirectives').select('id').where('accountId', 'in', [armed.accountId, quiet.accountId]).execute();
     expect(left).toEqual([]);
@@ -62,7 +65,7 @@ describe(`the simulator's grouped answers (${backend})`, () => {
     const statusesOf = (merchant: Merchant) => countBy(replies.filter((_, index) => calls[index] === merchant).map((reply) => reply.status));
     expect(statusesOf(armed)).toEqual({ 201: 18, 502: 2 });
     expect(statusesOf(quiet)).toEqual({ 201: 20 });
-    expect(replies.filter((reply) => reply.status === 502).every((reply) => reply.body.error === 'Erro ao processar saque. O valor não foi debitado.')).toBe(
+    expect(replies.filter((reply) => reply.status === 502).every((reply) => errorOf(reply.body) === 'Erro ao processar saque. O valor não foi debitado.')).toBe(
       true,
     );
     expect(await balanceOf(gateway, armed)).toBe(2 * 1_100);

@@ -37,7 +37,7 @@ describe(`treasury per PSP (${backend})`, () => {
     expect(answer.status).toBe(200);
     return Object.fromEntries((answer.body.providers as Reading[]).map((reading) => [reading.providerId, reading]));
   };
-  const providerOf = async (transactionId: string) => (await gateway.admin('GET', `/admin/v1/transactions/${transactionId}`)).body.providerId as string;
+  const providerOf = async (transactionId: string) => (await gateway.admin('GET', `/admin/v1/transactions/${transactionId}`)).body.providerId;
   const lowAlerts = async () =>
     ((await gateway.admin('GET', '/admin/v1/alerts')).body.alerts as { kind: string }[]).filter((alert) => alert.kind === 'treasury_low_cover');
 

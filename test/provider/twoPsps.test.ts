@@ -43,7 +43,7 @@ async function readBack(providerId: string): Promise<void> {
 const providerOf = async (transactionId: string) => {
   const read = await gateway.admin('GET', `/admin/v1/transactions/${transactionId}`);
   expect(read.status).toBe(200);
-  return read.body.providerId as string;
+  return read.body.providerId;
 };
 const statusOf = async (transactionId: string) => (await readTransaction(gateway, merchant, transactionId)).status;
 /** The calls a PSP received that name this id (its txid, idEnvio or devolução id) anywhere in their path. */
@@ -178,7 +178,7 @@ describe(`two API Pix PSPs: charges follow the routing rules and stay bound (${b
     // ... and refunded at A: the devolução is asked of A and settled by A's notification.
     const refund = await gateway.call('POST', `/v1/transactions/${paidAtA}/refunds`, { key: merchant.apiKey, body: { amountCents: 400 } });
     expect(refund).toMatchObject({ status: 201, body: { status: 'processing', amountCents: 400 } });
-    const refundId = refund.body.refundId as string;
+    const refundId = refund.body.refundId;
     expect(double(A).pix(endToEndId)?.devolucoes).toMatchObject([{ id: hex(refundId), natureza: 'ORIGINAL', valor: '4.00' }]);
     expect(callsAbout(A, refundId)).toContain(`PUT /api/v2/pix/${endToEndId}/devolucao/${hex(refundId)}`);
     expect(callsAbout(B, refundId)).toEqual([]);
@@ -276,7 +276,7 @@ describe(`two API Pix PSPs: a notification reaches only its own provider (${back
     // Returned in full through B (devolução ORIGINAL), once however often B reports it; the merchant's balance never moves.
     const refunds = await gateway.call('GET', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey });
     expect(refunds.body.refunds).toHaveLength(1);
-    const [returned] = refunds.body.refunds;
+    const returned = refunds.body.refunds[0]!;
     expect(returned).toMatchObject({ amountCents: 1000 });
     expect(double(B).pix(paidAtB)?.devolucoes).toMatchObject([{ id: hex(returned.refundId), natureza: 'ORIGINAL', valor: '10.00' }]);
     expect(callsAbout(A, returned.refundId)).toEqual([]);
@@ -308,7 +308,7 @@ describe(`two API Pix PSPs: withdrawals (${backend})`, () => {
     await fund(gateway, merchant, 10_000);
     const created = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
     expect(created).toMatchObject({ status: 201, body: { status: 'processing' } });
-    const id = created.body.transactionId as string;
+    const id = created.body.transactionId;
     expect(await providerOf(id)).toBe(A);
     expect(double(A).send(hex(id))).toMatchObject({ valor: '10.00', status: 'EM_PROCESSAMENTO' });
     expect(callsAbout(A, id)).toEqual([`PUT /api/v2/gn/pix/${hex(id)}`]);
@@ -326,7 +326,7 @@ describe(`two API Pix PSPs: withdrawals (${backend})`, () => {
     const beforeAtB = await balanceOf(gateway, merchant);
     const atB = await gateway.call('POST', '/v1/withdraw', { key: merchant.apiKey, body: withdrawalToHolder() });
     expect(atB).toMatchObject({ status: 201, body: { status: 'processing' } });
-    const idAtB = atB.body.transactionId as string;
+    const idAtB = atB.body.transactionId;
     expect(await providerOf(idAtB)).toBe(B);
     expect(callsAbout(B, idAtB)).toEqual([`PUT /api/v2/gn/pix/${hex(idAtB)}`]);
     expect(callsAbout(A, idAtB)).toEqual([]);

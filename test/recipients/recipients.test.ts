@@ -5,6 +5,7 @@ import { newId } from '../../src/platform/ids.js';
 import { findRecipient } from '../../src/recipients/repository.js';
 import { countBy, registerRecipient, reviewRecipient, startNextHour } from '../helpers/api.js';
 import { backend, callAt, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { errorOf } from '../helpers/contract.js';
 
 /** Spec §Recipient, §Recipient states, §POST/GET /v1/recipients, §Errors; DESIGN.md §5 and §6. Texts quoted to the character. */
 const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdef0123456789'; // test/helpers/gateway.ts
@@ -218,7 +219,7 @@ describe('POST /v1/recipients registration', () => {
       createdAt: expect.any(Number),
       updatedAt: expect.any(Number),
     });
-    expect(view.updatedAt).toBeGreaterThanOrEqual(view.createdAt);
+    expect(view!.updatedAt).toBeGreaterThanOrEqual(view!.createdAt);
     // Under review: not listed, not usable.
     expect((await listApproved(merchant)).body).toEqual({ recipients: [], count: 0, hasMore: false });
   });
@@ -684,7 +685,7 @@ describe(`concurrency (${backend})`, () => {
       ),
     );
     expect(countBy(replies.map((reply) => reply.status))).toEqual({ 201: 10, 422: 20 });
-    expect(replies.filter((reply) => reply.status === 422).every((reply) => reply.body.error === limitReached(10))).toBe(true);
+    expect(replies.filter((reply) => reply.status === 422).every((reply) => errorOf(reply.body) === limitReached(10))).toBe(true);
     const stored = await gateway.database.db.selectFrom('recipients').select(['id', 'status']).where('accountId', '=', merchant.accountId).execute();
     expect(stored).toHaveLength(10);
     expect(new Set(stored.map((row) => row.id))).toEqual(new Set(replies.filter((reply) => reply.status === 201).map((reply) => reply.body.recipientId)));

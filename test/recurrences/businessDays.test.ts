@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { dayOf, dayStart } from '../../src/platform/saoPauloDay.js';
-import { backend, startGateway, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
+import { backend, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /**
  * Pix Automático with BCB's ajusteDiaUtil (docs/recurrences.md, `businessDayAdjustment`): a cycle
@@ -43,7 +43,7 @@ describe(`Pix Automático: cycles on business days (${backend})`, () => {
     });
   const sandbox = (path: string, payload?: Record<string, unknown>) =>
     gateway.call('POST', `/sandbox/v1/recurrences/${path}`, { key: merchant.apiKey, body: payload });
-  const read = async (id: string): Promise<JsonBody> => (await gateway.call('GET', `/v1/recurrences/${id}`, { key: merchant.apiKey })).body;
+  const read = async (id: string) => (await gateway.call('GET', `/v1/recurrences/${id}`, { key: merchant.apiKey })).body;
 
   it('moves cycles off weekends and holidays, counts the next from the calendar, keeps a cycle of the last period; calendar days without it', async () => {
     goTo('2027-08-10');
@@ -62,7 +62,7 @@ describe(`Pix Automático: cycles on business days (${backend})`, () => {
       while ((await gateway.services.recurrences.createDueCycles()) > 0);
     }
     // Each cycle: its due day (BCB's dataDeVencimento, the calendar's) and its debit day (the PSP's, with ajusteDiaUtil).
-    const days = async (id: string) => (await read(id)).cycles.map((cycle: JsonBody) => [cycle.dueDate, cycle.attemptDate, cycle.status]);
+    const days = async (id: string) => (await read(id)).cycles.map((cycle) => [cycle.dueDate, cycle.attemptDate, cycle.status]);
     // 4 September is the end: its cycle is due then and debited on the 6th.
     expect(await days(fromSaturday.body.id)).toEqual([
       ['2027-08-28', '2027-08-30', 'pending'],
@@ -103,6 +103,6 @@ describe(`Pix Automático: cycles on business days (${backend})`, () => {
     const refused = await create({ startDate: '2027-10-12', businessDayAdjustment: 'sim' });
     expect(refused).toMatchObject({ status: 400, body: { error: messages.recurrenceBusinessDayAdjustmentInvalid } });
     const listed = await gateway.call('GET', '/v1/recurrences?limit=100', { key: merchant.apiKey });
-    expect(listed.body.recurrences.map((recurrence: JsonBody) => recurrence.startDate)).not.toContain('2027-10-12');
+    expect(listed.body.recurrences.map((recurrence) => recurrence.startDate)).not.toContain('2027-10-12');
   });
 });

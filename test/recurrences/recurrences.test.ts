@@ -10,7 +10,7 @@ import { createRecurrenceBody } from '../../src/recurrences/schemas.js';
 import { RecurrenceService } from '../../src/recurrences/service.js';
 import { RoutingService } from '../../src/routing/service.js';
 import { balanceOf, eventNames, eventually, readTransaction, registerEndpoint } from '../helpers/api.js';
-import { backend, PUBLIC_HOST, startGateway, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
+import { backend, PUBLIC_HOST, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 /** Pix Automático (DESIGN.md §17, docs/recurrences.md): recurrences, their authorization, and a charge per cycle. */
@@ -47,9 +47,9 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     ...overrides,
   });
   const create = (overrides: Record<string, unknown> = {}) => gateway.call('POST', '/v1/recurrences', { key: merchant.apiKey, body: body(overrides) });
-  const sandbox = (path: string, payload?: Record<string, unknown>) =>
+  const sandbox = <P extends string>(path: P, payload?: Record<string, unknown>) =>
     gateway.call('POST', `/sandbox/v1/recurrences/${path}`, { key: merchant.apiKey, body: payload });
-  const read = async (id: string): Promise<JsonBody> => (await gateway.call('GET', `/v1/recurrences/${id}`, { key: merchant.apiKey })).body;
+  const read = async (id: string) => (await gateway.call('GET', `/v1/recurrences/${id}`, { key: merchant.apiKey })).body;
   const cycles = async () => {
     // The worker's step, run until it has nothing left to do.
     let moved = 0;
@@ -141,7 +141,7 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(recurrence.cycles).toHaveLength(1);
     expect(recurrence.cycles[0]).toMatchObject({ cycle: 1, dueDate: start, attemptDate: start, failedAttempts: 0, status: 'pending', amountCents: 5_000 });
     expect(recurrence.nextCycleDate).toBe(dayAfter(start, 7));
-    const first: string = recurrence.cycles[0].transactionId;
+    const first: string = recurrence.cycles[0]!.transactionId!;
     expect(await readTransaction(gateway, merchant, first)).toMatchObject({
       type: 'pix_in',
       status: 'pending',
@@ -212,7 +212,7 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     const cancelled = await gateway.call('POST', `/v1/recurrences/${id}/cancel`, { key: merchant.apiKey });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     expect(cancelled.body).toMatchObject({ status: 'cancelled', cancelledBy: 'merchant', nextCycleDate: null });
-    expect(cancelled.body.cycles.map((cycle: JsonBody) => cycle.status)).toEqual(['paid', 'paid', 'cancelled', 'cancelled', 'paid', 'cancelled']);
+    expect(cancelled.body.cycles.map((cycle) => cycle.status)).toEqual(['paid', 'paid', 'cancelled', 'cancelled', 'paid', 'cancelled']);
     expect((await gateway.call('POST', `/v1/recurrences/${id}/cancel`, { key: merchant.apiKey })).body).toEqual({
       error: messages.recurrenceNotCancellable('cancelled'),
     });
@@ -222,7 +222,7 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(await balanceOf(gateway, merchant)).toBe(before + 3 * 4_950);
     expect(await gateway.ledgerProblems()).toEqual([]);
     expect(await recurrenceEvents(id)).toEqual(['recurrence.authorized', 'recurrence.retry_scheduled', 'recurrence.cancelled']);
-    const charges: string[] = cancelled.body.cycles.map((cycle: JsonBody) => cycle.transactionId);
+    const charges: string[] = cancelled.body.cycles.map((cycle) => cycle.transactionId!);
     expect(await eventNames(gateway, charges[0]!)).toEqual(['transaction.paid']);
     expect(await eventNames(gateway, charges[1]!)).toEqual(['recurrence.retry_scheduled', 'transaction.paid']);
     expect(await eventNames(gateway, charges[2]!)).toEqual(['transaction.cancelled']);
@@ -298,9 +298,9 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     const cancelled = await sandbox(`${id}/cancel`);
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     expect(cancelled.body).toMatchObject({ status: 'cancelled', cancelledBy: 'payer' });
-    const [cycle] = (await read(id)).cycles;
+    const cycle = (await read(id)).cycles[0]!;
     expect(cycle.status).toBe('cancelled');
-    expect(await eventNames(gateway, cycle.transactionId)).toEqual(['transaction.cancelled']);
+    expect(await eventNames(gateway, cycle.transactionId!)).toEqual(['transaction.cancelled']);
     expect(await recurrenceEvents(id)).toEqual(['recurrence.authorized', 'recurrence.cancelled']);
   });
 
@@ -425,11 +425,11 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(lost).toMatchObject({ providerId: 'default', dueDate: dayAfter(today(), 5), amountCents: 5_000, cancelledAt: null });
     gateway.clock.advance(30_000);
     expect(await cycles()).toBe(1);
-    const [cycle] = (await read(id)).cycles;
+    const cycle = (await read(id)).cycles[0]!;
     expect(cycle).toMatchObject({ cycle: 1, status: 'pending' });
     // One cobr at the PSP, named by the cycle's transaction.
     expect(await cobrs()).toEqual([lost]);
-    expect(lost!.txid).toBe(cycle.transactionId.replaceAll('-', ''));
+    expect(lost!.txid).toBe(cycle.transactionId!.replaceAll('-', ''));
     expect(lost!.txid).toMatch(/^[a-zA-Z0-9]{26,35}$/);
     expect(cycle.transactionId).toBe(derivedId(id, 'cycle-1'));
     // Cancelled at the PSP with the cycle.
@@ -470,7 +470,7 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 201]);
     const ids = new Set(answers.map((answer) => answer.body.id));
     expect(ids.size).toBe(1);
-    const [id] = ids;
+    const id = [...ids][0]!;
     const registered = await gateway.database.db.selectFrom('sandboxRecurrences').selectAll().where('recurrenceId', '=', id).execute();
     expect(registered).toHaveLength(1);
     expect((await read(id)).status).toBe('awaiting_authorization');
@@ -594,7 +594,8 @@ describe(`Pix Automático recurrences (${backend})`, () => {
   it("an approval reported after the request expired: the rec is an orphan; its deciding request's attempt hangs, the worker takes it after the lease, and that request's late failure changes nothing; a repeated report asks nothing twice", async () => {
     const created = await create({ startDate: dayAfter(today(), 4) });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const { id, providerRecurrenceId: idRec } = created.body;
+    const { id, providerRecurrenceId } = created.body;
+    const idRec = providerRecurrenceId!;
     advanceDays(2);
     expect(await gateway.services.recurrences.expireAuthorizations()).toBeGreaterThanOrEqual(1);
     expect(await read(id)).toMatchObject({ status: 'expired' });
@@ -704,8 +705,8 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     advanceDays(8);
     const cancelled = await gateway.call('POST', `/v1/recurrences/${id}/cancel`, { key: merchant.apiKey });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
-    expect(cancelled.body.cycles.map((cycle: JsonBody) => cycle.status)).toEqual(['expired']);
-    expect(await eventNames(gateway, cancelled.body.cycles[0].transactionId)).toEqual(['transaction.expired']);
+    expect(cancelled.body.cycles.map((cycle) => cycle.status)).toEqual(['expired']);
+    expect(await eventNames(gateway, cancelled.body.cycles[0]!.transactionId!)).toEqual(['transaction.expired']);
     expect(await recurrenceEvents(id)).toEqual(['recurrence.authorized', 'recurrence.cancelled']);
   });
 
@@ -794,9 +795,9 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     advanceDays(7);
     await cycles();
     expect((await read(id)).cycles).toHaveLength(2);
-    const second = (await read(id)).cycles[1];
+    const second = (await read(id)).cycles[1]!;
     expect(second).toMatchObject({ cycle: 2, dueDate: dayAfter(start, 7), amountCents: 7_000, status: 'pending' });
-    expect(await readTransaction(gateway, merchant, second.transactionId)).toMatchObject({ amountCents: 7_000, feeCents: 70, netCents: 6_930 });
+    expect(await readTransaction(gateway, merchant, second.transactionId!)).toMatchObject({ amountCents: 7_000, feeCents: 70, netCents: 6_930 });
     const before = await balanceOf(gateway, merchant);
     advanceDays(10); // cycle 2's date
     expect((await sandbox(`${id}/cycles/2/debit`, { outcome: 'paid' })).status).toBe(200);
@@ -823,9 +824,9 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     expect(page.status).toBe(200);
     expect(page.body.recurrences).toHaveLength(2);
     expect(page.body.hasMore).toBe(true);
-    const next = await gateway.call('GET', `/v1/recurrences?limit=2&startingAfter=${page.body.recurrences[1].id}`, { key: merchant.apiKey });
-    expect(next.body.recurrences[0].createdAt).toBeLessThanOrEqual(page.body.recurrences[1].createdAt);
-    expect(next.body.recurrences.map((row: JsonBody) => row.id)).not.toContain(page.body.recurrences[0].id);
+    const next = await gateway.call('GET', `/v1/recurrences?limit=2&startingAfter=${page.body.recurrences[1]!.id}`, { key: merchant.apiKey });
+    expect(next.body.recurrences[0]?.createdAt).toBeLessThanOrEqual(page.body.recurrences[1]!.createdAt);
+    expect(next.body.recurrences.map((row) => row.id)).not.toContain(page.body.recurrences[0]?.id);
     const bad = await gateway.call('GET', '/v1/recurrences?startingAfter=nope', { key: merchant.apiKey });
     expect(bad.body).toEqual({ error: messages.recurrenceStartingAfterInvalid });
     // A malformed id is a 400, as every other malformed id; a well-formed unknown one a 404.
@@ -841,7 +842,7 @@ describe(`Pix Automático recurrences (${backend})`, () => {
     const unknown = await gateway.call('GET', '/v1/recurrences/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', { key: merchant.apiKey });
     expect(unknown).toMatchObject({ status: 404, body: { error: messages.recurrenceNotFound } });
     const other = await gateway.createMerchant();
-    const mine = page.body.recurrences[0].id;
+    const mine = page.body.recurrences[0]!.id;
     expect((await gateway.call('GET', `/v1/recurrences/${mine}`, { key: other.apiKey })).status).toBe(404);
     expect((await sandbox(`${mine}/cycles/0/debit`, { outcome: 'paid' })).body).toEqual({ error: messages.recurrenceCycleNotFound });
     expect((await sandbox(`${mine}/cycles/99/debit`, { outcome: 'sim' })).body).toEqual({ error: messages.sandboxDebitOutcomeInvalid });

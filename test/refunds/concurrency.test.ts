@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { countBy, eventNames, fund, paidCharge, readTransaction } from '../helpers/api.js';
 import { backend, callAt, startGateway, type Gateway, type Merchant, NO_CHARGE_FEES } from '../helpers/gateway.js';
+import { errorOf } from '../helpers/contract.js';
 
 /**
  * Refunds and MED under real concurrent HTTP requests, split across two servers with their own
@@ -29,7 +30,7 @@ describe(`refund concurrency (${backend})`, () => {
     const id = await paidCharge(gateway, merchant);
     const replies = await Promise.all(Array.from({ length: 20 }, (_, index) => refundAt(index, merchant, id, { amountCents: 70 })));
     expect(countBy(replies.map((reply) => reply.status))).toEqual({ 201: 14, 422: 6 });
-    const refused = replies.filter((reply) => reply.status === 422).map((reply) => reply.body.error);
+    const refused = replies.filter((reply) => reply.status === 422).map((reply) => errorOf(reply.body));
     expect(new Set(refused)).toEqual(new Set([messages.refundAboveRemainder(20)]));
     const stored = await storedRefunds(id);
     expect(stored.reduce((sum, row) => sum + row.amountCents, 0)).toBe(980);
@@ -87,7 +88,7 @@ describe(`refund concurrency (${backend})`, () => {
       ),
     );
     expect(countBy(replies.map((reply) => reply.status))).toEqual({ 201: 1, 422: 9 });
-    expect(new Set(replies.filter((reply) => reply.status === 422).map((reply) => reply.body.error))).toEqual(new Set([messages.infractionAlreadyOpen]));
+    expect(new Set(replies.filter((reply) => reply.status === 422).map((reply) => errorOf(reply.body)))).toEqual(new Set([messages.infractionAlreadyOpen]));
     expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body).toMatchObject({ available: 1000, blocked: 100, withdrawable: 900 });
   });
 
@@ -106,7 +107,7 @@ describe(`refund concurrency (${backend})`, () => {
     const applied = replies.filter((reply) => reply.status === 200);
     // The first decision the network takes wins; later calls read it (200, same outcome) or find the refund settled (422).
     expect(new Set(applied.map((reply) => reply.body.status)).size).toBe(1);
-    expect(replies.every((reply) => reply.status === 200 || reply.body.error === messages.refundNotProcessing(applied[0]!.body.status))).toBe(true);
+    expect(replies.every((reply) => reply.status === 200 || errorOf(reply.body) === messages.refundNotProcessing(applied[0]!.body.status))).toBe(true);
     const charge = await readTransaction(gateway, merchant, id);
     expect(charge.status).toBe(applied[0]!.body.status === 'refunded' ? 'refunded' : 'paid');
     expect((await eventNames(gateway, id)).filter((name) => name === 'transaction.refunded').length).toBe(applied[0]!.body.status === 'refunded' ? 1 : 0);

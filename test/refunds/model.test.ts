@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { createCharge, eventsOf, fund } from '../helpers/api.js';
-import { startGateway, type Gateway, type JsonBody, type Merchant, type Reply, NO_CHARGE_FEES } from '../helpers/gateway.js';
+import type { Method } from '../helpers/contract.js';
+import { startGateway, type Gateway, type Merchant, type Reply, NO_CHARGE_FEES } from '../helpers/gateway.js';
 
 /**
  * A model-based property test of a charge's life after creation (DESIGN.md §9): random sequences
@@ -96,7 +97,7 @@ function settleBack(model: Model, refund: RefundModel): void {
   emit(model, `transaction.${model.status}`, { refund });
 }
 
-const call = (real: Real, method: string, path: string, body?: unknown) =>
+const call = <M extends Method, P extends string>(real: Real, method: M, path: P, body?: unknown) =>
   gateway.call(method, path, { key: real.merchant.apiKey, ...(body === undefined ? {} : { body }) });
 
 /** A command the gateway carried out: its status, with the body in the message when it is not. */
@@ -120,26 +121,26 @@ async function verify(model: Readonly<Model>, real: Real): Promise<void> {
   const events = await eventsOf(gateway, real.transactionId);
   expect(events.map((event) => event.name)).toEqual(model.events.map((event) => event.name));
   expect(
-    events.map(({ name, payload }: { name: string; payload: JsonBody }) => ({
-      name,
-      status: payload.status,
-      refundedCents: payload.refundedCents,
-      infraction: payload.infraction && { infractionId: payload.infraction.infractionId, status: payload.infraction.status },
-      refund: payload.refund && { refundId: payload.refund.refundId, status: payload.refund.status },
-    })),
+    events.map(({ name, payload }) => {
+      // The event's fields this model follows (each event's full shape: test/webhooks).
+      const { infraction, refund } = payload as { infraction?: { infractionId: string; status: string }; refund?: { refundId: string; status: string } };
+      return {
+        name,
+        status: payload.status,
+        refundedCents: payload.refundedCents,
+        infraction: infraction && { infractionId: infraction.infractionId, status: infraction.status },
+        refund: refund && { refundId: refund.refundId, status: refund.status },
+      };
+    }),
   ).toEqual(model.events);
 
   const refunds = await call(real, 'GET', `/v1/transactions/${real.transactionId}/refunds`);
   expect(refunds.status).toBe(200);
-  expect(refunds.body.refunds.map(({ refundId, kind, amountCents, status }: JsonBody) => ({ refundId, kind, amountCents, status }))).toEqual(
-    model.refunds.toReversed(),
-  );
+  expect(refunds.body.refunds.map(({ refundId, kind, amountCents, status }) => ({ refundId, kind, amountCents, status }))).toEqual(model.refunds.toReversed());
 
   const cases = await call(real, 'GET', '/v1/infractions?limit=100');
   expect(cases.status).toBe(200);
-  expect(
-    cases.body.infractions.map(({ infractionId, transactionId, amountCents, status }: JsonBody) => ({ infractionId, transactionId, amountCents, status })),
-  ).toEqual(
+  expect(cases.body.infractions.map(({ infractionId, transactionId, amountCents, status }) => ({ infractionId, transactionId, amountCents, status }))).toEqual(
     model.cases.toReversed().map(({ infractionId, amountCents, status }) => ({ infractionId, transactionId: real.transactionId, amountCents, status })),
   );
 
@@ -353,10 +354,10 @@ class CloseCase implements Command {
         // The chargeback: a refund of nature MED, debited (even below zero) and settled at once.
         const listed = await call(real, 'GET', `/v1/transactions/${real.transactionId}/refunds`);
         const known = new Set(model.refunds.map((refund) => refund.refundId));
-        const added = listed.body.refunds.filter((refund: JsonBody) => !known.has(refund.refundId));
+        const added = listed.body.refunds.filter((refund) => !known.has(refund.refundId));
         expect(added).toHaveLength(1);
         expect(added[0]).toMatchObject({ kind: 'med', amountCents: chargebackCents, status: 'refunded', reason: 'fraud' });
-        const chargeback: RefundModel = { refundId: added[0].refundId, kind: 'med', amountCents: chargebackCents, status: 'refunded' };
+        const chargeback: RefundModel = { refundId: added[0]!.refundId, kind: 'med', amountCents: chargebackCents, status: 'refunded' };
         model.refunds.push(chargeback);
         model.available -= chargebackCents;
         settleBack(model, chargeback);

@@ -20,7 +20,7 @@ const refund = (merchant: Merchant, transactionId: string, body?: unknown) =>
   gateway.call('POST', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey, ...(body === undefined ? {} : { body }) });
 const settleRefund = (merchant: Merchant, refundId: string, outcome: 'refunded' | 'failed') =>
   gateway.call('POST', `/sandbox/v1/refunds/${refundId}/settle`, { key: merchant.apiKey, body: { outcome } });
-const balance = async (merchant: Merchant) => (await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body as Record<string, number>;
+const balance = async (merchant: Merchant) => (await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body;
 
 describe('POST /v1/transactions/{id}/refunds', () => {
   it('refunds the remainder by default: debited at once, refunded on settlement, charge refunded with its events', async () => {
@@ -206,7 +206,7 @@ describe('POST /v1/transactions/{id}/refunds', () => {
           key: merchant.apiKey,
           body: { amountCents: 1000, pixKey: '52998224725', pixKeyType: 'cpf' },
         });
-        return created.body.transactionId as string;
+        return created.body.transactionId;
       },
       status: 404,
       error: messages.transactionNotFound,
@@ -379,7 +379,7 @@ describe('a payment that arrives for a charge no longer pending', () => {
   it.each(['cancel', 'expire', 'fail'] as const)('after %s: returned to the payer in full, never credited', async (ending) => {
     const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await createCharge(gateway, merchant);
-    const path = ending === 'cancel' ? `/v1/pix/${id}/cancel` : `/sandbox/v1/pix/${id}/${ending}`;
+    const path = ending === 'cancel' ? (`/v1/pix/${id}/cancel` as const) : (`/sandbox/v1/pix/${id}/${ending}` as const);
     const ended = await gateway.call('POST', path, { key: merchant.apiKey });
     expect(ended.status).toBe(200);
     const late = await gateway.call('POST', `/sandbox/v1/pix/${id}/late-payment`, { key: merchant.apiKey });

@@ -41,7 +41,7 @@ describe('a processing withdrawal the network never received', () => {
     await fund(gateway, merchant, 5_000);
     const created = await withdraw(gateway, merchant, withdrawalToHolder());
     expect(created.status).toBe(201);
-    const id = created.body.transactionId as string;
+    const id = created.body.transactionId;
     // As if the process died between the commit and the provider call.
     await gateway.database.db.deleteFrom('sandboxWithdrawals').where('transactionId', '=', id).execute();
 
@@ -57,7 +57,7 @@ describe('a processing withdrawal the network never received', () => {
   it('a second settlement of a settled withdrawal is 422, whatever it asks', async () => {
     const merchant = await gateway.createMerchant();
     await fund(gateway, merchant, 5_000);
-    const id = (await withdraw(gateway, merchant, withdrawalToHolder())).body.transactionId as string;
+    const id = (await withdraw(gateway, merchant, withdrawalToHolder())).body.transactionId;
     expect((await settleWithdrawal(gateway, merchant, id, { outcome: 'paid' })).body.status).toBe('paid');
     expect(await settleWithdrawal(gateway, merchant, id, { outcome: 'failed' })).toMatchObject({
       status: 422,

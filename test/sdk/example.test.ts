@@ -61,7 +61,7 @@ describe('examples/merchant-integration', () => {
     await fund(gateway, merchant, 10_000);
     const register = async (url: string) => {
       const reply = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/webhook-endpoints`, { url });
-      return { secret: reply.body.secret as string };
+      return { secret: reply.body.secret };
     };
     const first = await runIntegration({ baseUrl: gateway.url, apiKey: merchant.apiKey, orderId: '7', registerWebhook: register });
     const again = runIntegration({ baseUrl: gateway.url, apiKey: merchant.apiKey, orderId: '7', registerWebhook: register });

@@ -1,10 +1,10 @@
 import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { PixGateway, type PixGatewayOptions } from '../../packages/sdk/src/index.js';
-import type { Gateway, JsonBody, Merchant } from '../helpers/gateway.js';
+import type { Gateway, Merchant } from '../helpers/gateway.js';
 
 /** What the SDK sent: one entry per attempt, with its JSON body parsed. */
-export type SentRequest = { method: string; url: string; body: JsonBody; headers: Record<string, string> };
+export type SentRequest = { method: string; url: string; body: { externalRef?: string; [field: string]: unknown }; headers: Record<string, string> };
 
 /**
  * The real fetch, recording each attempt the SDK makes (how many, with which body and headers).

@@ -49,7 +49,7 @@ describe('POST /v1/pix: a 502, a timeout or a network error is sent again with t
     const [first, second] = attempts.map((attempt) => attempt.body.externalRef);
     expect(first).toMatch(/^charge_/);
     expect(second).toBe(first);
-    expect(await countByExternalRef(client, first)).toBe(1);
+    expect(await countByExternalRef(client, first!)).toBe(1);
   });
 
   it("the caller's own externalRef is the one sent again", async () => {
@@ -85,7 +85,7 @@ describe('POST /v1/pix: a 502, a timeout or a network error is sent again with t
       expect(charge).toMatchObject({ idempotent: true, status: 'pending' });
       expect(sent).toHaveLength(2);
       expect(sent[1]?.body.externalRef).toBe(sent[0]?.body.externalRef);
-      expect(await countByExternalRef(client, sent[0]?.body.externalRef)).toBe(1);
+      expect(await countByExternalRef(client, sent[0]!.body.externalRef!)).toBe(1);
     } finally {
       await network.close();
     }

@@ -123,7 +123,16 @@ describe(`static QR codes (${backend})`, () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => create({ amountCents: 1_234, externalRef: 'balcao-concorrente' })));
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
     expect(new Set(answers.map((answer) => answer.body.id)).size).toBe(1);
-    expect(answers.map((answer) => answer.body.idempotent ?? false).sort()).toEqual([false, true, true, true, true, true, true, true]);
+    expect(answers.map((answer) => ('idempotent' in answer.body ? answer.body.idempotent : false)).sort()).toEqual([
+      false,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
   });
 
   it('a txid is one whatever its case (bank statements upper-case it): LOJA7 is taken once loja7 is', async () => {
@@ -190,7 +199,7 @@ describe(`static QR codes with several providers (${backend})`, () => {
   const charge = async () => {
     const created = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    return (await gateway.admin('GET', `/admin/v1/transactions/${created.body.transactionId}`)).body.providerId as string;
+    return (await gateway.admin('GET', `/admin/v1/transactions/${created.body.transactionId}`)).body.providerId;
   };
   const stateOf = async (providerId: string) =>
     ((await gateway.admin('GET', '/admin/v1/providers')).body.providers as { id: string; state: string }[]).find((provider) => provider.id === providerId)

@@ -30,7 +30,7 @@ async function invited(role = 'owner') {
   const email = `pessoa${++counter}@example.com`;
   const reply = await gateway.admin('POST', `/admin/v1/accounts/${merchant.accountId}/users`, { email, role });
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
-  return { email, userId: reply.body.userId as string, token: tokenOf(reply.body.inviteUrl as string), inviteUrl: reply.body.inviteUrl as string };
+  return { email, userId: reply.body.userId, token: tokenOf(reply.body.inviteUrl), inviteUrl: reply.body.inviteUrl };
 }
 
 async function withPassword(role = 'owner') {

@@ -2,8 +2,9 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signPayload, secretKeyBytes } from '../../src/webhooks/signature.js';
 import { paidCharge, registerEndpoint, settleWithdrawal, startNextHour, withdraw } from '../helpers/api.js';
-import { startGateway, withdrawalToHolder, type Gateway, type JsonBody, type Merchant } from '../helpers/gateway.js';
+import { startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { startReceiver, type ReceivedWebhook, type Receiver } from '../helpers/receiver.js';
+import type { WebhookAttemptPage } from '../helpers/admin.js';
 
 const SCHEDULE = [60, 300, 1800, 7200, 21600];
 let gateway: Gateway;
@@ -28,9 +29,9 @@ afterEach(async () => {
 
 const dispatcher = () => gateway.services.webhookDispatcher;
 const attemptsOf = async (merchant: Merchant, query = '') => {
-  const reply = await gateway.admin('GET', `/admin/v1/accounts/${merchant.accountId}/webhook-deliveries${query}`);
+  const reply = await gateway.admin<WebhookAttemptPage>('GET', `/admin/v1/accounts/${merchant.accountId}/webhook-deliveries${query}`);
   expect(reply.status).toBe(200);
-  return reply.body.attempts as JsonBody[];
+  return reply.body.attempts;
 };
 /** Requests the receiver got on one path since the test started. */
 const receivedOn = (path: string) => receiver.received.filter((request) => request.path === path);
@@ -87,7 +88,7 @@ describe('a merchant registers an endpoint and receives transaction.paid', () =>
 
     // The history shows the attempt with the exact payload.
     await expect.poll(async () => (await attemptsOf(merchant))[0]?.deliveryStatus, { timeout: 3000 }).toBe('succeeded');
-    const [attempt] = await attemptsOf(merchant);
+    const attempt = (await attemptsOf(merchant))[0]!;
     expect(attempt).toMatchObject({
       eventId: body.eventId,
       event: 'transaction.paid',
@@ -118,7 +119,7 @@ describe('fan-out and filters', () => {
     const chargeId = await paidCharge(gateway, merchant);
     const withdrawal = await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 500 }));
     expect(withdrawal.status).toBe(201);
-    const withdrawalId = withdrawal.body.transactionId as string;
+    const withdrawalId = withdrawal.body.transactionId;
     expect((await settleWithdrawal(gateway, merchant, withdrawalId, { outcome: 'paid' })).status).toBe(200);
     await dispatcher().deliverDue();
 
@@ -196,7 +197,7 @@ describe('retries', () => {
     const { attempts, received } = await deliverWithAnswer(() => ({ status: 503 }), true);
     expect(attempts.map((attempt) => attempt.attemptNumber)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(received).toHaveLength(6);
-    const gaps = attempts.slice(1).map((attempt, index) => Math.round((attempt.attemptedAt - attempts[index].attemptedAt) / 1000));
+    const gaps = attempts.slice(1).map((attempt, index) => Math.round((attempt.attemptedAt - attempts[index]!.attemptedAt) / 1000));
     gaps.forEach((gap, index) => expect(Math.abs(gap - SCHEDULE[index]!)).toBeLessThanOrEqual(1));
     expect(attempts.every((attempt) => attempt.httpStatus === 503 && attempt.deliveryStatus === 'failed')).toBe(true);
     // Same event id on every attempt; timestamp and signature regenerated each time.
@@ -234,7 +235,7 @@ describe('retries', () => {
       expect(attempt).toMatchObject({ httpStatus: null, error: 'timeout after 400 ms' });
       expect(attempt.durationMs).toBeGreaterThanOrEqual(350);
     }
-    expect(attempts[1].deliveryStatus).toBe('pending');
+    expect(attempts[1]?.deliveryStatus).toBe('pending');
   });
 
   it('retries a network error (nothing listening) and then succeeds', async () => {
@@ -254,7 +255,7 @@ describe('retries', () => {
     let calls = 0;
     const { attempts } = await deliverWithAnswer(() => ({ status: ++calls === 1 ? 500 : 204 }), true);
     expect(attempts.map((attempt) => attempt.httpStatus)).toEqual([500, 204]);
-    expect(attempts[1].deliveryStatus).toBe('succeeded');
+    expect(attempts[1]?.deliveryStatus).toBe('succeeded');
   });
 });
 
@@ -266,7 +267,7 @@ describe('manual resend', () => {
     receiver.answerWith((request) => (request.path === path ? { status: 400 } : { status: 200 }));
     const transactionId = await paidCharge(gateway, merchant);
     await dispatcher().deliverDue();
-    const [failed] = await attemptsOf(merchant, `?transactionId=${transactionId}`);
+    const failed = (await attemptsOf(merchant, `?transactionId=${transactionId}`))[0]!;
     expect(failed).toMatchObject({ httpStatus: 400, deliveryStatus: 'failed' });
 
     receiver.answerWith(() => ({ status: 200 }));
@@ -295,7 +296,7 @@ describe('manual resend', () => {
     await registerEndpoint(gateway, merchant, { url: receiver.url(freshPath()) });
     await paidCharge(gateway, merchant);
     await dispatcher().deliverDue();
-    const [attempt] = await attemptsOf(merchant);
+    const attempt = (await attemptsOf(merchant))[0]!;
     startNextHour(gateway); // start of a UTC hour
     for (let index = 0; index < 10; index += 1) {
       expect((await gateway.admin('POST', `/admin/v1/webhook-deliveries/${attempt.deliveryId}/resend`)).status).toBe(202);
@@ -307,7 +308,7 @@ describe('manual resend', () => {
     await registerEndpoint(gateway, other, { url: receiver.url(freshPath()) });
     await paidCharge(gateway, other);
     await dispatcher().deliverDue();
-    const [otherAttempt] = await attemptsOf(other);
+    const otherAttempt = (await attemptsOf(other))[0]!;
     expect((await gateway.admin('POST', `/admin/v1/webhook-deliveries/${otherAttempt.deliveryId}/resend`)).status).toBe(202);
     // The next hour allows again.
     gateway.clock.advance(3_600_000);
@@ -325,7 +326,7 @@ describe('manual resend', () => {
     const endpoint = await registerEndpoint(gateway, merchant, { url: receiver.url(freshPath()) });
     await paidCharge(gateway, merchant);
     await dispatcher().deliverDue();
-    const [attempt] = await attemptsOf(merchant);
+    const attempt = (await attemptsOf(merchant))[0]!;
     expect((await gateway.admin('DELETE', `/admin/v1/accounts/${merchant.accountId}/webhook-endpoints/${endpoint.endpointId}`)).status).toBe(204);
     expect(await gateway.admin('POST', `/admin/v1/webhook-deliveries/${attempt.deliveryId}/resend`)).toMatchObject({
       status: 422,
@@ -342,7 +343,7 @@ describe('secret rotation', () => {
     const before = gateway.clock.now().getTime();
     const rotated = await gateway.admin('POST', `/admin/v1/webhook-endpoints/${endpoint.endpointId}/rotate-secret`, { overlapSeconds: 3600 });
     expect(rotated.status).toBe(201);
-    const newSecret = rotated.body.secret as string;
+    const newSecret = rotated.body.secret;
     expect(newSecret).toMatch(/^whsec_/);
     expect(newSecret).not.toBe(endpoint.secret);
     expect(rotated.body.previousSecretExpiresAt).toBeGreaterThanOrEqual(before + 3_600_000);

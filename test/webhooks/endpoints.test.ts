@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => gateway.close());
 
-const endpoints = (merchant: Merchant) => `/admin/v1/accounts/${merchant.accountId}/webhook-endpoints`;
+const endpoints = (merchant: Merchant) => `/admin/v1/accounts/${merchant.accountId}/webhook-endpoints` as const;
 const register = (merchant: Merchant, body: unknown) => gateway.admin('POST', endpoints(merchant), body);
 
 describe('registering webhook endpoints (operator API)', () => {
@@ -180,7 +180,7 @@ describe('events and deliveries are written with the change', () => {
     await register(merchant, { url: 'https://hooks.example.com/all' });
     await register(merchant, { url: 'https://hooks.example.com/cashout', events: ['cashout'] });
     const charge = await gateway.call('POST', '/v1/pix', { key: merchant.apiKey, body: chargeBody() });
-    const transactionId = charge.body.transactionId as string;
+    const transactionId = charge.body.transactionId;
     const deliveriesOf = () => gateway.database.db.selectFrom('webhookDeliveries').selectAll().where('transactionId', '=', transactionId).execute();
     expect(await deliveriesOf()).toEqual([]); // a new charge is no status change
     expect((await gateway.call('POST', `/sandbox/v1/pix/${transactionId}/pay`, { key: merchant.apiKey })).status).toBe(200);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { balanceOf, countBy, fund } from '../helpers/api.js';
 import { backend, callAt, startGateway, withdrawalToHolder, type Gateway } from '../helpers/gateway.js';
+import { errorOf } from '../helpers/contract.js';
 
 /**
  * Real concurrent HTTP requests, split across two servers with their own connection pools (two
@@ -40,7 +41,7 @@ describe(`concurrency (${backend})`, () => {
     const byStatus = countBy(replies.map((reply) => reply.status));
     expect(Object.keys(byStatus).every((status) => ['200', '201', '422'].includes(status))).toBe(true);
     expect(byStatus[201]).toBe(50);
-    expect(replies.filter((reply) => reply.status === 422).every((reply) => reply.body.error === 'Saldo insuficiente para realizar o saque.')).toBe(true);
+    expect(replies.filter((reply) => reply.status === 422).every((reply) => errorOf(reply.body) === 'Saldo insuficiente para realizar o saque.')).toBe(true);
     // Every request with a shared externalRef that got a withdrawal got the same one.
     const idsByRef = new Map<string, Set<string>>();
     replies.forEach((reply, index) => {

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REFUND_END_TO_END_ID_PATTERN, END_TO_END_ID_PATTERN } from '../../src/pix/endToEndId.js';
 import { balanceOf, eventNames, fund, readTransaction, registerRecipient, reviewRecipient, settleWithdrawal, startNextHour, withdraw } from '../helpers/api.js';
 import { startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
+import { errorOf } from '../helpers/contract.js';
 
 let gateway: Gateway;
 beforeAll(async () => {
@@ -36,7 +37,7 @@ async function approvedRecipient(merchant: Merchant, document = OTHER_CPF, docum
   expect(created.status).toBe(201);
   const approved = await reviewRecipient(gateway, merchant, created.body.recipientId, 'approve', { label: 'Fornecedor' });
   expect(approved.status).toBe(200);
-  return created.body.recipientId as string;
+  return created.body.recipientId;
 }
 
 describe('POST /v1/withdraw validation (in the order of the spec)', () => {
@@ -426,7 +427,7 @@ describe('provider outcomes', () => {
     await arm(merchant, 'interrupted');
     const reply = await withdraw(gateway, merchant, withdrawalToHolder());
     expect(reply.status).toBe(502);
-    const match = /^Saque iniciado mas confirmação interrompida\. Consulte \/v1\/transactions\/([0-9a-f-]{36})$/.exec(reply.body.error);
+    const match = /^Saque iniciado mas confirmação interrompida\. Consulte \/v1\/transactions\/([0-9a-f-]{36})$/.exec(errorOf(reply.body) ?? '');
     expect(match).not.toBeNull();
     const id = match?.[1] ?? '';
     expect((await readTransaction(gateway, merchant, id)).status).toBe('processing');

@@ -35,9 +35,6 @@ export type ReservationCheck = (typeof RESERVATION_CHECKS)[number];
 /** What a merchant is answered when a reservation is refused. */
 export type Refusal = Exclude<ReservationCheck, 'no_balance_row' | 'replay' | 'late'>;
 
-/** The refusal of each rate window. */
-export const RATE_REFUSAL = { second: 'rate_second', minute: 'rate_minute', hour: 'rate_hour' } as const satisfies Record<RateWindowName, Refusal>;
-
 /** The check a reservation's statement refused with, read back from its code; undefined for any other code. */
 export const reservationCheckOf = (code: string | undefined): ReservationCheck | undefined => RESERVATION_CHECKS.find((check) => check === code);
 

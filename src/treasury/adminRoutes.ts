@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { errorResponses } from '../platform/schemas.js';
 import type { ProviderTreasury, TreasuryService } from './service.js';
 
-const treasurySchema = z
+/** A provider's treasury as GET /admin/v1/treasury answers it (the tests type its body from it). */
+export const treasurySchema = z
   .object({
     providerId: z.string(),
     ledgerInCents: z.int().meta({ description: "Money in through the PSP as the ledger's settlement book has it (reversals count as money back in)." }),

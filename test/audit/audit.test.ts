@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fund, paidCharge } from '../helpers/api.js';
+import type { AuditPage } from '../helpers/admin.js';
 import { startGateway, type Gateway } from '../helpers/gateway.js';
 
 /**
@@ -18,17 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => gateway.close());
 
-type Entry = {
-  auditId: string;
-  at: number;
-  actor: string;
-  action: string;
-  accountId: string | null;
-  objectId: string | null;
-  changes: Record<string, unknown>;
-};
 const auditOf = async (query: string) => {
-  const reply = await gateway.admin<{ entries: Entry[]; count: number }>('GET', `/admin/v1/audit?${query}`);
+  const reply = await gateway.admin<AuditPage>('GET', `/admin/v1/audit?${query}`);
   expect(reply.status).toBe(200);
   return reply.body.entries;
 };

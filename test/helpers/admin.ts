@@ -5,6 +5,7 @@ import type { infractionSchema } from '../../src/infractions/schemas.js';
 import type { operatorRecipientListResponse, operatorRecipientSchema } from '../../src/recipients/schemas.js';
 import type { differenceSchema, reconciliationRunSchema } from '../../src/reconciliation/schemas.js';
 import type { providerHealthSchema, routingRulesSchema } from '../../src/routing/schemas.js';
+import type { treasurySchema } from '../../src/treasury/adminRoutes.js';
 import type { operatorTransactionSchema, transactionSchema } from '../../src/transactions/schemas.js';
 import type { invitedOperatorResponse } from '../../src/operators/schemas.js';
 import type { invitedUserResponse } from '../../src/users/schemas.js';
@@ -51,18 +52,7 @@ export type ReconciliationRun = z.infer<typeof reconciliationRunSchema>;
 export type ProviderHealth = z.infer<typeof providerHealthSchema>;
 export type RoutingRules = z.infer<typeof routingRulesSchema>;
 /** GET /admin/v1/treasury: per PSP, the ledger's figures against the PSP's own balance. */
-export type ProviderTreasury = {
-  providerId: string;
-  ledgerInCents: number;
-  ledgerOutCents: number;
-  ledgerNetCents: number;
-  reportedCents: number | null;
-  readError: string | null;
-  coverCents: number;
-  lowCoverCents: number;
-  low: boolean;
-  readAt: number;
-};
+export type ProviderTreasury = z.infer<typeof treasurySchema>;
 /** GET /admin/v1/provider-sends/{id}: a send to the PSP whose outcome needs a person. */
 export type ProviderSend = {
   sendId: string;

@@ -120,19 +120,28 @@ export class InboundService implements ProviderReports {
   }
 
   /**
-   * The PSP returned money of a received PIX through MED: the charge's case (opened now when the
-   * PSP skipped telling us of it) closes against the merchant with this very return as its
-   * chargeback — the block released, the amount debited, the charge refunded in part or in full.
+   * The PSP returned money of a received PIX through MED (a devolução of nature MED_*): the case it
+   * settles closes against the merchant with this very return as its chargeback — the block
+   * released, the amount debited, the charge refunded in part or in full. With MED 2.0 several
+   * cases may run on one charge: the return settles the oldest running case of exactly its amount,
+   * else the oldest that covers it (recovered in part); when the PSP never told us of a case, one
+   * is opened for the return's amount and settled at once. A return already applied changes nothing.
    */
   async chargebackReported(chargeback: ReportedChargeback): Promise<ChargebackReceipt> {
     if (await this.refunds.findByEndToEndId(chargeback.refundEndToEndId)) return 'duplicate';
     const charge = await this.charges.findByPaymentEndToEndId(chargeback.paymentEndToEndId);
     if (charge?.providerId !== this.providerId) return 'unknown_payment';
     try {
+      const cases = await this.infractions.listRunningOf(charge.id);
       const running =
-        (await this.infractions.findRunningOf(charge.id)) ??
-        (await this.infractions.open(charge.id, { reason: chargeback.reason, amountCents: chargeback.amountCents }));
-      await this.infractions.accept(running.id, Math.min(chargeback.amountCents, running.amountCents), undefined, {
+        cases.find((infraction) => infraction.amountCents === chargeback.amountCents) ??
+        cases.find((infraction) => infraction.amountCents > chargeback.amountCents) ??
+        (await this.infractions.open(charge.id, {
+          reason: chargeback.reason,
+          amountCents: chargeback.amountCents,
+          returnEndToEndId: chargeback.refundEndToEndId,
+        }));
+      await this.infractions.accept(running.id, chargeback.amountCents, undefined, {
         refundEndToEndId: chargeback.refundEndToEndId,
       });
       return 'applied';

@@ -1,6 +1,6 @@
-import type { InfractionReason, InfractionRow, InfractionStatus } from '../platform/schema.js';
+import type { InfractionReason, InfractionRow, InfractionSituation, InfractionStatus } from '../platform/schema.js';
 
-/** The MED case as the merchant API and the dispute events show it (DESIGN.md §9); times in Unix milliseconds. */
+/** The MED case as the merchant API and the dispute events show it (DESIGN.md §9, §19); times in Unix milliseconds. */
 export type InfractionView = {
   infractionId: string;
   transactionId: string;
@@ -11,6 +11,10 @@ export type InfractionView = {
   defenseDeadline: number;
   defense: string | null;
   closedAt: number | null;
+  recoveryId: string | null;
+  hop: number;
+  situation: InfractionSituation;
+  recoveredCents: number | null;
 };
 
 export function presentInfraction(row: InfractionRow): InfractionView {
@@ -24,5 +28,9 @@ export function presentInfraction(row: InfractionRow): InfractionView {
     defenseDeadline: row.defenseDeadline.getTime(),
     defense: row.defense,
     closedAt: row.closedAt ? row.closedAt.getTime() : null,
+    recoveryId: row.recoveryId,
+    hop: row.hop,
+    situation: row.situation,
+    recoveredCents: row.recoveredCents,
   };
 }

@@ -21,9 +21,21 @@ export function lockInfraction(tx: Tx, infractionId: string, accountId?: string)
   return query.forUpdate().executeTakeFirst();
 }
 
-/** The running case of a charge, if any. */
-export function findOpenInfractionOf(db: Executor, transactionId: string): Promise<InfractionRow | undefined> {
-  return db.selectFrom('infractions').selectAll().where('transactionId', '=', transactionId).where('status', 'in', OPEN_INFRACTION_STATUSES).executeTakeFirst();
+/** The case opened to settle a MED return of the PSP, if any. */
+export function findInfractionOfReturn(db: Executor, returnEndToEndId: string): Promise<InfractionRow | undefined> {
+  return db.selectFrom('infractions').selectAll().where('returnEndToEndId', '=', returnEndToEndId).executeTakeFirst();
+}
+
+/** The running cases of a charge, the oldest first. */
+export function listRunningInfractionsOf(db: Executor, transactionId: string): Promise<InfractionRow[]> {
+  return db
+    .selectFrom('infractions')
+    .selectAll()
+    .where('transactionId', '=', transactionId)
+    .where('status', 'in', OPEN_INFRACTION_STATUSES)
+    .orderBy('openedAt')
+    .orderBy('id')
+    .execute();
 }
 
 /** The account's cases, newest first, of one status when given. */
@@ -39,7 +51,7 @@ export function updateInfraction(
   infractionId: string,
   transition: InfractionTransition,
   at: Date,
-  changes: { defense?: string; closedAt?: Date } = {},
+  changes: { defense?: string; closedAt?: Date; recoveredCents?: number } = {},
 ): Promise<InfractionRow | undefined> {
   return tx
     .updateTable('infractions')

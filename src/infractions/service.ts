@@ -1,11 +1,12 @@
 import type { Config } from '../config.js';
 import { InvalidStateError, NotFoundError } from '../errors.js';
-import { insertBlock, releaseBlockOfInfraction } from '../ledger/repository.js';
+import { findBalance, insertCaseBlock, releaseBlockOfInfraction } from '../ledger/repository.js';
+import { insertAlert } from '../alerts/repository.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
-import type { InfractionReason, InfractionRow, InfractionStatus, RefundRow, TransactionRow } from '../platform/schema.js';
+import type { InfractionReason, InfractionRow, InfractionSituation, InfractionStatus, RefundRow, TransactionRow } from '../platform/schema.js';
 import type { RefundService } from '../refunds/service.js';
 import { lockTransaction } from '../transactions/repository.js';
 import { CHARGE } from '../transactions/states.js';
@@ -17,12 +18,22 @@ import { allowsInfraction, INFRACTION, type InfractionTransition } from './state
 
 const DAY_MS = 86_400_000;
 
-export type OpenInfractionInput = { amountCents?: number | undefined; reason: InfractionReason };
+export type OpenInfractionInput = {
+  amountCents?: number | undefined;
+  reason: InfractionReason;
+  recoveryId?: string | undefined;
+  hop?: number | undefined;
+  situation?: InfractionSituation | undefined;
+  /** The PSP's MED return this case is opened to settle (a case it never told us of): at most one case per return. */
+  returnEndToEndId?: string | undefined;
+};
 
 /**
- * MED cases (DESIGN.md §9): a payer's bank contests a received PIX. Opening blocks the case's
- * amount; the merchant may defend until the deadline; the case is analysed and closed for the
- * merchant (block released) or against it (block released, chargeback refund debited).
+ * MED cases (DESIGN.md §9, §19's MED 2.0): a payer's PSP contests a received PIX, in part, as one
+ * of the accounts its funds recovery traced the money through; several cases may run on one
+ * charge. Opening blocks what the merchant has of the case's amount (later credits top the block
+ * up); the merchant may defend until the deadline; the case closes for the merchant (block
+ * released) or against it (the recovered amount debited as a chargeback, the rest released).
  */
 export class InfractionService {
   constructor(
@@ -35,10 +46,12 @@ export class InfractionService {
   /** The PSP (sandbox) or the operator opens a case on a paid charge (of the account, when given). */
   async open(transactionId: string, input: OpenInfractionInput, accountId?: string): Promise<InfractionRow> {
     return this.db.transaction().execute(async (tx) => {
+      // The charge's lock makes its cases and refunds one at a time: the remainder below is exact.
       const charge = await lockTransaction(tx, 'pix_in', transactionId, accountId);
       if (!charge) throw new NotFoundError(messages.transactionNotFound);
       assertAllowed(charge, CHARGE.refundInPart, () => messages.infractionChargeNotPaid);
-      if (await repository.findOpenInfractionOf(tx, charge.id)) throw new InvalidStateError(messages.infractionAlreadyOpen);
+      if (input.returnEndToEndId && (await repository.findInfractionOfReturn(tx, input.returnEndToEndId)))
+        throw new InvalidStateError(messages.infractionWrongStatus('accepted'));
       const remainder = await this.refunds.refundableRemainder(tx, charge);
       const amountCents = input.amountCents ?? remainder;
       if (amountCents > remainder || amountCents < 1) throw new InvalidStateError(messages.infractionAboveRemainder(remainder));
@@ -56,8 +69,33 @@ export class InfractionService {
         defense: null,
         closedAt: null,
         updatedAt: now,
+        recoveryId: input.recoveryId ?? null,
+        hop: input.hop ?? 1,
+        situation: input.situation ?? 'unknown',
+        returnEndToEndId: input.returnEndToEndId ?? null,
       });
-      await insertBlock(tx, { id: newId(), accountId: charge.accountId, amountCents, reason: `MED ${infraction.id}`, at: now, infractionId: infraction.id });
+      // The block takes what is withdrawable now; what it lacks, later credits top up.
+      const balance = await findBalance(tx, charge.accountId, { lock: true });
+      const heldCents = Math.max(0, Math.min(amountCents, balance.availableCents - balance.blockedCents));
+      await insertCaseBlock(tx, {
+        id: newId(),
+        accountId: charge.accountId,
+        infractionId: infraction.id,
+        caseCents: amountCents,
+        heldCents,
+        reason: `MED ${infraction.id}`,
+        at: now,
+      });
+      if (heldCents < amountCents) {
+        await insertAlert(tx, {
+          accountId: charge.accountId,
+          kind: 'med_block_short',
+          transactionId: charge.id,
+          severity: 'high',
+          at: now,
+          details: { infractionId: infraction.id, amountCents, heldCents, shortCents: amountCents - heldCents },
+        });
+      }
       await this.recordEvents(tx, INFRACTION.open, charge, infraction, now);
       return infraction;
     });
@@ -83,7 +121,7 @@ export class InfractionService {
         if (infraction.status !== 'open') throw new InvalidStateError(messages.infractionNoDefense(infraction.status));
         if (now >= infraction.defenseDeadline) throw new InvalidStateError(messages.defenseDeadlinePassed);
       },
-      changes: { defense: text },
+      changes: () => ({ defense: text }),
     });
   }
 
@@ -97,28 +135,31 @@ export class InfractionService {
     return this.move(infractionId, INFRACTION.reject, { accountId, close: true });
   }
 
-  /** The charge's case still running, if any. */
-  findRunningOf(transactionId: string): Promise<InfractionRow | undefined> {
-    return repository.findOpenInfractionOf(this.db, transactionId);
+  /** The charge's running cases, the oldest first. */
+  listRunningOf(transactionId: string): Promise<InfractionRow[]> {
+    return repository.listRunningInfractionsOf(this.db, transactionId);
   }
 
   /**
-   * Closed against the merchant (of the account, when given): the block is released and the
-   * chargeback refund of `amountCents` (the case's amount by default) is debited, then sent —
-   * or, when the PSP returned the money already (`returned`), settled as that return.
+   * Closed against the merchant (of the account, when given): the PSP recovered `recoveredCents`
+   * (the case's amount by default, never more) for the victim. The case's block is released and
+   * that amount debited as the chargeback refund, even below zero: what the block lacked is then
+   * owed, taken from later credits. The refund is then sent — or, when the PSP returned the money
+   * already (`returned`), settled as that return.
    */
-  async accept(infractionId: string, amountCents: number | undefined, accountId?: string, returned?: { refundEndToEndId: string }): Promise<InfractionRow> {
+  async accept(infractionId: string, recoveredCents: number | undefined, accountId?: string, returned?: { refundEndToEndId: string }): Promise<InfractionRow> {
     const created: { chargeback?: RefundRow } = {};
     const closed = await this.move(infractionId, INFRACTION.accept, {
       accountId,
       close: true,
       check: (infraction) => {
         if (!allowsInfraction(INFRACTION.accept, infraction.status)) throw new InvalidStateError(messages.infractionWrongStatus(infraction.status));
-        if (amountCents !== undefined && amountCents > infraction.amountCents)
+        if (recoveredCents !== undefined && recoveredCents > infraction.amountCents)
           throw new InvalidStateError(messages.chargebackAboveCase(infraction.amountCents));
       },
+      changes: (infraction) => ({ recoveredCents: recoveredCents ?? infraction.amountCents }),
       effects: async (tx, infraction, charge, at) => {
-        created.chargeback = await this.refunds.createChargeback(tx, charge, infraction, amountCents ?? infraction.amountCents, at);
+        created.chargeback = await this.refunds.createChargeback(tx, charge, infraction, recoveredCents ?? infraction.amountCents, at);
       },
     });
     const refund = created.chargeback;
@@ -141,7 +182,6 @@ export class InfractionService {
     });
   }
 
-  /** Running cases across all accounts (metrics). */
   /** Running cases of every account, the nearest deadline first (the back-office). */
   listRunning(limit: number): Promise<InfractionRow[]> {
     return repository.listRunningInfractions(this.db, limit);
@@ -161,7 +201,7 @@ export class InfractionService {
     options: {
       accountId?: string | undefined;
       check?: (infraction: InfractionRow, now: Date) => void;
-      changes?: { defense?: string };
+      changes?: (infraction: InfractionRow) => { defense?: string; recoveredCents?: number };
       close?: boolean;
       effects?: (tx: Tx, infraction: InfractionRow, charge: TransactionRow, at: Date) => Promise<void>;
     } = {},
@@ -174,8 +214,10 @@ export class InfractionService {
       if (!allowsInfraction(transition, infraction.status)) throw new InvalidStateError(messages.infractionWrongStatus(infraction.status));
       const charge = await lockTransaction(tx, 'pix_in', infraction.transactionId);
       if (!charge) throw new Error(`infraction ${infraction.id} without its charge`);
+      // The balance row before the block (the order of a topping-up credit).
+      if (options.close) await findBalance(tx, charge.accountId, { lock: true });
       const updated = await repository.updateInfraction(tx, infraction.id, transition, now, {
-        ...options.changes,
+        ...options.changes?.(infraction),
         ...(options.close ? { closedAt: now } : {}),
       });
       if (!updated) throw new Error(`infraction ${infraction.id} left ${infraction.status} while locked`);

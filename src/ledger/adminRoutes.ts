@@ -45,7 +45,10 @@ export const ledgerAdminRoutes =
           ...common,
           summary: 'Balance with active blocks and the withdrawable amount',
           params: accountIdParams,
-          response: { 200: z.object({ available: z.int(), blocked: z.int(), withdrawable: z.int() }), ...errorResponses(400, 401, 404) },
+          response: {
+            200: z.object({ available: z.int(), blocked: z.int(), withdrawable: z.int(), owed: z.int(), shortfall: z.int() }),
+            ...errorResponses(400, 401, 404),
+          },
         },
       },
       async (request) => ledger.balance(requireAccountId(request.params.accountId)),

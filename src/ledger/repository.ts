@@ -15,6 +15,8 @@ export type Movement = {
   entries: { book: LedgerBook; amountCents: number }[];
   /** Refuse the movement (return null) if it would take the merchant's balance below zero (a credit always passes: it may top up a balance a chargeback left negative). */
   forbidNegativeBalance?: boolean;
+  /** A credit a block of its own holds at once (a cautionary block): it tops up no MED case. */
+  heldCredit?: boolean;
 };
 
 /** What a movement does to the merchant's balance (its merchant entries); an unbalanced movement is a bug, never written. */
@@ -51,21 +53,58 @@ function entriesInsert(movements: readonly (Omit<Movement, 'forbidNegativeBalanc
 export async function postMovement(tx: Tx, movement: Movement): Promise<{ movementId: string; availableCents: number } | null> {
   const merchantDelta = merchantDeltaOf(movement);
   const movementId = newId();
+  const inRange = sql`available_cents + ${merchantDelta} BETWEEN ${sql.lit(-Number.MAX_SAFE_INTEGER)} AND ${sql.lit(Number.MAX_SAFE_INTEGER)}`;
+  const entries = entriesInsert([{ ...movement, movementId }], { afterBalance: true });
   // One statement (one round trip): the balance row moves, and the entries are written only if it did.
-  const { rows } = await sql<{ availableCents: number }>`
+  // A credit also tops up the blocks of running MED cases that lack money (DESIGN.md §19), from
+  // what it makes withdrawable: `old` locks the row first so `top` is computed on its latest version.
+  const { rows } =
+    merchantDelta > 0 && !movement.heldCredit
+      ? await sql<{ availableCents: number; topCents: number }>`
+    WITH old AS (
+      SELECT least(shortfall_cents, greatest(0, available_cents + ${merchantDelta} - blocked_cents)) AS top_cents
+      FROM balances WHERE account_id = ${movement.accountId} FOR UPDATE
+    ), balance AS (
+      UPDATE balances SET available_cents = available_cents + ${merchantDelta}, blocked_cents = blocked_cents + old.top_cents,
+        shortfall_cents = shortfall_cents - old.top_cents, updated_at = ${movement.at}
+      FROM old WHERE account_id = ${movement.accountId} AND ${inRange}
+      RETURNING available_cents, old.top_cents
+    ), entries AS (${entries})
+    SELECT available_cents, top_cents FROM balance`.execute(tx)
+      : await sql<{ availableCents: number; topCents: number }>`
     WITH balance AS (
       UPDATE balances SET available_cents = available_cents + ${merchantDelta}, updated_at = ${movement.at}
       WHERE account_id = ${movement.accountId} AND (NOT ${movement.forbidNegativeBalance ?? false}::boolean OR ${merchantDelta}::int8 >= 0 OR available_cents + ${merchantDelta} >= 0)
-        AND available_cents + ${merchantDelta} BETWEEN ${sql.lit(-Number.MAX_SAFE_INTEGER)} AND ${sql.lit(Number.MAX_SAFE_INTEGER)}
+        AND ${inRange}
       RETURNING available_cents
-    ), entries AS (${entriesInsert([{ ...movement, movementId }], { afterBalance: true })})
-    SELECT available_cents FROM balance`.execute(tx);
+    ), entries AS (${entries})
+    SELECT available_cents, 0::int8 AS top_cents FROM balance`.execute(tx);
   const balance = rows[0];
-  if (balance) return { movementId, availableCents: balance.availableCents };
+  if (balance) {
+    if (balance.topCents > 0) await topUpCaseBlocks(tx, movement.accountId, balance.topCents);
+    return { movementId, availableCents: balance.availableCents };
+  }
   if (!Number.isSafeInteger((await findAvailable(tx, movement.accountId)) + merchantDelta)) {
     throw new LimitExceededError(messages.balanceOutOfRange(Number.MAX_SAFE_INTEGER));
   }
   return null;
+}
+
+/**
+ * Spreads `topCents`, already counted in the balance row's `blocked_cents`, over the blocks of the
+ * account's running MED cases that lack money, the oldest case first. A statement of its own, run
+ * under the balance row's lock: its snapshot sees every case block committed before that lock.
+ */
+async function topUpCaseBlocks(tx: Tx, accountId: string, topCents: number): Promise<void> {
+  await sql`
+    WITH lacking AS (
+      SELECT b.id, i.amount_cents - b.amount_cents AS lack,
+             sum(i.amount_cents - b.amount_cents) OVER (ORDER BY b.created_at, b.id) AS through
+      FROM blocks b JOIN infractions i ON i.id = b.infraction_id
+      WHERE b.account_id = ${accountId} AND b.status = 'active' AND i.amount_cents > b.amount_cents
+    )
+    UPDATE blocks SET amount_cents = blocks.amount_cents + least(l.lack, ${topCents}::int8 - (l.through - l.lack))
+    FROM lacking l WHERE blocks.id = l.id AND l.through - l.lack < ${topCents}::int8`.execute(tx);
 }
 
 /**
@@ -90,19 +129,23 @@ async function findAvailable(db: Executor, accountId: string): Promise<number> {
   return row.availableCents;
 }
 
-const balanceColumns = (db: Db, accountId: string) => db.selectFrom('balances').select(['availableCents', 'blockedCents']).where('accountId', '=', accountId);
+const balanceColumns = (db: Db, accountId: string) =>
+  db.selectFrom('balances').select(['availableCents', 'blockedCents', 'shortfallCents']).where('accountId', '=', accountId);
 const balanceRow = precompiled((db, accountId: string) => balanceColumns(db, accountId));
 const lockedBalanceRow = precompiled((db, accountId: string) => balanceColumns(db, accountId).forUpdate());
 
-/** The balance row: gross and blocked (the sum of active blocks, kept with them); `lock` holds the row (FOR UPDATE) for a check-then-debit. */
+/**
+ * The balance row: gross, blocked (the sum of active blocks, kept with them) and what running MED
+ * cases' blocks still lack; `lock` holds the row (FOR UPDATE) for a check-then-debit.
+ */
 export async function findBalance(
   db: Executor,
   accountId: string,
   options: { lock?: boolean } = {},
-): Promise<{ availableCents: number; blockedCents: number }> {
+): Promise<{ availableCents: number; blockedCents: number; shortfallCents: number }> {
   const [row] = await (options.lock ? lockedBalanceRow : balanceRow)(db, accountId);
   if (!row) throw new Error(`balance row missing for account ${accountId}`);
-  return { availableCents: row.availableCents, blockedCents: row.blockedCents };
+  return { availableCents: row.availableCents, blockedCents: row.blockedCents, shortfallCents: row.shortfallCents };
 }
 
 /**
@@ -122,16 +165,43 @@ export async function insertBlock(
     UPDATE balances SET blocked_cents = balances.blocked_cents + block.amount_cents FROM block WHERE balances.account_id = block.account_id`.execute(db);
 }
 
-/** Releases active blocks matching `which` and takes their amounts off the balance row's `blocked_cents`; how many were released. */
+/**
+ * The block of a MED case: it holds `heldCents` now (what was withdrawable, up to the case's
+ * amount) and the rest of the case's amount is the balance row's shortfall, which later credits
+ * top up (DESIGN.md §19). One statement, like `insertBlock`.
+ */
+export async function insertCaseBlock(
+  db: Executor,
+  block: { id: string; accountId: string; infractionId: string; caseCents: number; heldCents: number; reason: string; at: Date },
+): Promise<void> {
+  await sql`
+    WITH block AS (
+      INSERT INTO blocks (id, account_id, amount_cents, reason, status, created_at, released_at, infraction_id, kind)
+      VALUES (${block.id}, ${block.accountId}, ${block.heldCents}, ${block.reason}, 'active', ${block.at}, NULL, ${block.infractionId}, 'precautionary')
+      RETURNING account_id, amount_cents
+    )
+    UPDATE balances SET blocked_cents = balances.blocked_cents + block.amount_cents,
+      shortfall_cents = balances.shortfall_cents + ${block.caseCents - block.heldCents}::int8
+    FROM block WHERE balances.account_id = block.account_id`.execute(db);
+}
+
+/**
+ * Releases active blocks matching `which` and takes their amounts off the balance row's
+ * `blocked_cents`, and what a MED case's block still lacked off its `shortfall_cents`; how many
+ * balance rows moved. The balance rows are locked first, the order a topping-up credit takes.
+ */
 async function releaseBlocks(db: Executor, which: { id: string } | { infractionId: string }, at: Date): Promise<number> {
-  const match = 'id' in which ? sql`id = ${which.id}` : sql`infraction_id = ${which.infractionId}`;
+  const match = 'id' in which ? sql`b.id = ${which.id}` : sql`b.infraction_id = ${which.infractionId}`;
+  await sql`SELECT 1 FROM balances WHERE account_id IN (SELECT b.account_id FROM blocks b WHERE ${match} AND b.status = 'active') FOR UPDATE`.execute(db);
   const { rows } = await sql<{ accountId: string }>`
     WITH released AS (
-      UPDATE blocks SET status = 'released', released_at = ${at} WHERE ${match} AND status = 'active' RETURNING account_id, amount_cents
+      UPDATE blocks b SET status = 'released', released_at = ${at}
+      WHERE ${match} AND b.status = 'active'
+      RETURNING b.account_id, b.amount_cents, coalesce((SELECT i.amount_cents FROM infractions i WHERE i.id = b.infraction_id) - b.amount_cents, 0) AS lack_cents
     ), per_account AS (
-      SELECT account_id, sum(amount_cents) AS amount_cents FROM released GROUP BY account_id
+      SELECT account_id, sum(amount_cents) AS amount_cents, sum(lack_cents) AS lack_cents FROM released GROUP BY account_id
     )
-    UPDATE balances SET blocked_cents = balances.blocked_cents - per_account.amount_cents
+    UPDATE balances SET blocked_cents = balances.blocked_cents - per_account.amount_cents, shortfall_cents = balances.shortfall_cents - per_account.lack_cents
     FROM per_account WHERE balances.account_id = per_account.account_id
     RETURNING balances.account_id`.execute(db);
   return rows.length;
@@ -210,6 +280,20 @@ export async function findLedgerProblems(db: Executor): Promise<string[]> {
   for (const row of blockedMismatch.rows) {
     problems.push(`account ${row.accountId}: blocked ${row.blockedCents} but active blocks sum to ${row.activeCents}`);
   }
+  // A running MED case's block holds at most the case's amount; what it lacks is the balance row's shortfall.
+  const shortfallMismatch = await sql<{ accountId: string; shortfallCents: number; lackCents: number }>`
+    SELECT b.account_id, b.shortfall_cents, coalesce(l.lack_cents, 0)::int8 AS lack_cents
+    FROM balances b LEFT JOIN (
+      SELECT k.account_id, sum(i.amount_cents - k.amount_cents) AS lack_cents
+      FROM blocks k JOIN infractions i ON i.id = k.infraction_id WHERE k.status = 'active' GROUP BY k.account_id
+    ) l USING (account_id)
+    WHERE b.shortfall_cents <> coalesce(l.lack_cents, 0)`.execute(db);
+  for (const row of shortfallMismatch.rows) {
+    problems.push(`account ${row.accountId}: shortfall ${row.shortfallCents} but running cases' blocks lack ${row.lackCents}`);
+  }
+  const overfull = await sql<{ blockId: string }>`
+    SELECT k.id AS block_id FROM blocks k JOIN infractions i ON i.id = k.infraction_id WHERE k.amount_cents > i.amount_cents`.execute(db);
+  for (const row of overfull.rows) problems.push(`block ${row.blockId} holds more than its MED case`);
   for (const row of mismatched) {
     if (row.availableCents !== (row.entriesCents ?? 0)) {
       problems.push(`account ${row.accountId}: balance ${row.availableCents} but merchant entries sum to ${row.entriesCents}`);

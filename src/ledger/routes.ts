@@ -13,6 +13,8 @@ const balanceResponse = z
     updatedAt: z.int().meta({ description: 'Unix milliseconds of the response.' }),
     blocked: z.int().meta({ description: 'Sum of active precautionary blocks (MED cases, operator blocks), in cents.' }),
     withdrawable: z.int().meta({ description: 'available − blocked: what withdrawals and refunds may use.' }),
+    owed: z.int().meta({ description: 'What MED chargebacks took beyond the balance (−available when below zero, else 0): later credits pay it first.' }),
+    shortfall: z.int().meta({ description: "What running MED cases' blocks still lack of their amounts: later credits are blocked for them until it is 0." }),
   })
   .meta({ id: 'Balance' });
 
@@ -31,8 +33,8 @@ export const balanceRoutes =
         },
       },
       async (request) => {
-        const { available, blocked, withdrawable } = await ledger.balanceOf(request.merchant.account.id);
-        return { available, pending: 0 as const, currency: 'BRL' as const, updatedAt: clock.now().getTime(), blocked, withdrawable };
+        const { available, blocked, withdrawable, owed, shortfall } = await ledger.balanceOf(request.merchant.account.id);
+        return { available, pending: 0 as const, currency: 'BRL' as const, updatedAt: clock.now().getTime(), blocked, withdrawable, owed, shortfall };
       },
     );
   };

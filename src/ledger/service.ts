@@ -64,10 +64,20 @@ export class LedgerService {
     }));
   }
 
-  /** The balance of an account known to exist (the authenticated merchant's): one read. */
+  /**
+   * The balance of an account known to exist (the authenticated merchant's): one read. `owed` is
+   * what MED chargebacks took beyond the balance (later credits pay it first); `shortfall` what
+   * running MED cases' blocks still lack (later credits are blocked for them next).
+   */
   async balanceOf(accountId: string) {
-    const { availableCents, blockedCents } = await repository.findBalance(this.db, accountId);
-    return { available: availableCents, blocked: blockedCents, withdrawable: availableCents - blockedCents };
+    const { availableCents, blockedCents, shortfallCents } = await repository.findBalance(this.db, accountId);
+    return {
+      available: availableCents,
+      blocked: blockedCents,
+      withdrawable: availableCents - blockedCents,
+      owed: Math.max(0, -availableCents),
+      shortfall: shortfallCents,
+    };
   }
 
   /** Any account's balance (operator); NotFoundError for an unknown account. */

@@ -178,6 +178,8 @@ export interface BalancesTable {
   availableCents: number;
   /** The sum of the account's active blocks, moved with them (ledger/repository.ts). */
   blockedCents: Generated<number>;
+  /** What the running MED cases' blocks still lack (migration 036): later credits top them up. */
+  shortfallCents: Generated<number>;
   updatedAt: Generated<Date>;
   /** The withdrawals that count towards the caps, summed for one UTC day and one UTC month (migration 019; ledger/repository.ts). */
   withdrawnDay: Generated<string>;
@@ -214,6 +216,8 @@ export type BlockKind = 'precautionary' | 'fraud_mark';
 
 export type InfractionStatus = 'open' | 'in_defense' | 'under_analysis' | 'accepted' | 'rejected';
 export type InfractionReason = 'fraud' | 'operational_flaw';
+/** How the victim was led to pay (MED 2.0's funds recovery). */
+export type InfractionSituation = 'scam' | 'account_takeover' | 'coercion' | 'fraudulent_access' | 'other' | 'unknown';
 
 export interface InfractionsTable {
   id: string;
@@ -228,6 +232,15 @@ export interface InfractionsTable {
   defense: string | null;
   closedAt: Date | null;
   updatedAt: Date;
+  /** The funds recovery this case belongs to (MED 2.0), when the PSP names it. */
+  recoveryId: string | null;
+  /** The account's place on the money's trail: 1 when the victim paid the merchant directly. */
+  hop: Generated<number>;
+  situation: Generated<InfractionSituation>;
+  /** What the PSP returned to the victim when the case closed against the merchant. */
+  recoveredCents: Generated<number | null>;
+  /** The PSP's MED return that opened this case and settled it at once (a case we were never told of). */
+  returnEndToEndId: Generated<string | null>;
 }
 
 export type RefundKind = 'merchant' | 'med' | 'returned_payment';

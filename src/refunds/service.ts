@@ -91,7 +91,10 @@ export class RefundService {
       }
       assertAllowed(charge, CHARGE.refundInPart, () => messages.refundChargeNotPaid(chargeStatusAt(charge, now)));
       if (!charge.paidAt || now.getTime() - charge.paidAt.getTime() > REFUND_WINDOW_MS) throw new InvalidStateError(messages.refundWindowExpired);
-      const remainder = await this.refundableRemainder(tx, charge);
+      const committed = await repository.committedAmount(tx, charge.id);
+      // The money a running MED case blocks belongs to the victim until the case closes (DESIGN.md §19).
+      if (committed.openCaseCents > 0) throw new InvalidStateError(messages.refundDuringDispute);
+      const remainder = charge.amountCents - committed.refundsCents;
       const amountCents = input.amountCents ?? remainder;
       if (amountCents > remainder || amountCents < 1) throw new InvalidStateError(messages.refundAboveRemainder(remainder));
       const balance = await findBalance(tx, accountId, { lock: true });

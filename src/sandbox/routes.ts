@@ -89,7 +89,17 @@ const settleRefundBody = z.object(
 );
 
 const closeInfractionBody = z.object(
-  { outcome: z.enum(['accepted', 'rejected'], { error: messages.sandboxInfractionOutcomeInvalid }) },
+  {
+    outcome: z.enum(['accepted', 'rejected'], { error: messages.sandboxInfractionOutcomeInvalid }),
+    recoveredCents: z
+      .int({ error: messages.recoveredCentsInvalid })
+      .positive(messages.recoveredCentsInvalid)
+      .optional()
+      .meta({
+        description:
+          "With `accepted`: what the PSP recovered for the victim (at most the case's amount; default all of it). The rest of the block is released.",
+      }),
+  },
   { error: messages.bodyNotObject },
 );
 
@@ -448,8 +458,7 @@ export const sandboxRoutes =
           response: { 200: infractionSchema, ...errorResponses(400, 401, 403, 404, 422) },
         },
       },
-      async (request) =>
-        presentInfraction(await sandbox.closeInfraction(request.merchant.account.id, requireInfractionId(request.params.id), request.body.outcome)),
+      async (request) => presentInfraction(await sandbox.closeInfraction(request.merchant.account.id, requireInfractionId(request.params.id), request.body)),
     );
   };
 

@@ -170,9 +170,15 @@ export class SandboxService {
     return this.infractions.open(transactionId, input, accountId);
   }
 
-  /** The PSP's decision on a MED case: accepted (chargeback) or rejected (block released). */
-  closeInfraction(accountId: string, infractionId: string, outcome: 'accepted' | 'rejected'): Promise<InfractionRow> {
-    return outcome === 'accepted' ? this.infractions.accept(infractionId, undefined, accountId) : this.infractions.reject(infractionId, accountId);
+  /** The PSP's decision on a MED case: accepted (chargeback of what it recovered) or rejected (block released). */
+  closeInfraction(
+    accountId: string,
+    infractionId: string,
+    decision: { outcome: 'accepted' | 'rejected'; recoveredCents?: number | undefined },
+  ): Promise<InfractionRow> {
+    return decision.outcome === 'accepted'
+      ? this.infractions.accept(infractionId, decision.recoveredCents, accountId)
+      : this.infractions.reject(infractionId, accountId);
   }
 
   armNextCharge(accountId: string, outcome: ChargeDirective): Promise<void> {

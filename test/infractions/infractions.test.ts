@@ -46,6 +46,10 @@ describe('opening a case', () => {
       defenseDeadline: opened.openedAt + 7 * DAY,
       defense: null,
       closedAt: null,
+      recoveryId: null,
+      hop: 1,
+      situation: 'unknown',
+      recoveredCents: null,
     });
     expect(opened.openedAt).toBeGreaterThanOrEqual(before);
     expect(await balance(merchant)).toMatchObject({ available: 1000, blocked: 600, withdrawable: 400 });
@@ -71,14 +75,15 @@ describe('opening a case', () => {
   const refusals: { name: string; setup: (merchant: Merchant) => Promise<string>; body?: unknown; status: number; error: string }[] = [
     { name: 'a pending charge', setup: (merchant) => createCharge(gateway, merchant), status: 422, error: messages.infractionChargeNotPaid },
     {
-      name: 'a charge with an open case',
+      name: 'more than a running case leaves',
       setup: async (merchant) => {
         const id = await paidCharge(gateway, merchant);
         expect((await openCase(merchant, id, { reason: 'fraud', amountCents: 100 })).status).toBe(201);
         return id;
       },
+      body: { reason: 'fraud', amountCents: 901 },
       status: 422,
-      error: messages.infractionAlreadyOpen,
+      error: messages.infractionAboveRemainder(900),
     },
     {
       name: 'more than the charge',
@@ -270,10 +275,14 @@ describe('closing a case', () => {
     expect((await gateway.call('GET', `/v1/infractions/${infractionId}`, { key: merchant.apiKey })).body.status).toBe('open');
   });
 
-  it('an open case holds its amount out of the refundable remainder', async () => {
-    const { merchant, transactionId } = await chargeWithCase({ reason: 'fraud', amountCents: 700 });
-    const refund = await gateway.call('POST', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey, body: { amountCents: 301 } });
-    expect(refund).toMatchObject({ status: 422, body: { error: messages.refundAboveRemainder(300) } });
+  it('no merchant refund while a case runs; once it closes for the merchant, the whole charge may be refunded', async () => {
+    const { merchant, transactionId, infractionId } = await chargeWithCase({ reason: 'fraud', amountCents: 700 });
+    const refused = await gateway.call('POST', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey, body: { amountCents: 100 } });
+    expect({ status: refused.status, body: refused.body }).toEqual({ status: 422, body: { error: messages.refundDuringDispute } });
+    expect(await balance(merchant)).toMatchObject({ available: 1000, blocked: 700 });
+    expect((await closeCase(merchant, infractionId, 'rejected')).status).toBe(200);
+    const refund = await gateway.call('POST', `/v1/transactions/${transactionId}/refunds`, { key: merchant.apiKey, body: {} });
+    expect(refund).toMatchObject({ status: 201, body: { amountCents: 1000, status: 'processing' } });
   });
 });
 

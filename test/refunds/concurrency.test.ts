@@ -50,46 +50,63 @@ describe(`refund concurrency (${backend})`, () => {
     expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body.available).toBe(900);
   });
 
-  it('concurrent refunds and a MED acceptance on one charge never give back more than it was paid', async () => {
+  it('two MED cases and a refund on one charge at once (10 charges): the remainder exact whichever lands first', async () => {
     const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     await fund(gateway, merchant, 10_000);
-    const id = await paidCharge(gateway, merchant);
-    const opened = await gateway.call('POST', `/sandbox/v1/pix/${id}/infraction`, { key: merchant.apiKey, body: { reason: 'fraud', amountCents: 600 } });
-    expect(opened.status).toBe(201);
-    const accept = callAt(peerUrl, 'POST', `/sandbox/v1/infractions/${opened.body.infractionId}/close`, {
-      key: merchant.apiKey,
-      body: { outcome: 'accepted' },
-    });
-    const refunds = Array.from({ length: 10 }, (_, index) => refundAt(index, merchant, id, { amountCents: 100 }));
-    const [accepted, ...replies] = await Promise.all([accept, ...refunds]);
-    expect(accepted.status).toBe(200);
-    // The case holds 600 of the 1000 from the start: 4 refunds of 100 fit, whenever the chargeback lands.
-    expect(countBy(replies.map((reply) => reply.status))).toEqual({ 201: 4, 422: 6 });
-    const stored = await storedRefunds(id);
-    expect(stored.reduce((sum, row) => sum + row.amountCents, 0)).toBe(1000);
-    for (const refund of stored.filter((row) => row.status === 'processing')) {
-      const settled = await gateway.call('POST', `/sandbox/v1/refunds/${refund.id}/settle`, { key: merchant.apiKey, body: { outcome: 'refunded' } });
-      expect(settled.status).toBe(200);
+    const ids = await Promise.all(Array.from({ length: 10 }, () => paidCharge(gateway, merchant)));
+    const outcomes = await Promise.all(
+      ids.map(async (id, index) => {
+        const [first, second, refund] = await Promise.all([
+          callAt(urlOf(index), 'POST', `/sandbox/v1/pix/${id}/infraction`, { key: merchant.apiKey, body: { reason: 'fraud', amountCents: 400 } }),
+          callAt(urlOf(index + 1), 'POST', `/sandbox/v1/pix/${id}/infraction`, { key: merchant.apiKey, body: { reason: 'fraud', amountCents: 400 } }),
+          refundAt(index + 2, merchant, id, { amountCents: 300 }),
+        ]);
+        return { id, cases: [first, second], refund };
+      }),
+    );
+    let refunded = 0;
+    for (const { id, cases, refund } of outcomes) {
+      const opened = cases.filter((reply) => reply.status === 201);
+      if (refund.status === 201) {
+        // The refund came first: one case of 400 fits in the 700 left, the other is refused naming the 300 left.
+        refunded += 300;
+        expect(opened).toHaveLength(1);
+        expect(cases.filter((reply) => reply.status !== 201).map((reply) => ({ status: reply.status, body: reply.body }))).toEqual([
+          { status: 422, body: { error: messages.infractionAboveRemainder(300) } },
+        ]);
+      } else {
+        // A case came first: the refund waits for the cases to close; both cases fit.
+        expect({ status: refund.status, body: refund.body }).toEqual({ status: 422, body: { error: messages.refundDuringDispute } });
+        expect(opened).toHaveLength(2);
+      }
+      // What is left is exact: one more case takes it all by default.
+      const left = 1000 - (refund.status === 201 ? 300 : 0) - 400 * opened.length;
+      const last = await gateway.call('POST', `/sandbox/v1/pix/${id}/infraction`, { key: merchant.apiKey, body: { reason: 'fraud' } });
+      expect({ status: last.status, amountCents: last.body.amountCents }).toEqual({ status: 201, amountCents: left });
     }
-    expect(await readTransaction(gateway, merchant, id)).toMatchObject({ status: 'refunded', refundedCents: 1000 });
-    const names = await eventNames(gateway, id);
-    expect(names.filter((name) => name === 'transaction.chargeback')).toHaveLength(1);
-    expect(names.filter((name) => name === 'transaction.refunded')).toHaveLength(1);
-    expect(names.at(-1)).toBe('transaction.refunded');
+    // Every charge's amount not refunded is held by its cases.
+    expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body).toMatchObject({
+      available: 10_000 + 10 * 1000 - refunded,
+      blocked: 10 * 1000 - refunded,
+      shortfall: 0,
+    });
     expect(await gateway.ledgerProblems()).toEqual([]);
   });
 
-  it('10 concurrent openings of a MED case on one charge: one case, one block', async () => {
+  it('10 concurrent MED cases of 300 on a charge of 1000: three open, the others refused naming the 100 left', async () => {
     const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const id = await paidCharge(gateway, merchant);
     const replies = await Promise.all(
       Array.from({ length: 10 }, (_, index) =>
-        callAt(urlOf(index), 'POST', `/sandbox/v1/pix/${id}/infraction`, { key: merchant.apiKey, body: { reason: 'fraud', amountCents: 100 } }),
+        callAt(urlOf(index), 'POST', `/sandbox/v1/pix/${id}/infraction`, { key: merchant.apiKey, body: { reason: 'fraud', amountCents: 300 } }),
       ),
     );
-    expect(countBy(replies.map((reply) => reply.status))).toEqual({ 201: 1, 422: 9 });
-    expect(new Set(replies.filter((reply) => reply.status === 422).map((reply) => errorOf(reply.body)))).toEqual(new Set([messages.infractionAlreadyOpen]));
-    expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body).toMatchObject({ available: 1000, blocked: 100, withdrawable: 900 });
+    expect(countBy(replies.map((reply) => reply.status))).toEqual({ 201: 3, 422: 7 });
+    expect(new Set(replies.filter((reply) => reply.status === 422).map((reply) => errorOf(reply.body)))).toEqual(
+      new Set([messages.infractionAboveRemainder(100)]),
+    );
+    expect((await gateway.call('GET', '/v1/balance', { key: merchant.apiKey })).body).toMatchObject({ available: 1000, blocked: 900, withdrawable: 100 });
+    expect(await gateway.ledgerProblems()).toEqual([]);
   });
 
   it('concurrent settlements of one refund: exactly one applies', async () => {

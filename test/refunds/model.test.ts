@@ -3,18 +3,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { createCharge, eventsOf, fund } from '../helpers/api.js';
 import type { Method } from '../helpers/contract.js';
-import { startGateway, type Gateway, type Merchant, type Reply, NO_CHARGE_FEES } from '../helpers/gateway.js';
+import { startGateway, type Gateway, type Merchant, type Reply, NO_CHARGE_FEES, withdrawalToHolder } from '../helpers/gateway.js';
 
 /**
- * A model-based property test of a charge's life after creation (DESIGN.md §9): random sequences
- * of sandbox moves (pay, expire, fail), the merchant's cancel, refunds and their settlement, MED
- * cases (opened, defended, analysed, closed either way by the PSP or the operator), the clock
- * moving on and the worker steps (expiry, MED deadline), run over real HTTP against one charge of
- * 1000 cents per property run and replayed on a small in-memory model. After every step the
- * charge's status and refunded amount, its events (each transition's exactly once, in order, with
- * the status, case and refund they carry), its refunds and MED cases, the merchant's balance
- * (available, blocked, withdrawable) and the ledger's invariants must agree with the model; a
- * refused command must answer 422 with its exact message and change nothing.
+ * A model-based property test of a charge's life after creation (DESIGN.md §9, §19's MED 2.0):
+ * random sequences of sandbox moves (pay, expire, fail), the merchant's cancel, refunds and their
+ * settlement, several partial MED cases (opened, defended, analysed, closed either way by the PSP
+ * or the operator, recovered in full or in part), withdrawals and credits of the merchant's
+ * balance, the clock moving on and the worker steps (expiry, MED deadline), run over real HTTP
+ * against one charge of 1000 cents per property run and replayed on a small in-memory model. The
+ * merchant starts with or without other money, so cases meet money already withdrawn: their blocks
+ * take what is withdrawable, later credits top them up, and what a chargeback takes beyond the
+ * balance is owed until credits pay it. After every step the charge's status and refunded amount,
+ * its events (each transition's exactly once, in order, with the status, case and refund they
+ * carry), its refunds and MED cases, the merchant's balance (available, blocked, withdrawable,
+ * owed, shortfall) and the ledger's invariants (entries summing to zero, blocks and shortfall
+ * matching their cases) must agree with the model; a refused command must answer 422 with its
+ * exact message and change nothing.
  */
 let gateway: Gateway;
 
@@ -28,8 +33,8 @@ afterAll(async () => {
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 const AMOUNT = 1000;
-/** What the merchant holds besides the charge: refunds are never short of balance. */
-const FUNDS = 1_000_000;
+/** What the merchant may hold besides the charge: either plenty or nothing (then withdrawals and cases meet). */
+const FUNDS = [0, 0, 2_000] as const;
 /** A charge's default validity (POST /v1/pix without expiresInDays). */
 const VALIDITY = 2 * DAY;
 /** A MED case's defense deadline (MED_DEFENSE_DAYS). */
@@ -40,7 +45,8 @@ const REFUND_WINDOW = 90 * DAY;
 type ChargeStatus = 'pending' | 'paid' | 'expired' | 'cancelled' | 'failed' | 'refunded' | 'partially_refunded';
 type RefundModel = { refundId: string; kind: 'merchant' | 'med'; amountCents: number; status: 'processing' | 'refunded' | 'failed' };
 type CaseStatus = 'open' | 'in_defense' | 'under_analysis' | 'accepted' | 'rejected';
-type CaseModel = { infractionId: string; amountCents: number; status: CaseStatus; openedAt: number };
+/** `held`: what the case's block holds (at most its amount; the rest later credits top up). */
+type CaseModel = { infractionId: string; amountCents: number; held: number; status: CaseStatus; openedAt: number; recoveredCents: number | null };
 /** An event as the model expects it: its name, the charge's status and refunded amount it shows, and the case or settled refund it carries. */
 type ExpectedEvent = {
   name: string;
@@ -63,7 +69,6 @@ type Model = {
   /** Oldest first. */
   events: ExpectedEvent[];
   available: number;
-  blocked: number;
 };
 type Real = { merchant: Merchant; transactionId: string };
 
@@ -71,12 +76,27 @@ const RUNNING: readonly CaseStatus[] = ['open', 'in_defense', 'under_analysis'];
 const isPaid = (model: Readonly<Model>) => model.status === 'paid' || model.status === 'partially_refunded';
 /** A pending charge whose validity elapsed is expired to every move, though it reads pending until the worker runs. */
 const isElapsed = (model: Readonly<Model>) => model.status === 'pending' && model.now >= VALIDITY;
-const runningCase = (model: Readonly<Model>) => model.cases.find((infraction) => RUNNING.includes(infraction.status));
-/** The charge's amount not given back (refunds not failed) nor held by a running case. */
-const remainderOf = (model: Readonly<Model>) =>
-  AMOUNT -
-  model.refunds.filter((refund) => refund.status !== 'failed').reduce((sum, refund) => sum + refund.amountCents, 0) -
-  (runningCase(model)?.amountCents ?? 0);
+const runningCases = (model: Readonly<Model>) => model.cases.filter((infraction) => RUNNING.includes(infraction.status));
+const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
+/** The charge's amount not given back (refunds not failed). */
+const refundableOf = (model: Readonly<Model>) => AMOUNT - sum(model.refunds.filter((refund) => refund.status !== 'failed').map((refund) => refund.amountCents));
+/** ... nor claimed by a running case. */
+const remainderOf = (model: Readonly<Model>) => refundableOf(model) - sum(runningCases(model).map((infraction) => infraction.amountCents));
+/** The blocks: only the running cases' in these runs. */
+const blockedOf = (model: Readonly<Model>) => sum(runningCases(model).map((infraction) => infraction.held));
+const shortfallOf = (model: Readonly<Model>) => sum(runningCases(model).map((infraction) => infraction.amountCents - infraction.held));
+const withdrawableOf = (model: Readonly<Model>) => model.available - blockedOf(model);
+
+/** Money comes in: once the balance covers the blocks, it tops up the running cases' blocks, the oldest first. */
+function credit(model: Model, cents: number): void {
+  model.available += cents;
+  let top = Math.min(shortfallOf(model), Math.max(0, withdrawableOf(model)));
+  for (const infraction of runningCases(model)) {
+    const taken = Math.min(top, infraction.amountCents - infraction.held);
+    infraction.held += taken;
+    top -= taken;
+  }
+}
 
 /** Records an event of the charge as it stands now in the model. */
 function emit(model: Model, name: string, context: { infraction?: CaseModel; refund?: RefundModel } = {}): void {
@@ -140,12 +160,43 @@ async function verify(model: Readonly<Model>, real: Real): Promise<void> {
 
   const cases = await call(real, 'GET', '/v1/infractions?limit=100');
   expect(cases.status).toBe(200);
-  expect(cases.body.infractions.map(({ infractionId, transactionId, amountCents, status }) => ({ infractionId, transactionId, amountCents, status }))).toEqual(
-    model.cases.toReversed().map(({ infractionId, amountCents, status }) => ({ infractionId, transactionId: real.transactionId, amountCents, status })),
+  expect(
+    cases.body.infractions.map(({ infractionId, transactionId, amountCents, status, recoveredCents }) => ({
+      infractionId,
+      transactionId,
+      amountCents,
+      status,
+      recoveredCents,
+    })),
+  ).toEqual(
+    model.cases.toReversed().map(({ infractionId, amountCents, status, recoveredCents }) => ({
+      infractionId,
+      transactionId: real.transactionId,
+      amountCents,
+      status,
+      recoveredCents,
+    })),
+  );
+  // No case ever recovers more than its amount.
+  for (const infraction of cases.body.infractions) expect(infraction.recoveredCents ?? 0).toBeLessThanOrEqual(infraction.amountCents);
+  const blocks = await gateway.database.db
+    .selectFrom('blocks')
+    .select(['infractionId', 'amountCents'])
+    .where('accountId', '=', real.merchant.accountId)
+    .where('status', '=', 'active')
+    .execute();
+  expect(new Map(blocks.map((block) => [block.infractionId, block.amountCents]))).toEqual(
+    new Map(runningCases(model).map((infraction) => [infraction.infractionId, infraction.held])),
   );
 
   const balance = await call(real, 'GET', '/v1/balance');
-  expect(balance.body).toMatchObject({ available: model.available, blocked: model.blocked, withdrawable: model.available - model.blocked });
+  expect(balance.body).toMatchObject({
+    available: model.available,
+    blocked: blockedOf(model),
+    withdrawable: withdrawableOf(model),
+    owed: Math.max(0, -model.available),
+    shortfall: shortfallOf(model),
+  });
   expect(await gateway.ledgerProblems()).toEqual([]);
 }
 
@@ -174,7 +225,7 @@ class PendingMove implements Command {
       emit(model, `transaction.${to}`);
       if (to === 'paid') {
         model.paidAt = model.now;
-        model.available += AMOUNT;
+        credit(model, AMOUNT);
       }
     }
     await verify(model, real);
@@ -209,13 +260,14 @@ class Refund implements Command {
       `/v1/transactions/${real.transactionId}/refunds`,
       this.amountCents === undefined ? {} : { amountCents: this.amountCents },
     );
-    const remainder = remainderOf(model);
+    const remainder = refundableOf(model);
     const amountCents = this.amountCents ?? remainder;
     // A pending charge past its validity reads expired, as in every other move.
     if (!isPaid(model)) expectRefused(reply, messages.refundChargeNotPaid(isElapsed(model) ? 'expired' : model.status));
     else if (model.now - (model.paidAt ?? 0) > REFUND_WINDOW) expectRefused(reply, messages.refundWindowExpired);
+    else if (runningCases(model).length > 0) expectRefused(reply, messages.refundDuringDispute);
     else if (amountCents > remainder || amountCents < 1) expectRefused(reply, messages.refundAboveRemainder(remainder));
-    else if (model.available - model.blocked < amountCents) expectRefused(reply, messages.refundInsufficientBalance);
+    else if (withdrawableOf(model) < amountCents) expectRefused(reply, messages.refundInsufficientBalance);
     else {
       expectAnswered(reply, 201);
       expect(reply.body).toMatchObject({ transactionId: real.transactionId, kind: 'merchant', amountCents, status: 'processing', settledAt: null });
@@ -246,7 +298,7 @@ class SettleRefund implements Command {
       expect(reply.body).toMatchObject({ refundId: refund.refundId, kind: 'merchant', amountCents: refund.amountCents, status: this.outcome });
       refund.status = this.outcome;
       if (this.outcome === 'refunded') settleBack(model, refund);
-      else model.available += refund.amountCents;
+      else credit(model, refund.amountCents);
     }
     await verify(model, real);
   }
@@ -263,14 +315,21 @@ class OpenCase implements Command {
     const remainder = remainderOf(model);
     const amountCents = this.amountCents ?? remainder;
     if (!isPaid(model)) expectRefused(reply, messages.infractionChargeNotPaid);
-    else if (runningCase(model)) expectRefused(reply, messages.infractionAlreadyOpen);
     else if (amountCents > remainder || amountCents < 1) expectRefused(reply, messages.infractionAboveRemainder(remainder));
     else {
       expectAnswered(reply, 201);
-      expect(reply.body).toMatchObject({ transactionId: real.transactionId, status: 'open', reason: 'fraud', amountCents, closedAt: null });
-      const infraction: CaseModel = { infractionId: reply.body.infractionId, amountCents, status: 'open', openedAt: model.now };
+      expect(reply.body).toMatchObject({
+        transactionId: real.transactionId,
+        status: 'open',
+        reason: 'fraud',
+        amountCents,
+        closedAt: null,
+        recoveredCents: null,
+      });
+      // The block takes what is withdrawable now.
+      const held = Math.max(0, Math.min(amountCents, withdrawableOf(model)));
+      const infraction: CaseModel = { infractionId: reply.body.infractionId, amountCents, held, status: 'open', openedAt: model.now, recoveredCents: null };
       model.cases.push(infraction);
-      model.blocked += amountCents;
       emit(model, 'transaction.infraction', { infraction });
       emit(model, 'transaction.blocked', { infraction });
     }
@@ -279,13 +338,18 @@ class OpenCase implements Command {
   toString = () => `openCase(${this.amountCents ?? 'remainder'})`;
 }
 
-/** Commands on the charge's latest MED case. */
-const latestCase = (model: Readonly<Model>) => model.cases.at(-1);
+/** Commands on one of the charge's MED cases: a running one mostly, any one sometimes. */
+function pickCase(model: Readonly<Model>, pick: number): CaseModel {
+  const running = runningCases(model);
+  const candidates = running.length > 0 && pick % 4 !== 0 ? running : model.cases;
+  return candidates[pick % candidates.length]!;
+}
 
 class Defend implements Command {
+  constructor(readonly pick: number) {}
   check = (model: Readonly<Model>) => model.cases.length > 0;
   async run(model: Model, real: Real) {
-    const infraction = latestCase(model)!;
+    const infraction = pickCase(model, this.pick);
     const reply = await call(real, 'POST', `/v1/infractions/${infraction.infractionId}/defense`, { text: 'x' });
     if (infraction.status !== 'open') expectRefused(reply, messages.infractionNoDefense(infraction.status));
     else if (model.now - infraction.openedAt >= DEFENSE) expectRefused(reply, messages.defenseDeadlinePassed);
@@ -301,9 +365,10 @@ class Defend implements Command {
 }
 
 class Analyze implements Command {
+  constructor(readonly pick: number) {}
   check = (model: Readonly<Model>) => model.cases.length > 0;
   async run(model: Model, real: Real) {
-    const infraction = latestCase(model)!;
+    const infraction = pickCase(model, this.pick);
     const reply = await gateway.admin('POST', `/admin/v1/infractions/${infraction.infractionId}/analysis`);
     if (infraction.status !== 'open' && infraction.status !== 'in_defense') expectRefused(reply, messages.infractionWrongStatus(infraction.status));
     else {
@@ -318,21 +383,25 @@ class Analyze implements Command {
 }
 
 /**
- * The case closed: by the PSP through the sandbox (the chargeback takes the case's amount) or by
- * the operator, who may accept a smaller chargeback (`amountCents`, refused above the case's).
+ * The case closed: by the PSP through the sandbox or by the operator; accepted, the PSP recovered
+ * the case's amount or a part of it (`amountCents`, refused above the case's).
  */
 class CloseCase implements Command {
   constructor(
+    readonly pick: number,
     readonly by: 'sandbox' | 'operator',
     readonly outcome: 'accepted' | 'rejected',
     readonly amountCents?: number,
   ) {}
   check = (model: Readonly<Model>) => model.cases.length > 0;
   async run(model: Model, real: Real) {
-    const infraction = latestCase(model)!;
+    const infraction = pickCase(model, this.pick);
     const reply =
       this.by === 'sandbox'
-        ? await call(real, 'POST', `/sandbox/v1/infractions/${infraction.infractionId}/close`, { outcome: this.outcome })
+        ? await call(real, 'POST', `/sandbox/v1/infractions/${infraction.infractionId}/close`, {
+            outcome: this.outcome,
+            ...(this.amountCents === undefined ? {} : { recoveredCents: this.amountCents }),
+          })
         : await gateway.admin(
             'POST',
             `/admin/v1/infractions/${infraction.infractionId}/${this.outcome === 'accepted' ? 'accept' : 'reject'}`,
@@ -346,7 +415,7 @@ class CloseCase implements Command {
       expectAnswered(reply, 200);
       expect(reply.body).toMatchObject({ infractionId: infraction.infractionId, status: this.outcome, closedAt: expect.any(Number) });
       infraction.status = this.outcome;
-      model.blocked -= infraction.amountCents;
+      if (this.outcome === 'accepted') infraction.recoveredCents = chargebackCents;
       if (this.outcome === 'rejected') emit(model, 'transaction.dispute', { infraction });
       else {
         // Closing against the merchant records the chargeback at once, before its refund settles.
@@ -365,7 +434,35 @@ class CloseCase implements Command {
     }
     await verify(model, real);
   }
-  toString = () => `closeCase(${this.by}, ${this.outcome}${this.amountCents === undefined ? '' : `, ${this.amountCents}`})`;
+  toString = () => `closeCase(${this.pick}, ${this.by}, ${this.outcome}${this.amountCents === undefined ? '' : `, ${this.amountCents}`})`;
+}
+
+/** The merchant withdraws (no fee in these runs): only what is withdrawable leaves. */
+class Withdraw implements Command {
+  constructor(readonly amountCents: number) {}
+  check = () => true;
+  async run(model: Model, real: Real) {
+    const reply = await call(real, 'POST', '/v1/withdraw', withdrawalToHolder({ amountCents: this.amountCents }));
+    if (withdrawableOf(model) < this.amountCents) expectRefused(reply, messages.insufficientBalance);
+    else {
+      expectAnswered(reply, 201);
+      model.available -= this.amountCents;
+    }
+    await verify(model, real);
+  }
+  toString = () => `withdraw(${this.amountCents})`;
+}
+
+/** Money comes in from elsewhere (an operator's credit): it pays what is owed, then tops up short blocks. */
+class Credit implements Command {
+  constructor(readonly amountCents: number) {}
+  check = () => true;
+  async run(model: Model, real: Real) {
+    await fund(gateway, real.merchant, this.amountCents);
+    credit(model, this.amountCents);
+    await verify(model, real);
+  }
+  toString = () => `credit(${this.amountCents})`;
 }
 
 /** The clock moves on; the extra minute keeps every model time off the day boundaries the rules compare with. */
@@ -415,16 +512,23 @@ const command = fc.oneof(
     arbitrary: fc.tuple(fc.nat(), fc.constantFrom('refunded' as const, 'failed' as const)).map(([pick, outcome]) => new SettleRefund(pick, outcome)),
   },
   { weight: 3, arbitrary: someAmount.map((amountCents) => new OpenCase(amountCents)) },
-  { weight: 2, arbitrary: fc.constant(new Defend()) },
-  { weight: 1, arbitrary: fc.constant(new Analyze()) },
-  { weight: 2, arbitrary: fc.constantFrom('accepted' as const, 'rejected' as const).map((outcome) => new CloseCase('sandbox', outcome)) },
+  { weight: 2, arbitrary: fc.nat().map((pick) => new Defend(pick)) },
+  { weight: 1, arbitrary: fc.nat().map((pick) => new Analyze(pick)) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.nat(), fc.constantFrom('accepted' as const, 'rejected' as const), someAmount)
+      .map(([pick, outcome, amountCents]) => new CloseCase(pick, 'sandbox', outcome, outcome === 'accepted' ? amountCents : undefined)),
+  },
   {
     weight: 1,
     arbitrary: fc.oneof(
-      fc.constant(new CloseCase('operator', 'rejected')),
-      someAmount.map((amountCents) => new CloseCase('operator', 'accepted', amountCents)),
+      fc.nat().map((pick) => new CloseCase(pick, 'operator', 'rejected')),
+      fc.tuple(fc.nat(), someAmount).map(([pick, amountCents]) => new CloseCase(pick, 'operator', 'accepted', amountCents)),
     ),
   },
+  { weight: 2, arbitrary: fc.integer({ min: 100, max: 1500 }).map((amountCents) => new Withdraw(amountCents)) },
+  { weight: 2, arbitrary: fc.integer({ min: 1, max: 800 }).map((amountCents) => new Credit(amountCents)) },
   { weight: 2, arbitrary: fc.oneof(fc.integer({ min: 1, max: 8 }), fc.constant(45)).map((days) => new Wait(days)) },
   { weight: 1, arbitrary: fc.constant(new AnalyzeOverdue()) },
 );
@@ -432,12 +536,18 @@ const command = fc.oneof(
 /** Most runs start from a paid charge: the refunds and MED cases are the subject. */
 const startsPaid = fc.constantFrom(true, true, true, false);
 
-/** A fresh merchant (no fees, funded) and its charge, pending or paid already. */
-async function setup(paid: boolean): Promise<{ model: Model; real: Real }> {
-  const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
-  await fund(gateway, merchant, FUNDS);
+/** No fee on either side, and withdrawals limited by the balance alone. */
+const MERCHANT = {
+  fees: { ...NO_CHARGE_FEES.fees, withdrawal: { fixedCents: 0, bps: 0, minCents: 0, maxCents: 0 } },
+  limits: { withdrawPerSecond: 1000, withdrawPerMinute: 1000, withdrawPerHour: 1000 },
+};
+
+/** A fresh merchant (no fees, funded or not) and its charge, pending or paid already. */
+async function setup(paid: boolean, funds: number): Promise<{ model: Model; real: Real }> {
+  const merchant = await gateway.createMerchant(MERCHANT);
+  if (funds > 0) await fund(gateway, merchant, funds);
   const transactionId = await createCharge(gateway, merchant);
-  const model: Model = { now: 0, status: 'pending', paidAt: null, refundedCents: 0, refunds: [], cases: [], events: [], available: FUNDS, blocked: 0 };
+  const model: Model = { now: 0, status: 'pending', paidAt: null, refundedCents: 0, refunds: [], cases: [], events: [], available: funds };
   const real = { merchant, transactionId };
   if (paid) {
     const reply = await call(real, 'POST', `/sandbox/v1/pix/${transactionId}/pay`);
@@ -451,11 +561,11 @@ async function setup(paid: boolean): Promise<{ model: Model; real: Real }> {
   return { model, real };
 }
 
-describe('a charge driven by random refunds, MED cases and moves', () => {
+describe('a charge driven by random refunds, MED 2.0 cases, withdrawals, credits and moves', () => {
   it('agrees with the model after every step', async () => {
     await fc.assert(
-      fc.asyncProperty(startsPaid, fc.commands([command], { maxCommands: 25, size: 'max' }), async (paid, steps) => {
-        await fc.asyncModelRun(() => setup(paid), steps);
+      fc.asyncProperty(startsPaid, fc.constantFrom(...FUNDS), fc.commands([command], { maxCommands: 25, size: 'max' }), async (paid, funds, steps) => {
+        await fc.asyncModelRun(() => setup(paid, funds), steps);
       }),
       { numRuns: 25 },
     );

@@ -1712,6 +1712,17 @@ export interface components {
       defense: string | null;
       /** @description Unix milliseconds; null while the case runs. */
       closedAt: number | null;
+      /** @description The funds recovery (MED 2.0) this case belongs to, when the PSP names it. */
+      recoveryId: string | null;
+      /** @description This account's place on the money's trail: 1 when the victim paid the merchant directly. */
+      hop: number;
+      /**
+       * @description How the victim was led to pay.
+       * @enum {string}
+       */
+      situation: 'scam' | 'account_takeover' | 'coercion' | 'fraudulent_access' | 'other' | 'unknown';
+      /** @description What the PSP returned to the victim when the case closed against the merchant (at most amountCents); null otherwise. */
+      recoveredCents: number | null;
     };
     Refund: {
       refundId: string;
@@ -1757,6 +1768,10 @@ export interface components {
       blocked: number;
       /** @description available − blocked: what withdrawals and refunds may use. */
       withdrawable: number;
+      /** @description What MED chargebacks took beyond the balance (−available when below zero, else 0): later credits pay it first. */
+      owed: number;
+      /** @description What running MED cases' blocks still lack of their amounts: later credits are blocked for them until it is 0. */
+      shortfall: number;
     };
     Statement: {
       accountId: string;
@@ -8577,6 +8592,14 @@ export interface operations {
           amountCents?: number;
           /** @enum {string} */
           reason: 'fraud' | 'operational_flaw';
+          recoveryId?: string;
+          /** @description Default 1. */
+          hop?: number;
+          /**
+           * @description Default unknown.
+           * @enum {string}
+           */
+          situation?: 'scam' | 'account_takeover' | 'coercion' | 'fraudulent_access' | 'other' | 'unknown';
         };
       };
     };
@@ -8704,6 +8727,8 @@ export interface operations {
         'application/json': {
           /** @enum {string} */
           outcome: 'accepted' | 'rejected';
+          /** @description With `accepted`: what the PSP recovered for the victim (at most the case's amount; default all of it). The rest of the block is released. */
+          recoveredCents?: number;
         };
       };
     };

@@ -4,6 +4,16 @@ import { Alert, CsrfField, formatDate, Layout, Money, Notice, NotOffered, Status
 /** MED reasons (DESIGN.md §9) as the merchant reads them. */
 const REASON_NAMES: Record<InfractionView['reason'], string> = { fraud: 'Fraude', operational_flaw: 'Falha operacional' };
 
+/** How the victim was led to pay (MED 2.0, DESIGN.md §19). */
+const SITUATION_NAMES: Record<InfractionView['situation'], string> = {
+  scam: 'Golpe',
+  account_takeover: 'Conta invadida',
+  coercion: 'Coação',
+  fraudulent_access: 'Acesso fraudulento',
+  other: 'Outra',
+  unknown: 'Não informada',
+};
+
 export function DisputesPage(props: {
   context: PageContext;
   cases: InfractionView[];
@@ -17,8 +27,9 @@ export function DisputesPage(props: {
     <Layout title="Disputas" context={props.context}>
       <h1>Disputas</h1>
       <p>
-        Casos do MED (Mecanismo Especial de Devolução) abertos pelo banco do pagador. O valor do caso fica bloqueado até a decisão; envie sua defesa antes do
-        prazo.
+        Casos do MED (Mecanismo Especial de Devolução) abertos pelo banco do pagador, às vezes vários sobre um mesmo PIX, cada um por uma parte. O valor do caso
+        fica bloqueado até a decisão (o que faltar, dos próximos créditos) e a cobrança não pode ser devolvida enquanto houver caso aberto; envie sua defesa
+        antes do prazo.
       </p>
       <Notice message={props.notice} />
       <Alert message={props.error} />
@@ -47,6 +58,26 @@ export function DisputesPage(props: {
                     </dd>
                     <dt>Motivo</dt>
                     <dd safe>{REASON_NAMES[dispute.reason]}</dd>
+                    <dt>Situação</dt>
+                    <dd safe>{SITUATION_NAMES[dispute.situation]}</dd>
+                    {dispute.recoveryId ? (
+                      <>
+                        <dt>Recuperação</dt>
+                        <dd safe>{`${dispute.recoveryId} · ${dispute.hop === 1 ? 'pagamento direto da vítima' : `${dispute.hop}ª conta no rastreio`}`}</dd>
+                      </>
+                    ) : (
+                      ''
+                    )}
+                    {dispute.recoveredCents === null ? (
+                      ''
+                    ) : (
+                      <>
+                        <dt>Devolvido à vítima</dt>
+                        <dd>
+                          <Money cents={dispute.recoveredCents} />
+                        </dd>
+                      </>
+                    )}
                     <dt>Prazo da defesa</dt>
                     <dd safe>{formatDate(dispute.defenseDeadline)}</dd>
                     <dt>Cobrança</dt>

@@ -2,7 +2,7 @@ import type { TransactionView } from '../transactions/presenter.js';
 import { Alert, CsrfField, formatDate, Layout, Money, Notice, ShownOnce, Status, TotpEnrolment, type PageContext, DataTable } from '../pages/components.js';
 
 export type HomeData = {
-  balance: { available: number; blocked: number; withdrawable: number };
+  balance: { available: number; blocked: number; withdrawable: number; owed: number; shortfall: number };
   transactions: TransactionView[];
 };
 
@@ -35,7 +35,38 @@ export function HomePage(props: { context: PageContext; data: HomeData }) {
             <Money cents={balance.withdrawable} />
           </div>
         </div>
+        {balance.owed > 0 ? (
+          <div class="card">
+            <div class="label">Devido (MED)</div>
+            <div class="value">
+              <Money cents={balance.owed} />
+            </div>
+          </div>
+        ) : (
+          ''
+        )}
       </section>
+      {balance.owed > 0 || balance.shortfall > 0 ? (
+        <p class="notice" role="status">
+          {balance.owed > 0 ? (
+            <>
+              Devoluções do MED levaram <Money cents={balance.owed} /> além do seu saldo: os próximos créditos quitam esse valor primeiro.{' '}
+            </>
+          ) : (
+            ''
+          )}
+          {balance.shortfall > 0 ? (
+            <>
+              Disputas abertas ainda precisam de <Money cents={balance.shortfall} /> bloqueados: os próximos créditos ficam bloqueados até completá-los.{' '}
+            </>
+          ) : (
+            ''
+          )}
+          <a href="/dashboard/disputas">Ver as disputas</a>
+        </p>
+      ) : (
+        ''
+      )}
       <h2>Últimas transações</h2>
       {transactions.length === 0 ? (
         <p class="muted empty">

@@ -91,14 +91,9 @@ const settleRefundBody = z.object(
 const closeInfractionBody = z.object(
   {
     outcome: z.enum(['accepted', 'rejected'], { error: messages.sandboxInfractionOutcomeInvalid }),
-    recoveredCents: z
-      .int({ error: messages.recoveredCentsInvalid })
-      .positive(messages.recoveredCentsInvalid)
-      .optional()
-      .meta({
-        description:
-          "With `accepted`: what the PSP recovered for the victim (at most the case's amount; default all of it). The rest of the block is released.",
-      }),
+    recoveredCents: z.int({ error: messages.recoveredCentsInvalid }).positive(messages.recoveredCentsInvalid).optional().meta({
+      description: "With `accepted`: what the PSP recovered for the victim (at most the case's amount; default all of it). The rest of the block is released.",
+    }),
   },
   { error: messages.bodyNotObject },
 );

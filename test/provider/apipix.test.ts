@@ -311,6 +311,54 @@ describe(`API Pix adapter: refunds and MED (${backend})`, () => {
       'transaction.partially_refunded',
     ]);
   });
+  it('with several cases running, each MED devolução settles its own case once; one we were never told of opens and settles a case', async () => {
+    const { transactionId, endToEndId } = await paidAtPsp();
+    const before = await balanceOf(gateway, merchant);
+    const open = async (amountCents: number) => {
+      const reply = await gateway.admin('POST', `/admin/v1/transactions/${transactionId}/infractions`, {
+        reason: 'fraud',
+        amountCents,
+        hop: 2,
+        recoveryId: 'REC-1',
+      });
+      expect(reply.status).toBe(201);
+      return reply.body.infractionId;
+    };
+    const small = await open(300);
+    const large = await open(500);
+    const caseOf = async (infractionId: string) => (await gateway.call('GET', `/v1/infractions/${infractionId}`, { key: merchant.apiKey })).body;
+
+    // The return of exactly the larger case's amount settles that case, not the older one; reported twice, applied once.
+    const first = await double.injectMed(endToEndId, 500, 'MED_OPERACIONAL', 'twice');
+    await eventually(async () => expect(await caseOf(large)).toMatchObject({ status: 'accepted', recoveredCents: 500 }));
+    await poll();
+    expect(await caseOf(small)).toMatchObject({ status: 'open', recoveredCents: null });
+
+    // A Pix Automático MED return of 200: no case of exactly 200, so the one that covers it, recovered in part.
+    const second = await double.injectMed(endToEndId, 200, 'MED_PIX_AUTOMATICO');
+    await eventually(async () => expect(await caseOf(small)).toMatchObject({ status: 'accepted', recoveredCents: 200 }));
+
+    // No case left running: a return of 100 opens a case of 100 and settles it; polled again, nothing more.
+    const third = await double.injectMed(endToEndId, 100, 'MED_FRAUDE', 'twice');
+    await eventually(async () => expect(await refundsOf(transactionId)).toHaveLength(3));
+    await poll();
+    const cases = (await gateway.call('GET', '/v1/infractions?limit=100', { key: merchant.apiKey })).body.infractions.filter(
+      (infraction) => infraction.transactionId === transactionId,
+    );
+    expect(cases.map(({ amountCents, status, recoveredCents }) => ({ amountCents, status, recoveredCents }))).toEqual([
+      { amountCents: 100, status: 'accepted', recoveredCents: 100 },
+      { amountCents: 500, status: 'accepted', recoveredCents: 500 },
+      { amountCents: 300, status: 'accepted', recoveredCents: 200 },
+    ]);
+    expect((await refundsOf(transactionId)).map(({ amountCents, refundEndToEndId }) => ({ amountCents, refundEndToEndId }))).toEqual([
+      { amountCents: 100, refundEndToEndId: third },
+      { amountCents: 200, refundEndToEndId: second },
+      { amountCents: 500, refundEndToEndId: first },
+    ]);
+    expect(await readTransaction(gateway, merchant, transactionId)).toMatchObject({ status: 'partially_refunded', refundedCents: 800 });
+    expect(await balanceOf(gateway, merchant)).toBe(before - 800);
+    expect(await gateway.ledgerProblems()).toEqual([]);
+  });
 });
 
 describe(`API Pix adapter: withdrawals through Efí's cash-out (${backend})`, () => {

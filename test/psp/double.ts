@@ -153,7 +153,7 @@ export type PspDouble = {
   removeCharge(txid: string): void;
   settleRefund(endToEndId: string, id: string, outcome: 'DEVOLVIDO' | 'NAO_REALIZADO', notify?: Notify): Promise<void>;
   /** The PSP returns money of a PIX through MED; answers the return's rtrId. */
-  injectMed(endToEndId: string, amountCents: number, natureza: 'MED_FRAUDE' | 'MED_OPERACIONAL', notify?: Notify): Promise<string>;
+  injectMed(endToEndId: string, amountCents: number, natureza: 'MED_FRAUDE' | 'MED_OPERACIONAL' | 'MED_PIX_AUTOMATICO', notify?: Notify): Promise<string>;
   settleSend(idEnvio: string, outcome: 'REALIZADO' | 'NAO_REALIZADO'): void;
   /** The account's balance in cents as `GET /gn/saldo` answers it: the starting balance + PIX received − PIX sent (REALIZADO) − devoluções DEVOLVIDO. */
   balanceCents(): number;

@@ -1,7 +1,7 @@
 import jsqr from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PixGateway, VERSION, type CreatedWithdrawal, type Transaction } from '../../packages/sdk/src/index.js';
+import { PixGateway, PixGatewayDisputeOpenError, PixGatewayError, VERSION, type CreatedWithdrawal, type Transaction } from '../../packages/sdk/src/index.js';
 import { dayOf } from '../../src/platform/saoPauloDay.js';
 import { fund, reviewRecipient } from '../helpers/api.js';
 import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
@@ -224,6 +224,21 @@ describe('refunds and MED cases', () => {
     const defended = await pix.infractions.defend(opened.infractionId, { text: 'Pedido entregue; nota fiscal 1001.' });
     expect(defended).toMatchObject({ status: 'in_defense', defense: 'Pedido entregue; nota fiscal 1001.' });
     expect(await pix.sandbox.closeInfraction(opened.infractionId, { outcome: 'rejected' })).toMatchObject({ status: 'rejected' });
+  });
+
+  it('MED 2.0: several partial cases with their recovery fields, refunds refused with a typed error while one runs, a partial recovery', async () => {
+    const transactionId = await paidCharge(1000);
+    const first = await pix.sandbox.openInfraction(transactionId, { reason: 'fraud', amountCents: 300, recoveryId: 'REC-9', hop: 3, situation: 'coercion' });
+    expect(first).toMatchObject({ recoveryId: 'REC-9', hop: 3, situation: 'coercion', recoveredCents: null });
+    const second = await pix.sandbox.openInfraction(transactionId, { reason: 'fraud', amountCents: 200 });
+    const refused = await pix.refunds.create(transactionId, { amountCents: 100 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PixGatewayDisputeOpenError);
+    expect(refused).toBeInstanceOf(PixGatewayError);
+    expect(refused).toMatchObject({ status: 422, message: 'Devolução indisponível: há uma disputa MED aberta para esta cobrança.', retryable: false });
+    expect(await pix.sandbox.closeInfraction(first.infractionId, { outcome: 'accepted', recoveredCents: 120 })).toMatchObject({ recoveredCents: 120 });
+    expect(await pix.sandbox.closeInfraction(second.infractionId, { outcome: 'rejected' })).toMatchObject({ status: 'rejected' });
+    expect(await pix.refunds.create(transactionId)).toMatchObject({ amountCents: 880 });
+    expect(await pix.balance.get()).toMatchObject({ owed: 0, shortfall: 0 });
   });
 });
 

@@ -53,6 +53,14 @@ export class PixGatewayError extends Error {
   }
 }
 
+/**
+ * A refund refused because a MED case on the charge is running (422): the blocked money belongs to
+ * the payer's victim until the case closes. Try again once `infractions.list()` shows it closed.
+ */
+export class PixGatewayDisputeOpenError extends PixGatewayError {
+  override name = 'PixGatewayDisputeOpenError';
+}
+
 /** No answer: the connection failed (refused, reset, DNS…). `status` is 0; `cause` is the network error. */
 export class PixGatewayConnectionError extends PixGatewayError {
   override name = 'PixGatewayConnectionError';

@@ -20,6 +20,7 @@ export {
 } from './client.js';
 export {
   PixGatewayError,
+  PixGatewayDisputeOpenError,
   PixGatewayConnectionError,
   PixGatewayTimeoutError,
   PixGatewayAbortError,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PixGatewayAbortError, PixGatewayConnectionError, PixGatewayError, PixGatewayTimeoutError } from './errors.js';
+import { PixGatewayAbortError, PixGatewayConnectionError, PixGatewayDisputeOpenError, PixGatewayError, PixGatewayTimeoutError } from './errors.js';
 import { messages } from './messages.js';
 import { VERSION } from './version.js';
 
@@ -54,6 +54,8 @@ type Outcome = { kind: 'answer'; status: number; message: string | undefined } |
 
 const WITHDRAWAL_NOT_DEBITED = 'Erro ao processar saque. O valor não foi debitado.';
 const WITHDRAWAL_INTERRUPTED = /^Saque iniciado mas confirmação interrompida\. Consulte \/v1\/transactions\/(\S+)$/;
+/** The gateway's refusal of a refund while a MED case on the charge runs (DESIGN.md §19). */
+const REFUND_DURING_DISPUTE = 'Devolução indisponível: há uma disputa MED aberta para esta cobrança.';
 
 /** Whether the spec's retry table lets the SDK send the call again at once after this outcome. */
 function mayRetry(rule: RetryRule, outcome: Outcome): boolean {
@@ -242,7 +244,8 @@ export class Transport {
       }
       const response = answer?.response;
       const parsed = parseJson(answer?.text ?? '');
-      throw new PixGatewayError({
+      const Failure = outcome.status === 422 && outcome.message === REFUND_DURING_DISPUTE ? PixGatewayDisputeOpenError : PixGatewayError;
+      throw new Failure({
         ...common,
         status: outcome.status,
         message: outcome.message ?? messages.noMessage(outcome.status),

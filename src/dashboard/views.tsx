@@ -47,7 +47,7 @@ export function HomePage(props: { context: PageContext; data: HomeData }) {
         )}
       </section>
       {balance.owed > 0 || balance.shortfall > 0 ? (
-        <p class="notice" role="status">
+        <p class="alert" role="status">
           {balance.owed > 0 ? (
             <>
               Devoluções do MED levaram <Money cents={balance.owed} /> além do seu saldo: os próximos créditos quitam esse valor primeiro.{' '}

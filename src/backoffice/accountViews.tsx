@@ -130,7 +130,7 @@ export type AttemptView = { deliveryId: string; event: string; url: string; stat
 
 export type AccountData = {
   account: ReturnType<typeof presentAccount>;
-  balance: { available: number; blocked: number; withdrawable: number };
+  balance: { available: number; blocked: number; withdrawable: number; owed: number; shortfall: number };
   blocks: BlockView[];
   members: TeamMember[];
   attempts: AttemptView[];
@@ -183,6 +183,18 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
           <div class="label">Sacável</div>
           <div class="value">
             <Money cents={data.balance.withdrawable} />
+          </div>
+        </div>
+        <div class="card">
+          <div class="label">Devido (MED)</div>
+          <div class="value">
+            <Money cents={data.balance.owed} />
+          </div>
+        </div>
+        <div class="card">
+          <div class="label">Falta bloquear (MED)</div>
+          <div class="value">
+            <Money cents={data.balance.shortfall} />
           </div>
         </div>
       </div>

@@ -221,8 +221,9 @@ export class InfractionService {
         ...(options.close ? { closedAt: now } : {}),
       });
       if (!updated) throw new Error(`infraction ${infraction.id} left ${infraction.status} while locked`);
-      if (options.close) await releaseBlockOfInfraction(tx, infraction.id, now);
+      // The chargeback's debit before the release: what the release frees tops up other short cases only if it stays the merchant's.
       await options.effects?.(tx, updated, charge, now);
+      if (options.close) await releaseBlockOfInfraction(tx, infraction.id, now);
       await this.recordEvents(tx, transition, charge, updated, now);
       return updated;
     });

@@ -95,7 +95,7 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
  * account's running MED cases that lack money, the oldest case first. A statement of its own, run
  * under the balance row's lock: its snapshot sees every case block committed before that lock.
  */
-async function topUpCaseBlocks(tx: Tx, accountId: string, topCents: number): Promise<void> {
+async function topUpCaseBlocks(db: Executor, accountId: string, topCents: number): Promise<void> {
   await sql`
     WITH lacking AS (
       SELECT b.id, i.amount_cents - b.amount_cents AS lack,
@@ -104,7 +104,7 @@ async function topUpCaseBlocks(tx: Tx, accountId: string, topCents: number): Pro
       WHERE b.account_id = ${accountId} AND b.status = 'active' AND i.amount_cents > b.amount_cents
     )
     UPDATE blocks SET amount_cents = blocks.amount_cents + least(l.lack, ${topCents}::int8 - (l.through - l.lack))
-    FROM lacking l WHERE blocks.id = l.id AND l.through - l.lack < ${topCents}::int8`.execute(tx);
+    FROM lacking l WHERE blocks.id = l.id AND l.through - l.lack < ${topCents}::int8`.execute(db);
 }
 
 /**
@@ -187,8 +187,9 @@ export async function insertCaseBlock(
 
 /**
  * Releases active blocks matching `which` and takes their amounts off the balance row's
- * `blocked_cents`, and what a MED case's block still lacked off its `shortfall_cents`; how many
- * balance rows moved. The balance rows are locked first, the order a topping-up credit takes.
+ * `blocked_cents`, and what a MED case's block still lacked off its `shortfall_cents`; what the
+ * release makes withdrawable then tops up other running cases' short blocks. How many balance rows
+ * moved. The balance rows are locked first, the order a topping-up credit takes.
  */
 async function releaseBlocks(db: Executor, which: { id: string } | { infractionId: string }, at: Date): Promise<number> {
   const match = 'id' in which ? sql`b.id = ${which.id}` : sql`b.infraction_id = ${which.infractionId}`;
@@ -204,7 +205,22 @@ async function releaseBlocks(db: Executor, which: { id: string } | { infractionI
     UPDATE balances SET blocked_cents = balances.blocked_cents - per_account.amount_cents, shortfall_cents = balances.shortfall_cents - per_account.lack_cents
     FROM per_account WHERE balances.account_id = per_account.account_id
     RETURNING balances.account_id`.execute(db);
+  for (const { accountId } of rows) await topUpFromWithdrawable(db, accountId);
   return rows.length;
+}
+
+/**
+ * Tops up the account's short MED blocks from what is withdrawable now (after a release), on the
+ * balance row its caller locked; nothing when no case lacks money or nothing is withdrawable.
+ */
+async function topUpFromWithdrawable(db: Executor, accountId: string): Promise<void> {
+  const { rows } = await sql<{ topCents: number }>`
+    UPDATE balances SET blocked_cents = blocked_cents + t.top_cents, shortfall_cents = shortfall_cents - t.top_cents
+    FROM (SELECT least(shortfall_cents, greatest(0, available_cents - blocked_cents)) AS top_cents FROM balances WHERE account_id = ${accountId}) t
+    WHERE account_id = ${accountId} AND t.top_cents > 0
+    RETURNING t.top_cents`.execute(db);
+  const [topped] = rows;
+  if (topped) await topUpCaseBlocks(db, accountId, topped.topCents);
 }
 
 /** Releases an active block; false when it does not exist or was already released. */

@@ -157,6 +157,13 @@ describe('a case after the money left', () => {
     );
     expect(await balance(merchant)).toMatchObject({ available: 500, blocked: 500, shortfall: 300 });
     expect(await eventNames(gateway, second)).toEqual(['transaction.paid', 'transaction.infraction', 'transaction.blocked']);
+
+    // The older case closes for the merchant: what its block frees tops up the newer one first.
+    expect((await closeCase(merchant, older.body.infractionId, { outcome: 'rejected' })).status).toBe(200);
+    expect(await balance(merchant)).toMatchObject({ available: 500, blocked: 400, withdrawable: 100, shortfall: 0 });
+    // Closed against the merchant, the freed part of a partial recovery stays withdrawable.
+    expect(await closeCase(merchant, newer.body.infractionId, { outcome: 'accepted', recoveredCents: 150 })).toMatchObject({ status: 200 });
+    expect(await balance(merchant)).toMatchObject({ available: 350, blocked: 0, withdrawable: 350, shortfall: 0, owed: 0 });
     expect(await gateway.ledgerProblems()).toEqual([]);
   });
 });

@@ -115,12 +115,12 @@ describe('charge expiry', () => {
 });
 
 describe('balance', () => {
-  it('GET /v1/balance has available (gross), pending 0, currency BRL, the response time in ms, blocked and withdrawable', async () => {
+  it('GET /v1/balance has available (gross), pending 0, currency BRL, the response time in ms, blocked, withdrawable, owed and shortfall', async () => {
     const merchant = await gateway.createMerchant();
     const reply = await gateway.call('GET', '/v1/balance', { key: merchant.apiKey });
     expect(reply.status).toBe(200);
-    expect(Object.keys(reply.body).sort()).toEqual(['available', 'blocked', 'currency', 'pending', 'updatedAt', 'withdrawable']);
-    expect(reply.body).toMatchObject({ available: 0, pending: 0, currency: 'BRL', blocked: 0, withdrawable: 0 });
+    expect(Object.keys(reply.body).sort()).toEqual(['available', 'blocked', 'currency', 'owed', 'pending', 'shortfall', 'updatedAt', 'withdrawable']);
+    expect(reply.body).toMatchObject({ available: 0, pending: 0, currency: 'BRL', blocked: 0, withdrawable: 0, owed: 0, shortfall: 0 });
     expect(Math.abs(reply.body.updatedAt - gateway.clock.now().getTime())).toBeLessThan(5_000);
   });
 
@@ -150,6 +150,8 @@ describe('balance', () => {
       available: 5_000,
       blocked: 1_200,
       withdrawable: 3_800,
+      owed: 0,
+      shortfall: 0,
     });
 
     expect((await gateway.admin('DELETE', `/admin/v1/blocks/${block.body.blockId}`)).status).toBe(204);
@@ -157,6 +159,8 @@ describe('balance', () => {
       available: 5_000,
       blocked: 0,
       withdrawable: 5_000,
+      owed: 0,
+      shortfall: 0,
     });
     expect((await gateway.admin('DELETE', `/admin/v1/blocks/${newId()}`)).body).toEqual({ error: 'Bloqueio não encontrado.' });
     expect((await gateway.admin('DELETE', '/admin/v1/blocks/xyz')).body).toEqual({ error: 'blockId inválido.' });

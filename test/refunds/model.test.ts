@@ -90,6 +90,11 @@ const withdrawableOf = (model: Readonly<Model>) => model.available - blockedOf(m
 /** Money comes in: once the balance covers the blocks, it tops up the running cases' blocks, the oldest first. */
 function credit(model: Model, cents: number): void {
   model.available += cents;
+  topUp(model);
+}
+
+/** What is withdrawable tops up the running cases' short blocks, the oldest first (after a credit, or a block's release). */
+function topUp(model: Model): void {
   let top = Math.min(shortfallOf(model), Math.max(0, withdrawableOf(model)));
   for (const infraction of runningCases(model)) {
     const taken = Math.min(top, infraction.amountCents - infraction.held);
@@ -431,6 +436,8 @@ class CloseCase implements Command {
         model.available -= chargebackCents;
         settleBack(model, chargeback);
       }
+      // The released block's money, when it stays the merchant's, tops up other short cases.
+      topUp(model);
     }
     await verify(model, real);
   }

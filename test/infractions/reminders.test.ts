@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reminderStageAt } from '../../src/infractions/reminders.js';
-import { eventsOf, paidCharge, readTransaction } from '../helpers/api.js';
+import { eventsOf, paidCharge, readTransaction, registerEndpoint } from '../helpers/api.js';
+import type { OpenApiDocument } from '../helpers/contract.js';
 import { backend, NO_CHARGE_FEES, providersFile, serverUrl, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
 /**
@@ -183,6 +184,33 @@ describe(`reminders (${backend})`, () => {
     expect(written[0]?.deadlineIn).toBe(opened.defenseDeadline - Number(written[0]?.occurredAt));
     expect(Number(written[0]?.deadlineIn)).toBeLessThanOrEqual(5 * HOUR);
     expect((await alertsOf(gateway, merchant)).map((alert) => [alert.details.stageHours, alert.severity])).toEqual([[6, 'high']]);
+  });
+
+  it('is delivered to endpoints filtering on dispute (not cashin), and fits its OpenAPI webhooks schema', async () => {
+    const { merchant, transactionId, opened } = await caseOnNewCharge();
+    const disputes = await registerEndpoint(gateway, merchant, { url: 'https://hooks.example.com/disputes', events: ['dispute'] });
+    const cashin = await registerEndpoint(gateway, merchant, { url: 'https://hooks.example.com/cashin', events: ['cashin'] });
+    const named = await registerEndpoint(gateway, merchant, { url: 'https://hooks.example.com/named', events: ['transaction.dispute_deadline'] });
+    moveTo(gateway, opened.defenseDeadline, -30 * HOUR);
+    await gateway.services.deadlineReminders.remindDue();
+    const event = await gateway.database.db
+      .selectFrom('events')
+      .select(['id', 'payload'])
+      .where('transactionId', '=', transactionId)
+      .where('name', '=', 'transaction.dispute_deadline')
+      .executeTakeFirstOrThrow();
+    const deliveries = await gateway.database.db.selectFrom('webhookDeliveries').select('endpointId').where('eventId', '=', event.id).execute();
+    expect(deliveries.map((delivery) => delivery.endpointId).sort()).toEqual([disputes.endpointId, named.endpointId].sort());
+    expect(deliveries.map((delivery) => delivery.endpointId)).not.toContain(cashin.endpointId);
+
+    const document = (await gateway.call<OpenApiDocument>('GET', '/openapi.json')).body;
+    const reference = document.webhooks['transaction.dispute_deadline']?.post.requestBody?.content['application/json']?.schema?.$ref;
+    expect(reference).toBe('#/components/schemas/TransactionDisputeDeadlineEvent');
+    const schema = document.components.schemas.TransactionDisputeDeadlineEvent;
+    const body = JSON.parse(event.payload) as Record<string, unknown>;
+    expect(Object.keys(body).filter((field) => !Object.keys(schema?.properties ?? {}).includes(field))).toEqual([]);
+    expect((schema?.required ?? []).filter((field) => !(field in body))).toEqual([]);
+    expect(schema?.required).toEqual(expect.arrayContaining(['infraction', 'deadlineIn', 'occurredAt']));
   });
 
   it(`two workers at once remind each case once per stage${serverUrl ? '' : ' (serialized on PGlite; proved on the server)'}`, async () => {

@@ -7,7 +7,7 @@ const HOUR_MS = 60 * MINUTE_MS;
 const URGENT_MS = 6 * HOUR_MS;
 
 /** The time left as a person says it: whole hours down to one, then whole minutes. */
-export function timeLeftText(ms: number): string {
+function timeLeftText(ms: number): string {
   const hours = Math.floor(ms / HOUR_MS);
   if (hours >= 1) return hours === 1 ? 'falta 1 hora' : `faltam ${hours} horas`;
   const minutes = Math.floor(ms / MINUTE_MS);

@@ -10,13 +10,13 @@ import * as repository from './repository.js';
 const HOUR_MS = 3_600_000;
 
 /** The reminders of a defense deadline, in hours before it, the earliest first (DESIGN.md §19). */
-export const REMINDER_STAGES = [48, 24, 6] as const satisfies readonly ReminderStage[];
+const REMINDER_STAGES = [48, 24, 6] as const satisfies readonly ReminderStage[];
 
 /** Cases whose merchant may still act before the deadline: reminded, and shown in the dashboard's banner. */
-export const REMINDED_STATUSES = ['open', 'in_defense'] as const satisfies readonly InfractionStatus[];
+const REMINDED_STATUSES = ['open', 'in_defense'] as const satisfies readonly InfractionStatus[];
 
 /** The dashboard's banner shows the cases within the first stage of their deadline. */
-export const BANNER_WINDOW_MS = REMINDER_STAGES[0] * HOUR_MS;
+const BANNER_WINDOW_MS = REMINDER_STAGES[0] * HOUR_MS;
 
 /**
  * The reminder a case is due at `now`: the latest stage whose window holds the time left (6 h

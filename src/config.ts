@@ -111,7 +111,7 @@ const environmentSchema = z.object({
   PSP_WEBHOOK_KEY_FILE: readableFile.optional(),
   PSP_WEBHOOK_CLIENT_CA_FILE: readableFile.optional(),
   SANDBOX_SETTLE_MS: z.union([z.literal('manual'), z.coerce.number().int().min(0)]).default(1500),
-  MED_DEFENSE_DAYS: z.coerce.number().int().min(1).max(30).default(7),
+  MED_DEFENSE_DAYS: z.coerce.number().int().min(1).max(30).default(5),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default('60,300,1800,7200,21600')
@@ -148,8 +148,10 @@ export type ProviderSettings =
       /** Below this cover the treasury raises an alert (0: never). */
       lowCoverCents: number;
       caps: ProviderCaps;
+      /** Days a merchant has to defend a MED case on a PIX this provider received (its entry's, else MED_DEFENSE_DAYS). */
+      medDefenseDays: number;
     }
-  | { id: string; kind: 'apipix'; psp: PspSettings; lowCoverCents: number; caps: ProviderCaps };
+  | { id: string; kind: 'apipix'; psp: PspSettings; lowCoverCents: number; caps: ProviderCaps; medDefenseDays: number };
 
 /**
  * What a PSP takes in one PIX (DESIGN.md §19): at most `maxChargeCents` in a charge and
@@ -216,7 +218,10 @@ type Settings = {
    */
   providers: ProviderSettings[];
   sandboxSettleMs: number | 'manual';
-  /** Days a merchant has to defend a MED case (DESIGN.md §9). */
+  /**
+   * Days a merchant has to defend a MED case (DESIGN.md §19: the PSP's deadline, 5 by default):
+   * the default of the providers whose entry declares none (infractions/deadlines.ts).
+   */
   medDefenseDays: number;
   webhookRetryScheduleSeconds: number[];
   webhookTimeoutMs: number;
@@ -258,7 +263,11 @@ export function readEnvironment(environment: NodeJS.ProcessEnv = process.env): E
   return {
     port: env.PORT,
     providers: env.PROVIDERS_FILE
-      ? readProvidersFile(env.PROVIDERS_FILE, { pspTimeoutMs: env.PSP_TIMEOUT_MS, lowCoverCents: env.TREASURY_LOW_COVER_CENTS })
+      ? readProvidersFile(env.PROVIDERS_FILE, {
+          pspTimeoutMs: env.PSP_TIMEOUT_MS,
+          lowCoverCents: env.TREASURY_LOW_COVER_CENTS,
+          medDefenseDays: env.MED_DEFENSE_DAYS,
+        })
       : [defaultProviderOf(env)],
     metricsPort: env.METRICS_PORT,
     host: env.HOST,
@@ -284,7 +293,8 @@ export function readEnvironment(environment: NodeJS.ProcessEnv = process.env): E
 
 function defaultProviderOf(env: z.infer<typeof environmentSchema>): ProviderSettings {
   const lowCoverCents = env.TREASURY_LOW_COVER_CENTS;
-  if (env.PIX_PROVIDER === 'apipix') return { id: DEFAULT_PROVIDER_ID, kind: 'apipix', psp: pspSettingsOf(env), lowCoverCents, caps: NO_CAPS };
+  const medDefenseDays = env.MED_DEFENSE_DAYS;
+  if (env.PIX_PROVIDER === 'apipix') return { id: DEFAULT_PROVIDER_ID, kind: 'apipix', psp: pspSettingsOf(env), lowCoverCents, caps: NO_CAPS, medDefenseDays };
   return {
     id: DEFAULT_PROVIDER_ID,
     kind: 'simulated',
@@ -292,6 +302,7 @@ function defaultProviderOf(env: z.infer<typeof environmentSchema>): ProviderSett
     openingBalanceCents: SIMULATED_OPENING_BALANCE_CENTS,
     lowCoverCents,
     caps: NO_CAPS,
+    medDefenseDays,
   };
 }
 
@@ -307,6 +318,15 @@ const CAP_MESSAGE = 'must be a whole number of cents above zero';
 const capCents = z.number({ error: CAP_MESSAGE }).int(CAP_MESSAGE).min(1, CAP_MESSAGE).max(Number.MAX_SAFE_INTEGER, CAP_MESSAGE);
 const CLOCK_TIME_MESSAGE = 'must be a time of day HH:MM (America/Sao_Paulo)';
 const clockTime = z.string({ error: CLOCK_TIME_MESSAGE }).regex(/^([01]\d|2[0-3]):[0-5]\d$/, CLOCK_TIME_MESSAGE);
+
+const DEFENSE_DAYS_MESSAGE = 'must be a whole number of days from 1 to 30';
+/** The MED defense deadline any entry may declare: its PSP's, in days (DESIGN.md §19); absent = MED_DEFENSE_DAYS. */
+const medDefenseDaysSetting = z
+  .number({ error: DEFENSE_DAYS_MESSAGE })
+  .int(DEFENSE_DAYS_MESSAGE)
+  .min(1, DEFENSE_DAYS_MESSAGE)
+  .max(30, DEFENSE_DAYS_MESSAGE)
+  .optional();
 
 /** The per-PIX caps any entry may declare (ProviderCaps). */
 const capSettings = {
@@ -327,6 +347,7 @@ const providerEntrySchema = z.discriminatedUnion(
       timeoutMs: z.number().int().min(10).max(120_000).optional(),
       openingBalanceCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
       lowCoverCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+      medDefenseDays: medDefenseDaysSetting,
       ...capSettings,
     }),
     z.strictObject({
@@ -351,6 +372,7 @@ const providerEntrySchema = z.discriminatedUnion(
       webhookKeyFile: readableFile.optional(),
       webhookClientCaFile: readableFile.optional(),
       lowCoverCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+      medDefenseDays: medDefenseDaysSetting,
       ...capSettings,
     }),
   ],
@@ -365,7 +387,7 @@ const INLINE_SECRETS = ['clientSecret', 'key', 'password', 'token'];
  * Reads PROVIDERS_FILE (DESIGN.md §14). A bad file stops the start with one line naming the
  * entry and the field: an operator fixes it without reading a stack.
  */
-function readProvidersFile(path: string, defaults: { pspTimeoutMs: number; lowCoverCents: number }): ProviderSettings[] {
+function readProvidersFile(path: string, defaults: { pspTimeoutMs: number; lowCoverCents: number; medDefenseDays: number }): ProviderSettings[] {
   const refuse = (problem: string) => new ConfigurationError(`Invalid configuration: PROVIDERS_FILE ${problem}`);
   let text: string;
   try {
@@ -401,6 +423,7 @@ function readProvidersFile(path: string, defaults: { pspTimeoutMs: number; lowCo
     if (seen.has(settings.id)) throw refuse(`${entry} id "${settings.id}" is used by an earlier entry`);
     seen.add(settings.id);
     const lowCoverCents = settings.lowCoverCents ?? defaults.lowCoverCents;
+    const medDefenseDays = settings.medDefenseDays ?? defaults.medDefenseDays;
     const { night } = settings;
     // A window from a time to itself would be empty or the whole day: the operator says which with maxChargeCents / maxWithdrawalCents.
     if (night && night.from === night.to) throw refuse(`${entry} night.to must differ from night.from`);
@@ -417,6 +440,7 @@ function readProvidersFile(path: string, defaults: { pspTimeoutMs: number; lowCo
         openingBalanceCents: settings.openingBalanceCents ?? SIMULATED_OPENING_BALANCE_CENTS,
         lowCoverCents,
         caps,
+        medDefenseDays,
       };
     }
     const webhookFiles = [settings.webhookCertFile, settings.webhookKeyFile, settings.webhookClientCaFile];
@@ -437,6 +461,7 @@ function readProvidersFile(path: string, defaults: { pspTimeoutMs: number; lowCo
       kind: 'apipix',
       lowCoverCents,
       caps,
+      medDefenseDays,
       psp: {
         baseUrl,
         tokenUrl: settings.tokenUrl ?? `${new URL(baseUrl).origin}/oauth/token`,

@@ -8,6 +8,7 @@ import { LedgerService } from './ledger/service.js';
 import { FraudMarkService } from './fraudmarks/service.js';
 import { Metrics } from './operations/metrics.js';
 import { HealthService } from './operations/service.js';
+import { DeadlineReminderService } from './infractions/reminders.js';
 import { InfractionService } from './infractions/service.js';
 import { OperatorService } from './operators/service.js';
 import { RefundService } from './refunds/service.js';
@@ -54,6 +55,8 @@ export type Services = {
   refunds: RefundService;
   providerSends: ProviderSendService;
   infractions: InfractionService;
+  /** The MED defense deadline's reminders (worker) and the dashboard's banner. */
+  deadlineReminders: DeadlineReminderService;
   users: UserService;
   /** The back-office's operator users (DESIGN.md §11). */
   operators: OperatorService;
@@ -136,6 +139,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     refunds,
     providerSends,
     infractions,
+    deadlineReminders: new DeadlineReminderService(db, clock),
     audit: new AuditService(db, clock),
     alerts: new AlertService(db),
     fraudMarks,

@@ -5,7 +5,7 @@ import type { Services } from './services.js';
 type Logger = Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'>;
 
 /**
- * Background jobs: webhook delivery, charge expiry, MED defense deadlines and sends left without a result (every second), the simulator's
+ * Background jobs: webhook delivery, charge expiry, MED defense deadlines and sends left without a result (every second), MED deadline reminders, the simulator's
  * automatic settlement or a PSP's poller, the checks of withdrawals and refunds at the PSP, recurrences' cycles and lapsed requests,
  * orphan charges and orphan recs cancelled at their PSP (every 5 seconds), the daily statements, and housekeeping (every minute). Safe to run in
  * any number of processes: each step claims its rows with SKIP LOCKED or is idempotent.
@@ -72,6 +72,10 @@ export function startWorkers(
   every(options.reconciliationIntervalMs ?? 5000, 'refund-reconciliation', () => services.refunds.reconcile());
   every(options.expiryIntervalMs ?? 1000, 'med-defense-deadlines', async () => {
     while (!stopped && (await services.infractions.analyzeOverdue()) > 0);
+  });
+  // 48 h, 24 h and 6 h before a MED case's defense deadline: the merchant's event and the operators' alert, once each.
+  every(options.reconciliationIntervalMs ?? 5000, 'med-deadline-reminders', async () => {
+    while (!stopped && (await services.deadlineReminders.remindDue()) > 0);
   });
   // Yesterday's comparison of each PSP's records with the ledger, once (the first worker to look claims it).
   every(60_000, 'reconciliation-daily', () => services.reconciliation.runDaily());

@@ -180,6 +180,7 @@ describe('readEnvironment: secrets and provider', () => {
         openingBalanceCents: 100_000_000,
         lowCoverCents: 0,
         caps: { maxChargeCents: null, maxWithdrawalCents: null, night: null },
+        medDefenseDays: 5,
       },
     ]);
   });
@@ -319,6 +320,24 @@ describe('readEnvironment: PROVIDERS_FILE', () => {
     }
     expect(refusal(withFile({ providers: [apipix({ maxWithdrawalCents: 0 })] })).message).toBe(
       'Invalid configuration: PROVIDERS_FILE providers[0] ("efi") maxWithdrawalCents must be a whole number of cents above zero',
+    );
+  });
+
+  it('reads each provider’s MED defense days: its own, else MED_DEFENSE_DAYS (5 when unset)', () => {
+    const entries = { providers: [{ id: 'sim-a', kind: 'simulated', medDefenseDays: 3 }, apipix()] };
+    expect(readEnvironment(withFile(entries)).providers.map((provider) => [provider.id, provider.medDefenseDays])).toEqual([
+      ['sim-a', 3],
+      ['efi', 5],
+    ]);
+    const withDefault = readEnvironment({ ...withFile(entries), MED_DEFENSE_DAYS: '10' });
+    expect(withDefault.medDefenseDays).toBe(10);
+    expect(withDefault.providers.map((provider) => provider.medDefenseDays)).toEqual([3, 10]);
+    expect(readEnvironment({ DATABASE_URL: 'memory://', MED_DEFENSE_DAYS: '2' }).providers.map((provider) => provider.medDefenseDays)).toEqual([2]);
+  });
+
+  it.each([0, 31, 2.5, '3'])('refuses medDefenseDays %j, naming the entry', (days) => {
+    expect(refusal(withFile({ providers: [{ id: 'sim-a', kind: 'simulated', medDefenseDays: days }] })).message).toBe(
+      'Invalid configuration: PROVIDERS_FILE providers[0] ("sim-a") medDefenseDays must be a whole number of days from 1 to 30',
     );
   });
 });

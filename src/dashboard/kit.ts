@@ -2,6 +2,7 @@ import type { AccountService } from '../accounts/service.js';
 import type { ChargeService } from '../charges/service.js';
 import type { Config } from '../config.js';
 import type { HistoryService } from '../history/service.js';
+import type { DeadlineReminderService } from '../infractions/reminders.js';
 import type { InfractionService } from '../infractions/service.js';
 import type { LedgerService } from '../ledger/service.js';
 import type { Clock } from '../platform/clock.js';
@@ -31,6 +32,7 @@ export type DashboardServices = {
   charges: ChargeService;
   refunds: RefundService;
   infractions: InfractionService;
+  deadlineReminders: DeadlineReminderService;
   withdrawals: WithdrawalService;
   recipients: RecipientService;
   webhooks: WebhookService;

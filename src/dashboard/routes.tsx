@@ -4,7 +4,9 @@ import { messages } from '../messages.js';
 import { presentTransaction } from '../transactions/presenter.js';
 import type { SessionUser } from '../users/service.js';
 import { field, idParam } from '../pages/forms.js';
-import type { DashboardServices } from './kit.js';
+import type { DashboardKit, DashboardServices } from './kit.js';
+import { DeadlineBanner } from './deadlineBanner.js';
+import { presentInfraction } from '../infractions/presenter.js';
 import { chargePages } from './chargeRoutes.js';
 import { DASHBOARD_SITE } from './site.js';
 import { disputePages } from './disputeRoutes.js';
@@ -26,15 +28,26 @@ import { ErrorPage } from '../pages/signInViews.js';
 export const dashboardRoutes =
   (services: DashboardServices) =>
   async (app: FastifyInstance): Promise<void> => {
-    const { users, ledger, transactions, accounts, webhooks, config } = services;
-    const kit = await pageStack(app, {
+    const { users, ledger, transactions, accounts, webhooks, config, deadlineReminders, clock } = services;
+    // The MED deadline banner of the request's account (DeadlineBanner), read once the user is known.
+    const banners = new WeakMap<FastifyRequest, JSX.Element>();
+    const stack = await pageStack(app, {
       site: '/dashboard',
-      siteFor: () => DASHBOARD_SITE,
+      siteFor: (request) => ({ ...DASHBOARD_SITE, banner: banners.get(request) }),
       sessionCookie: 'svc_session',
       csrfCookie: 'svc_csrf',
       signIn: users,
       config,
     });
+    const kit: DashboardKit = {
+      ...stack,
+      asUser: (handler) =>
+        stack.asUser(async (request, reply, user) => {
+          const near = await deadlineReminders.nearDeadlines(user.accountId);
+          if (near) banners.set(request, <DeadlineBanner nearest={presentInfraction(near.nearest)} total={near.total} now={clock.now().getTime()} />);
+          return handler(request, reply, user);
+        }),
+    };
     const { checkCsrf, send, contextOf, redirect, attempt, asUser, tokenOf } = kit;
     /** The signed-in user (full session), or a redirect to the sign-in page. */
     const signedIn = async (request: FastifyRequest, reply: FastifyReply): Promise<SessionUser | null> => {

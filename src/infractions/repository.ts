@@ -1,6 +1,6 @@
 import { sql, type Insertable } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
-import type { InfractionRow, InfractionStatus, InfractionsTable } from '../platform/schema.js';
+import type { InfractionRow, InfractionStatus, InfractionsTable, ReminderStage } from '../platform/schema.js';
 import { OPEN_INFRACTION_STATUSES, type InfractionTransition } from './states.js';
 
 export function insertInfraction(tx: Tx, infraction: Insertable<InfractionsTable>): Promise<InfractionRow> {
@@ -96,4 +96,79 @@ export async function countOpenInfractions(db: Executor): Promise<number> {
     .where('status', 'in', OPEN_INFRACTION_STATUSES)
     .executeTakeFirstOrThrow();
   return row.count;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Running cases that reached a reminder stage they were not reminded at (infractions/reminders.ts):
+ * for some stage of `stages` (hours), the deadline still ahead and within that many hours of
+ * `now`, and the case never reminded or last at a larger stage. Locked; other workers skip them,
+ * and a case a worker reminded meanwhile no longer matches when its row is read again.
+ */
+export function lockCasesToRemind(
+  tx: Tx,
+  statuses: readonly InfractionStatus[],
+  stages: readonly ReminderStage[],
+  now: Date,
+  limit: number,
+): Promise<InfractionRow[]> {
+  return tx
+    .selectFrom('infractions')
+    .selectAll()
+    .where('status', 'in', statuses)
+    .where('defenseDeadline', '>', now)
+    .where((eb) =>
+      eb.or(
+        stages.map((hours) =>
+          eb.and([
+            eb('defenseDeadline', '<=', new Date(now.getTime() + hours * HOUR_MS)),
+            eb.or([eb('remindedStage', 'is', null), eb('remindedStage', '>', hours)]),
+          ]),
+        ),
+      ),
+    )
+    .orderBy('defenseDeadline')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
+
+/** Records that a case was reminded at `stage`, unless it already was at that stage or a smaller one. */
+export function markReminded(tx: Tx, infractionId: string, stage: ReminderStage): Promise<InfractionRow | undefined> {
+  return tx
+    .updateTable('infractions')
+    .set({ remindedStage: stage })
+    .where('id', '=', infractionId)
+    .where((eb) => eb.or([eb('remindedStage', 'is', null), eb('remindedStage', '>', stage)]))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * The account's running cases whose deadline is ahead and within `withinMs` of `now`, the
+ * nearest first (the dashboard's banner), and how many there are.
+ */
+export async function nearDeadlines(
+  db: Executor,
+  accountId: string,
+  statuses: readonly InfractionStatus[],
+  now: Date,
+  withinMs: number,
+  limit: number,
+): Promise<{ rows: InfractionRow[]; total: number }> {
+  const rows = await db
+    .selectFrom('infractions')
+    .selectAll()
+    .select(sql<number>`count(*) over ()::int8`.as('total'))
+    .where('accountId', '=', accountId)
+    .where('status', 'in', statuses)
+    .where('defenseDeadline', '>', now)
+    .where('defenseDeadline', '<=', new Date(now.getTime() + withinMs))
+    .orderBy('defenseDeadline')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return { rows: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
 }

@@ -12,11 +12,10 @@ import { lockTransaction } from '../transactions/repository.js';
 import { CHARGE } from '../transactions/states.js';
 import { assertAllowed } from '../transactions/transition.js';
 import { recordTransactionEvents } from '../transactions/events.js';
+import { defenseDeadlineOf } from './deadlines.js';
 import { presentInfraction } from './presenter.js';
 import * as repository from './repository.js';
 import { allowsInfraction, INFRACTION, type InfractionTransition } from './states.js';
-
-const DAY_MS = 86_400_000;
 
 export type OpenInfractionInput = {
   amountCents?: number | undefined;
@@ -39,7 +38,7 @@ export class InfractionService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly config: Pick<Config, 'medDefenseDays'>,
+    private readonly config: Pick<Config, 'medDefenseDays' | 'providers'>,
     private readonly refunds: RefundService,
   ) {}
 
@@ -65,7 +64,7 @@ export class InfractionService {
         reason: input.reason,
         amountCents,
         openedAt: now,
-        defenseDeadline: new Date(now.getTime() + this.config.medDefenseDays * DAY_MS),
+        defenseDeadline: defenseDeadlineOf(this.config, charge.providerId, now),
         defense: null,
         closedAt: null,
         updatedAt: now,

@@ -32,6 +32,9 @@ button { font: inherit; cursor: pointer; padding: .5rem 1rem; border-radius: 4px
 button.link { background: none; border: none; color: var(--accent); text-decoration: underline; padding: .5rem .25rem; }
 .alert { padding: .75rem 1rem; border-radius: 4px; border: 1px solid var(--bad); color: var(--bad); background: #fff; }
 .notice { padding: .75rem 1rem; border-radius: 4px; border: 1px solid var(--ok); color: var(--ok); background: #fff; }
+.banner { margin: 1rem 0; padding: .75rem 1rem; border-radius: 4px; border: 1px solid #9a6700; border-left-width: .5rem; background: #fff8c5; color: var(--ink); }
+.banner p { margin: 0; }
+.banner.urgent { border-color: var(--bad); background: #fff; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(12rem, 1fr)); gap: .75rem; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 1rem; }
 .card .label { color: var(--muted); font-size: .9rem; }

@@ -12,8 +12,11 @@ export const formatDay = (day: string): string => day.split('-').reverse().join(
 /** One entry of a site's menu; `count` is a queue's length (the back-office). */
 export type MenuItem = { href: string; title: string; count?: number | undefined };
 
-/** Which site a page belongs to: the merchant dashboard or the service team's back-office. */
-export type Site = { base: '/dashboard' | '/backoffice'; brand: string; menu: readonly MenuItem[] };
+/**
+ * Which site a page belongs to: the merchant dashboard or the service team's back-office; `banner`
+ * is what every page of the request shows above its content (the dashboard's MED deadline).
+ */
+export type Site = { base: '/dashboard' | '/backoffice'; brand: string; menu: readonly MenuItem[]; banner?: JSX.Element | undefined };
 
 /**
  * What every page knows of the request: the signed-in user (none on the sign-in pages), the form
@@ -165,7 +168,10 @@ export function Layout(props: { title: string; context: PageContext; children?: 
               )}
             </nav>
           </header>
-          <main id="conteudo">{props.children}</main>
+          <main id="conteudo">
+            {props.context.user && site.banner ? site.banner : ''}
+            {props.children}
+          </main>
         </body>
       </html>
     </>

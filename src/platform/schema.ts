@@ -241,7 +241,12 @@ export interface InfractionsTable {
   recoveredCents: Generated<number | null>;
   /** The PSP's MED return that opened this case and settled it at once (a case we were never told of). */
   returnEndToEndId: Generated<string | null>;
+  /** The latest defense deadline reminder written, in hours before the deadline (migration 039; infractions/reminders.ts); null: none yet. */
+  remindedStage: ColumnType<ReminderStage | null, ReminderStage | null | undefined, ReminderStage | null>;
 }
+
+/** The reminders of a MED case's defense deadline: this many hours before it (DESIGN.md §19). */
+export type ReminderStage = 48 | 24 | 6;
 
 export type RefundKind = 'merchant' | 'med' | 'returned_payment';
 export type RefundStatus = 'processing' | 'refunded' | 'failed';

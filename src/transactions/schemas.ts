@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { messages } from '../messages.js';
-import { CARRIES_INFRACTION, CARRIES_REFUND, SETTLEMENT_FIELDS, type EventName } from '../webhooks/events.js';
+import { CARRIES_DEADLINE_IN, CARRIES_INFRACTION, CARRIES_REFUND, SETTLEMENT_FIELDS, type TransactionEventName } from '../webhooks/events.js';
 import { isId } from '../platform/ids.js';
 import { listLimitQuery, partySchema, unixMillisQuery } from '../platform/schemas.js';
 import { CHARGE_STATUSES, WITHDRAWAL_STATUSES, type TransactionStatus, type TransactionType } from '../platform/schema.js';
@@ -133,7 +133,7 @@ const {
  * its charge payload, the PIX fields the event carries, and the MED case or the refund as their
  * own domains describe them.
  */
-export function eventBodySchema(name: EventName, attachments: { infraction: z.ZodType; refund: z.ZodType }) {
+export function eventBodySchema(name: TransactionEventName, attachments: { infraction: z.ZodType; refund: z.ZodType }) {
   const settlement = SETTLEMENT_FIELDS[name];
   const fields = Object.fromEntries(settlement.map((field) => [field, transactionSchema.shape[field].unwrap()]));
   return z.object({
@@ -144,6 +144,13 @@ export function eventBodySchema(name: EventName, attachments: { infraction: z.Zo
     ...fields,
     ...(CARRIES_INFRACTION.has(name) ? { infraction: attachments.infraction } : {}),
     ...(CARRIES_REFUND.has(name) ? { refund: attachments.refund } : {}),
+    ...(CARRIES_DEADLINE_IN.has(name)
+      ? {
+          deadlineIn: z.int().meta({
+            description: "Milliseconds from occurredAt to the case's defenseDeadline (above 0): the time left to defend when the reminder was written.",
+          }),
+        }
+      : {}),
     occurredAt: z.int().meta({ description: 'When the status changed (Unix milliseconds).' }),
   });
 }

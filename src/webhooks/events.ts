@@ -27,6 +27,16 @@ export const CANONICAL_EVENTS = [
 export type EventName = (typeof CANONICAL_EVENTS)[number];
 
 /**
+ * Events of a transaction beyond the 21 (DESIGN.md §19), named in the same style and belonging to
+ * one of the design's categories (DISPUTE_ADDITIONS): the MED defense deadline's reminders, 48 h,
+ * 24 h and 6 h before it (infractions/reminders.ts). Their body is the transaction's, like the
+ * canonical ones' (docs/webhooks.md).
+ */
+export const TRANSACTION_EXTENSION_EVENTS = ['transaction.dispute_deadline'] as const;
+/** The events whose body is a transaction: the 21 and those beyond them. */
+export type TransactionEventName = EventName | (typeof TRANSACTION_EXTENSION_EVENTS)[number];
+
+/**
  * Pix Automático (DESIGN.md §17): the steps of a recurrence that no canonical event describes. A
  * cycle's charge is a pix_in transaction and uses the canonical ones (transaction.paid,
  * .failed, .expired, .cancelled); these say what happened to the recurrence itself, that a
@@ -42,16 +52,17 @@ export const RECURRENCE_EVENTS = [
   'recurrence.cycle_skipped',
 ] as const;
 export type RecurrenceEventName = (typeof RECURRENCE_EVENTS)[number];
-/** Every event the gateway sends: the 21 canonical ones, then the recurrences'. */
-export const GATEWAY_EVENTS = [...CANONICAL_EVENTS, ...RECURRENCE_EVENTS] as const;
-export type GatewayEventName = EventName | RecurrenceEventName;
+/** Every event the gateway sends: the 21 canonical ones, the transactions' beyond them, then the recurrences'. */
+export const GATEWAY_EVENTS = [...CANONICAL_EVENTS, ...TRANSACTION_EXTENSION_EVENTS, ...RECURRENCE_EVENTS] as const;
+export type GatewayEventName = TransactionEventName | RecurrenceEventName;
 
 export type SettlementField = 'endToEndId' | 'payer' | 'beneficiary' | 'refundEndToEndId';
 const NO_SETTLEMENT: readonly SettlementField[] = [];
 
 /** The PIX fields each event carries (spec: Canonical events); every other event omits them. */
-export const SETTLEMENT_FIELDS: Record<EventName, readonly SettlementField[]> = {
+export const SETTLEMENT_FIELDS: Record<TransactionEventName, readonly SettlementField[]> = {
   ...recordOf(CANONICAL_EVENTS, () => NO_SETTLEMENT),
+  'transaction.dispute_deadline': NO_SETTLEMENT,
   'transaction.paid': ['endToEndId', 'payer'],
   'transaction.refunded': ['endToEndId', 'payer'],
   'transaction.partially_refunded': ['endToEndId', 'payer'],
@@ -77,9 +88,15 @@ export const EVENT_CATEGORIES = {
   dispute: ['transaction.infraction', 'transaction.dispute', 'transaction.protest', 'transaction.blocked'],
   chargeback: ['transaction.chargeback'],
 } as const satisfies Record<string, readonly EventName[]>;
+/** Events beyond the 21 in the design's `dispute` category: a `dispute` filter selects them too. */
+export const DISPUTE_ADDITIONS = ['transaction.dispute_deadline'] as const satisfies readonly TransactionEventName[];
 /** The categories of the events beyond the 21 (filterable like the design's five). */
 export const EXTENSION_CATEGORIES = { recurrence: RECURRENCE_EVENTS } as const;
-const ALL_CATEGORIES: Record<string, readonly GatewayEventName[]> = { ...EVENT_CATEGORIES, ...EXTENSION_CATEGORIES };
+const ALL_CATEGORIES: Record<string, readonly GatewayEventName[]> = {
+  ...EVENT_CATEGORIES,
+  dispute: [...EVENT_CATEGORIES.dispute, ...DISPUTE_ADDITIONS],
+  ...EXTENSION_CATEGORIES,
+};
 
 /** Names used before the canonical catalog (spec: Events), still accepted in filters. */
 export const FORMER_EVENT_NAMES: Record<string, EventName> = {
@@ -121,6 +138,12 @@ export function normalizeEventFilter(entries: readonly string[]): { filters: str
 }
 
 /** Events whose body carries the MED case as `infraction`. */
-export const CARRIES_INFRACTION: ReadonlySet<EventName> = new Set([...EVENT_CATEGORIES.dispute, ...EVENT_CATEGORIES.chargeback]);
+export const CARRIES_INFRACTION: ReadonlySet<TransactionEventName> = new Set([
+  ...EVENT_CATEGORIES.dispute,
+  ...DISPUTE_ADDITIONS,
+  ...EVENT_CATEGORIES.chargeback,
+]);
 /** Events whose body carries the settled refund as `refund`. */
-export const CARRIES_REFUND: ReadonlySet<EventName> = new Set(['transaction.refunded', 'transaction.partially_refunded']);
+export const CARRIES_REFUND: ReadonlySet<TransactionEventName> = new Set(['transaction.refunded', 'transaction.partially_refunded']);
+/** Events whose body carries `deadlineIn`: milliseconds from `occurredAt` to the case's `defenseDeadline`. */
+export const CARRIES_DEADLINE_IN: ReadonlySet<TransactionEventName> = new Set(['transaction.dispute_deadline']);

@@ -9,11 +9,13 @@ import {
   FORMER_EVENT_NAMES,
   GATEWAY_EVENTS,
   RECURRENCE_EVENTS,
+  TRANSACTION_EXTENSION_EVENTS,
   type GatewayEventName,
 } from './events.js';
 
 const filterDescription =
-  `Canonical event names (${CANONICAL_EVENTS.join(', ')}), Pix Automático's (${RECURRENCE_EVENTS.join(', ')}) ` +
+  `Canonical event names (${CANONICAL_EVENTS.join(', ')}), the transactions' beyond them (${TRANSACTION_EXTENSION_EVENTS.join(', ')}, in dispute), ` +
+  `Pix Automático's (${RECURRENCE_EVENTS.join(', ')}) ` +
   `or categories (${[...Object.keys(EVENT_CATEGORIES), ...Object.keys(EXTENSION_CATEGORIES)].join(', ')}); ` +
   `former names (${Object.keys(FORMER_EVENT_NAMES).join(', ')}) are accepted and stored as their canonical name. Absent or empty: every event.`;
 
@@ -122,7 +124,7 @@ const pascalCase = (name: string) =>
 /**
  * The OpenAPI 3.1 `webhooks` section: one entry per canonical event (operationId `on` + the
  * event in PascalCase), its body a component schema of its own (`TransactionPaidEvent`, …), and
- * `WebhookEvent`, the union of every event (the 21 and Pix Automático’s) discriminated by `event` (what a receiver gets). The body
+ * `WebhookEvent`, the union of every event (the 21, transaction.dispute_deadline and Pix Automático’s) discriminated by `event` (what a receiver gets). The body
  * schemas are assembled where events are (transactions/schemas.ts) and handed in.
  */
 export function openApiWebhooks(eventBodySchema: (name: GatewayEventName) => z.ZodType): {

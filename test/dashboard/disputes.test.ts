@@ -111,7 +111,7 @@ describe('Disputas', () => {
     expect(await card.getByRole('heading', { level: 2 }).textContent()).toBe(`${CHARGE_BRL} · aberta em ${brazilianDate(opened.openedAt)}`);
     expect(await valueOf(card, 'Status').textContent()).toBe('Aberta');
     expect(await valueOf(card, 'Status').locator('span').getAttribute('title')).toBe('open');
-    expect(opened.defenseDeadline).toBe(opened.openedAt + 7 * DAY);
+    expect(opened.defenseDeadline).toBe(opened.openedAt + 5 * DAY);
     expect(await valueOf(card, 'Prazo da defesa').textContent()).toBe(brazilianDate(opened.defenseDeadline));
     expect(await valueOf(card, 'Prazo da defesa').textContent()).toMatch(/^\d{2}\/\d{2}\/\d{4}, \d{2}:\d{2}$/);
     expect(await card.getByRole('link', { name: 'Ver a cobrança' }).getAttribute('href')).toBe(`/dashboard/cobrancas/${transactionId}`);
@@ -174,7 +174,7 @@ describe('Disputas', () => {
 
   it('past the defense deadline the form is gone and a posted defense is 422', async () => {
     const { merchant, infractionId } = await merchantWithCase();
-    gateway.clock.advance(7 * DAY - MINUTE);
+    gateway.clock.advance(5 * DAY - MINUTE);
     const page = await signedInPage(merchant.accountId, 'finance');
     await openDisputes(page);
     expect(await caseCard(page, infractionId).getByLabel(DEFENSE_LABEL).count()).toBe(1);

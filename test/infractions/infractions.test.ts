@@ -33,7 +33,7 @@ async function chargeWithCase(body: unknown = { reason: 'fraud' }) {
 }
 
 describe('opening a case', () => {
-  it('opens with a 7-day deadline, blocks the amount, records infraction then blocked with the case', async () => {
+  it('opens with the default 5-day deadline, blocks the amount, records infraction then blocked with the case', async () => {
     const before = gateway.clock.now().getTime();
     const { merchant, transactionId, opened } = await chargeWithCase({ reason: 'fraud', amountCents: 600 });
     expect(opened).toEqual({
@@ -43,7 +43,7 @@ describe('opening a case', () => {
       reason: 'fraud',
       amountCents: 600,
       openedAt: expect.any(Number),
-      defenseDeadline: opened.openedAt + 7 * DAY,
+      defenseDeadline: opened.openedAt + 5 * DAY,
       defense: null,
       closedAt: null,
       recoveryId: null,
@@ -144,7 +144,7 @@ describe('defense and analysis', () => {
 
   it('after the deadline the defense is refused; the worker step moves the case to analysis with transaction.dispute', async () => {
     const { merchant, transactionId, infractionId } = await chargeWithCase();
-    gateway.clock.advance(7 * DAY);
+    gateway.clock.advance(5 * DAY);
     expect(await defend(merchant, infractionId, 'tarde')).toMatchObject({ status: 422, body: { error: messages.defenseDeadlinePassed } });
     expect(await gateway.services.infractions.analyzeOverdue()).toBeGreaterThanOrEqual(1);
     const read = await gateway.call('GET', `/v1/infractions/${infractionId}`, { key: merchant.apiKey });

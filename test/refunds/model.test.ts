@@ -37,8 +37,8 @@ const AMOUNT = 1000;
 const FUNDS = [0, 0, 2_000] as const;
 /** A charge's default validity (POST /v1/pix without expiresInDays). */
 const VALIDITY = 2 * DAY;
-/** A MED case's defense deadline (MED_DEFENSE_DAYS). */
-const DEFENSE = 7 * DAY;
+/** A MED case's defense deadline (MED_DEFENSE_DAYS, 5 by default). */
+const DEFENSE = 5 * DAY;
 /** A charge may be refunded within 90 days of its payment. */
 const REFUND_WINDOW = 90 * DAY;
 

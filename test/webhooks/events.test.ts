@@ -2,10 +2,14 @@ import { describe, it, expect } from 'vitest';
 import { attemptVerdict } from '../../src/webhooks/dispatcher.js';
 import {
   CANONICAL_EVENTS,
+  CARRIES_DEADLINE_IN,
+  CARRIES_INFRACTION,
+  DISPUTE_ADDITIONS,
   EVENT_CATEGORIES,
   FORMER_EVENT_NAMES,
   GATEWAY_EVENTS,
   RECURRENCE_EVENTS,
+  TRANSACTION_EXTENSION_EVENTS,
   normalizeEventFilter,
   type EventName,
 } from '../../src/webhooks/events.js';
@@ -78,9 +82,10 @@ describe('normalizeEventFilter', () => {
     expect(normalizeEventFilter([name])).toEqual({ filters: [name], eventNames: [name] });
   });
 
-  it.each(Object.entries(DESIGN_CATEGORIES))('expands category %s to exactly its members', (category, members) => {
+  it.each(Object.entries(DESIGN_CATEGORIES))('expands category %s to exactly its members (dispute with transaction.dispute_deadline)', (category, members) => {
     const result = normalizeEventFilter([category]);
-    expect(result).toEqual({ filters: [category], eventNames: CANONICAL_EVENTS.filter((name) => members.includes(name)) });
+    const selected: readonly string[] = [...members, ...(category === 'dispute' ? DISPUTE_ADDITIONS : [])];
+    expect(result).toEqual({ filters: [category], eventNames: GATEWAY_EVENTS.filter((name) => selected.includes(name)) });
   });
 
   it.each(Object.entries(FORMER_EVENT_NAMES))('maps former name %s to %s', (former, canonical) => {
@@ -103,7 +108,7 @@ describe('normalizeEventFilter', () => {
     expect(result).toEqual({ filters: ['chargeback', 'transaction.chargeback'], eventNames: ['transaction.chargeback'] });
   });
 
-  it('returns the names in CANONICAL_EVENTS order whatever the input order', () => {
+  it('returns the names in GATEWAY_EVENTS order whatever the input order', () => {
     const result = normalizeEventFilter(['transfer.refunded', 'transaction.paid', 'dispute', 'transfer.created']);
     expect(result).toEqual({
       filters: ['transfer.refunded', 'transaction.paid', 'dispute', 'transfer.created'],
@@ -115,12 +120,16 @@ describe('normalizeEventFilter', () => {
         'transaction.blocked',
         'transfer.created',
         'transfer.refunded',
+        'transaction.dispute_deadline',
       ],
     });
   });
 
-  it('selects all 21 names from the 5 categories', () => {
-    expect(normalizeEventFilter(Object.keys(EVENT_CATEGORIES))).toEqual({ filters: Object.keys(EVENT_CATEGORIES), eventNames: [...CANONICAL_EVENTS] });
+  it('selects all 21 names and transaction.dispute_deadline from the 5 categories', () => {
+    expect(normalizeEventFilter(Object.keys(EVENT_CATEGORIES))).toEqual({
+      filters: Object.keys(EVENT_CATEGORIES),
+      eventNames: [...CANONICAL_EVENTS, ...TRANSACTION_EXTENSION_EVENTS],
+    });
   });
 
   it('returns the first unknown entry', () => {
@@ -178,6 +187,28 @@ describe('Pix Automático events (beyond the 21)', () => {
       eventNames: ['transaction.paid', 'recurrence.cancelled'],
     });
     for (const name of RECURRENCE_EVENTS) expect(CANONICAL_EVENTS).not.toContain(name);
-    expect(GATEWAY_EVENTS).toEqual([...CANONICAL_EVENTS, ...RECURRENCE_EVENTS]);
+    expect(GATEWAY_EVENTS).toEqual([...CANONICAL_EVENTS, ...TRANSACTION_EXTENSION_EVENTS, ...RECURRENCE_EVENTS]);
+  });
+});
+
+describe('transaction.dispute_deadline (beyond the 21)', () => {
+  it('is not canonical, belongs to the dispute category, carries the case and deadlineIn', () => {
+    expect(TRANSACTION_EXTENSION_EVENTS).toEqual(['transaction.dispute_deadline']);
+    expect(CANONICAL_EVENTS).not.toContain('transaction.dispute_deadline');
+    expect(DISPUTE_ADDITIONS).toEqual(['transaction.dispute_deadline']);
+    expect(CARRIES_INFRACTION.has('transaction.dispute_deadline')).toBe(true);
+    expect([...CARRIES_DEADLINE_IN]).toEqual(['transaction.dispute_deadline']);
+  });
+
+  it('is selected by its name and by dispute, not by the other categories', () => {
+    expect(normalizeEventFilter(['transaction.dispute_deadline'])).toEqual({
+      filters: ['transaction.dispute_deadline'],
+      eventNames: ['transaction.dispute_deadline'],
+    });
+    expect(normalizeEventFilter(['dispute'])).toMatchObject({ eventNames: expect.arrayContaining(['transaction.dispute_deadline']) });
+    for (const category of ['cashin', 'cashout', 'refund', 'chargeback', 'recurrence']) {
+      const selected = normalizeEventFilter([category]);
+      expect('eventNames' in selected && selected.eventNames, category).not.toContain('transaction.dispute_deadline');
+    }
   });
 });

@@ -1300,6 +1300,26 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'transaction.dispute_deadline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Event transaction.dispute_deadline
+     * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
+     */
+    post: operations['onTransactionDisputeDeadline'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'recurrence.authorized': {
     parameters: {
       query?: never;
@@ -2606,6 +2626,45 @@ export interface components {
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
     };
+    TransactionDisputeDeadlineEvent: {
+      /** @description Same as the X-Svc-Event-Id and webhook-id headers. */
+      eventId: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      event: 'transaction.dispute_deadline';
+      transactionId: string;
+      /** @constant */
+      type: 'pix_in';
+      amountCents: number;
+      feeCents: number;
+      netCents: number;
+      status: string;
+      externalRef: string | null;
+      /** @description Unix SECONDS (charges). */
+      expiresAt: number | null;
+      /** @description Unix milliseconds; null until paid. */
+      paidAt: number | null;
+      /** @description Unix milliseconds. */
+      createdAt: number;
+      /** @description Unix milliseconds. */
+      updatedAt: number;
+      /** @description Charges: the sum of settled refunds (merchant refunds and MED chargebacks), present once above 0. */
+      refundedCents?: number;
+      due?: components['schemas']['DueTerms'];
+      /** @description A PIX paid to one of the merchant’s static QR codes (POST /v1/pix/static): that code. */
+      staticQrId?: string;
+      /** @description A cycle’s charge of a Pix Automático recurrence (POST /v1/recurrences): that recurrence. */
+      recurrenceId?: string;
+      /** @description With recurrenceId: the cycle’s number (1 = the start date). */
+      cycle?: number;
+      infraction: components['schemas']['Infraction'];
+      /** @description Milliseconds from occurredAt to the case's defenseDeadline (above 0): the time left to defend when the reminder was written. */
+      deadlineIn: number;
+      /** @description When the status changed (Unix milliseconds). */
+      occurredAt: number;
+    };
     RecurrenceAuthorizedEvent: {
       /** @description Same as the X-Svc-Event-Id and webhook-id headers. */
       eventId: string;
@@ -2913,6 +2972,7 @@ export interface components {
       | components['schemas']['TransferPaidEvent']
       | components['schemas']['TransferRefundedEvent']
       | components['schemas']['TransferPartiallyRefundedEvent']
+      | components['schemas']['TransactionDisputeDeadlineEvent']
       | components['schemas']['RecurrenceAuthorizedEvent']
       | components['schemas']['RecurrenceRefusedEvent']
       | components['schemas']['RecurrenceExpiredEvent']
@@ -9811,6 +9871,48 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['TransferPartiallyRefundedEvent'];
+      };
+    };
+    responses: {
+      /** @description Delivered. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Timeout, network error, 5xx, 408 and 429 are retried after 1 min, 5 min, 30 min, 2 h and 6 h; other answers are final. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onTransactionDisputeDeadline: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description Canonical event name. */
+        'X-Svc-Event': string;
+        /** @description Event id: the same across URLs, attempts and resends. Deduplicate on it. */
+        'X-Svc-Event-Id': string;
+        /** @description `t=<timestamp>,v1=<base64>`: the same HMAC-SHA256 as webhook-signature (two v1= during a secret rotation). */
+        'X-Svc-Signature': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix seconds of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated when two secrets sign. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TransactionDisputeDeadlineEvent'];
       };
     };
     responses: {

@@ -15,8 +15,6 @@ export type Movement = {
   entries: { book: LedgerBook; amountCents: number }[];
   /** Refuse the movement (return null) if it would take the merchant's balance below zero (a credit always passes: it may top up a balance a chargeback left negative). */
   forbidNegativeBalance?: boolean;
-  /** A credit a block of its own holds at once (a cautionary block): it tops up no MED case. */
-  heldCredit?: boolean;
 };
 
 /** What a movement does to the merchant's balance (its merchant entries); an unbalanced movement is a bug, never written. */
@@ -59,7 +57,7 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
   // A credit also tops up the blocks of running MED cases that lack money (DESIGN.md §19), from
   // what it makes withdrawable: `old` locks the row first so `top` is computed on its latest version.
   const { rows } =
-    merchantDelta > 0 && !movement.heldCredit
+    merchantDelta > 0
       ? await sql<{ availableCents: number; topCents: number }>`
     WITH old AS (
       SELECT least(shortfall_cents, greatest(0, available_cents + ${merchantDelta} - blocked_cents)) AS top_cents

@@ -9,6 +9,7 @@ import { FraudMarkService } from './fraudmarks/service.js';
 import { Metrics } from './operations/metrics.js';
 import { HealthService } from './operations/service.js';
 import { InfractionService } from './infractions/service.js';
+import { HoldService } from './holds/service.js';
 import { OperatorService } from './operators/service.js';
 import { RefundService } from './refunds/service.js';
 import { UserService } from './users/service.js';
@@ -54,6 +55,7 @@ export type Services = {
   refunds: RefundService;
   providerSends: ProviderSendService;
   infractions: InfractionService;
+  holds: HoldService;
   users: UserService;
   /** The back-office's operator users (DESIGN.md §11). */
   operators: OperatorService;
@@ -121,6 +123,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
   const transactions = new TransactionService(db, clock);
   const reportTransactions = probes.reads ? new TransactionService(probes.reads, clock) : transactions;
   const infractions = new InfractionService(db, clock, config, refunds);
+  const holds = new HoldService(db, clock);
   const providerInbound = inbound((providerId) => new InboundService(providerId, db, clock, charges, refunds, infractions, staticQr, accounts, recurrences));
   return {
     config,
@@ -147,7 +150,8 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     providerInbound,
     staticQr,
     recurrences,
-    sandbox: networks.size > 0 ? new SandboxService(networks, charges, withdrawals, refunds, infractions, staticQr, recurrences) : null,
+    holds,
+    sandbox: networks.size > 0 ? new SandboxService(networks, charges, withdrawals, refunds, infractions, staticQr, recurrences, holds) : null,
     webhooks,
     health: new HealthService(db),
     metrics,

@@ -283,7 +283,12 @@ export function ChargesPage(props: {
   );
 }
 
-const REFUND_KIND_NAMES: Record<string, string> = { merchant: 'Devolução', med: 'MED', returned_payment: 'Pagamento devolvido' };
+const REFUND_KIND_NAMES: Record<string, string> = {
+  merchant: 'Devolução',
+  med: 'MED',
+  returned_payment: 'Pagamento devolvido',
+  cautionary_return: 'Devolvido pelo PSP (bloqueio cautelar)',
+};
 
 export function ChargePage(props: {
   context: PageContext;

@@ -1,7 +1,7 @@
 import type { Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import type { TransactionRow } from '../platform/schema.js';
-import { CARRIES_INFRACTION, CARRIES_REFUND, SETTLEMENT_FIELDS, type EventName, type SettlementField } from '../webhooks/events.js';
+import { CARRIES_INFRACTION, CARRIES_REFUND, SETTLEMENT_FIELDS, type SettlementField, type TransactionEventName } from '../webhooks/events.js';
 import { insertEventsWithDeliveries, type NewEvent } from '../webhooks/repository.js';
 import { presentTransaction } from './presenter.js';
 
@@ -19,7 +19,7 @@ type Presented = Readonly<Record<string, string | number | boolean | null | unde
 export type EventContext = { infraction?: Presented | undefined; refund?: Presented | undefined };
 
 /** The events of status changes, as written (newTransactionEvents) in the transaction that made them. */
-type TransactionEvent = { name: EventName; transaction: TransactionRow } & EventContext;
+type TransactionEvent = { name: TransactionEventName; transaction: TransactionRow } & EventContext;
 
 /**
  * The events of status changes, built to be written in the transaction that made the changes

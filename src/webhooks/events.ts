@@ -42,16 +42,26 @@ export const RECURRENCE_EVENTS = [
   'recurrence.cycle_skipped',
 ] as const;
 export type RecurrenceEventName = (typeof RECURRENCE_EVENTS)[number];
-/** Every event the gateway sends: the 21 canonical ones, then the recurrences'. */
-export const GATEWAY_EVENTS = [...CANONICAL_EVENTS, ...RECURRENCE_EVENTS] as const;
-export type GatewayEventName = EventName | RecurrenceEventName;
+/**
+ * Transaction events beyond the 21, for steps none of them describes; their body is the
+ * transaction's, as the canonical ones'. `transaction.hold_released`: the PSP released a received
+ * PIX it held (cautionary block, DESIGN.md §19), or the hold's 72 hours ran out.
+ */
+export const TRANSACTION_EXTENSION_EVENTS = ['transaction.hold_released'] as const;
+/** An event whose body is a transaction: a canonical one or an extension's. */
+export type TransactionEventName = EventName | (typeof TRANSACTION_EXTENSION_EVENTS)[number];
+
+/** Every event the gateway sends: the 21 canonical ones, the transactions' extensions, then the recurrences'. */
+export const GATEWAY_EVENTS = [...CANONICAL_EVENTS, ...TRANSACTION_EXTENSION_EVENTS, ...RECURRENCE_EVENTS] as const;
+export type GatewayEventName = TransactionEventName | RecurrenceEventName;
 
 export type SettlementField = 'endToEndId' | 'payer' | 'beneficiary' | 'refundEndToEndId';
 const NO_SETTLEMENT: readonly SettlementField[] = [];
 
 /** The PIX fields each event carries (spec: Canonical events); every other event omits them. */
-export const SETTLEMENT_FIELDS: Record<EventName, readonly SettlementField[]> = {
+export const SETTLEMENT_FIELDS: Record<TransactionEventName, readonly SettlementField[]> = {
   ...recordOf(CANONICAL_EVENTS, () => NO_SETTLEMENT),
+  ...recordOf(TRANSACTION_EXTENSION_EVENTS, () => NO_SETTLEMENT),
   'transaction.paid': ['endToEndId', 'payer'],
   'transaction.refunded': ['endToEndId', 'payer'],
   'transaction.partially_refunded': ['endToEndId', 'payer'],
@@ -60,7 +70,7 @@ export const SETTLEMENT_FIELDS: Record<EventName, readonly SettlementField[]> = 
   'transfer.partially_refunded': ['endToEndId', 'beneficiary', 'refundEndToEndId'],
 };
 
-/** Semantic categories an endpoint can filter on (DESIGN.md §5). */
+/** Semantic categories an endpoint can filter on (DESIGN.md §5); `dispute` also holds the cautionary block's release (§19). */
 export const EVENT_CATEGORIES = {
   cashin: ['transaction.paid', 'transaction.expired', 'transaction.failed', 'transaction.cancelled'],
   cashout: [
@@ -74,9 +84,9 @@ export const EVENT_CATEGORIES = {
     'transfer.paid',
   ],
   refund: ['transaction.refunded', 'transaction.partially_refunded', 'transfer.refunded', 'transfer.partially_refunded'],
-  dispute: ['transaction.infraction', 'transaction.dispute', 'transaction.protest', 'transaction.blocked'],
+  dispute: ['transaction.infraction', 'transaction.dispute', 'transaction.protest', 'transaction.blocked', 'transaction.hold_released'],
   chargeback: ['transaction.chargeback'],
-} as const satisfies Record<string, readonly EventName[]>;
+} as const satisfies Record<string, readonly TransactionEventName[]>;
 /** The categories of the events beyond the 21 (filterable like the design's five). */
 export const EXTENSION_CATEGORIES = { recurrence: RECURRENCE_EVENTS } as const;
 const ALL_CATEGORIES: Record<string, readonly GatewayEventName[]> = { ...EVENT_CATEGORIES, ...EXTENSION_CATEGORIES };
@@ -120,7 +130,18 @@ export function normalizeEventFilter(entries: readonly string[]): { filters: str
   return { filters: [...filters], eventNames: GATEWAY_EVENTS.filter((name) => eventNames.has(name)) };
 }
 
-/** Events whose body carries the MED case as `infraction`. */
-export const CARRIES_INFRACTION: ReadonlySet<EventName> = new Set([...EVENT_CATEGORIES.dispute, ...EVENT_CATEGORIES.chargeback]);
+/**
+ * Events whose body carries the MED case as `infraction`: the MED ones. `transaction.blocked` carries it
+ * when a MED case placed the block, not when the PSP held a received PIX (then the body says `held: true`).
+ */
+export const CARRIES_INFRACTION: ReadonlySet<TransactionEventName> = new Set([
+  'transaction.infraction',
+  'transaction.dispute',
+  'transaction.protest',
+  'transaction.blocked',
+  ...EVENT_CATEGORIES.chargeback,
+]);
+/** Of those, the events whose `infraction` may be absent. */
+export const INFRACTION_OPTIONAL: ReadonlySet<TransactionEventName> = new Set(['transaction.blocked']);
 /** Events whose body carries the settled refund as `refund`. */
-export const CARRIES_REFUND: ReadonlySet<EventName> = new Set(['transaction.refunded', 'transaction.partially_refunded']);
+export const CARRIES_REFUND: ReadonlySet<TransactionEventName> = new Set(['transaction.refunded', 'transaction.partially_refunded']);

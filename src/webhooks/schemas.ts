@@ -9,11 +9,12 @@ import {
   FORMER_EVENT_NAMES,
   GATEWAY_EVENTS,
   RECURRENCE_EVENTS,
+  TRANSACTION_EXTENSION_EVENTS,
   type GatewayEventName,
 } from './events.js';
 
 const filterDescription =
-  `Canonical event names (${CANONICAL_EVENTS.join(', ')}), Pix Automático's (${RECURRENCE_EVENTS.join(', ')}) ` +
+  `Canonical event names (${CANONICAL_EVENTS.join(', ')}), the gateway's own (${TRANSACTION_EXTENSION_EVENTS.join(', ')}), Pix Automático's (${RECURRENCE_EVENTS.join(', ')}) ` +
   `or categories (${[...Object.keys(EVENT_CATEGORIES), ...Object.keys(EXTENSION_CATEGORIES)].join(', ')}); ` +
   `former names (${Object.keys(FORMER_EVENT_NAMES).join(', ')}) are accepted and stored as their canonical name. Absent or empty: every event.`;
 

@@ -355,6 +355,8 @@ export const messages = {
   apiKeyNotFound: 'API key não encontrada.',
   keyIdInvalid: 'keyId inválido.',
   blockNotFound: 'Bloqueio não encontrado.',
+  cautionaryBlockThroughHold: (transactionId: string) =>
+    `Bloqueio cautelar de um PIX retido: libere-o pela transação (POST /admin/v1/transactions/${transactionId}/hold/release).`,
   blockIdInvalid: 'blockId inválido.',
 
   // Fraud-marked destinations (DESIGN.md §19): the refusal, and the operators' list of marks

@@ -290,6 +290,21 @@ const REFUND_KIND_NAMES: Record<string, string> = {
   cautionary_return: 'Devolvido pelo PSP (bloqueio cautelar)',
 };
 
+/** A charge the PSP held on receipt (cautionary block): held until when, or how the hold ended. */
+function HoldLines(props: { charge: TransactionView }) {
+  const { charge } = props;
+  const until = formatDate(charge.heldUntil ?? 0);
+  const text = charge.held ? `Retida até ${until}` : charge.status === 'refunded' ? 'Devolvida ao pagador pelo PSP' : 'Liberada pelo PSP';
+  return (
+    <>
+      <dt>Bloqueio cautelar</dt>
+      <dd>
+        <strong safe>{text}</strong>
+      </dd>
+    </>
+  );
+}
+
 export function ChargePage(props: {
   context: PageContext;
   charge: TransactionView;
@@ -317,6 +332,7 @@ export function ChargePage(props: {
         <dd>
           <Status status={charge.status} />
         </dd>
+        {charge.heldUntil === undefined ? '' : <HoldLines charge={charge} />}
         <dt>Tarifa</dt>
         <dd>
           <Money cents={charge.feeCents} />
@@ -424,6 +440,14 @@ export function ChargePage(props: {
             Cancelar cobrança
           </button>
         </form>
+      ) : (
+        ''
+      )}
+      {charge.held ? (
+        <p class="muted">
+          O PSP reteve este PIX para análise (bloqueio cautelar, Res. BCB 506): o líquido já está no saldo, mas bloqueado; não pode ser sacado nem devolvido até
+          o PSP liberá-lo. Se o PSP devolver o PIX ao pagador, a cobrança fica devolvida e o saldo volta ao que era antes dela, tarifa incluída.
+        </p>
       ) : (
         ''
       )}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
+import { dayAfter, dayOf, dayStart } from '../../src/platform/saoPauloDay.js';
 import { createCharge, eventsOf, fund, readTransaction, withdraw } from '../helpers/api.js';
 import type { AuditPage } from '../helpers/admin.js';
 import { startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
@@ -256,6 +257,12 @@ describe('operator', () => {
     const merchant = await gateway.createMerchant();
     const { id: first } = await heldCharge(merchant);
     const { id: second } = await heldCharge(merchant);
+    // Its block is not released by its id: the charge would stay held without it.
+    const [block] = await gateway.database.db.selectFrom('blocks').select('id').where('transactionId', '=', first).execute();
+    expect(await gateway.admin('DELETE', `/admin/v1/blocks/${block?.id ?? ''}`)).toMatchObject({
+      status: 422,
+      body: { error: `Bloqueio cautelar de um PIX retido: libere-o pela transação (POST /admin/v1/transactions/${first}/hold/release).` },
+    });
     const released = await gateway.admin('POST', `/admin/v1/transactions/${first}/hold/release`);
     expect(released).toMatchObject({ status: 200, body: { held: false, status: 'paid' } });
     const badReturn = await gateway.admin('POST', `/admin/v1/transactions/${second}/hold/return`, { refundEndToEndId: 'curto' });
@@ -282,5 +289,47 @@ describe('operator', () => {
       ['POST /admin/v1/transactions/:id/hold/release', first],
     ]);
     expect(await gateway.ledgerProblems()).toEqual([]);
+  });
+});
+
+describe('statements', () => {
+  it("a closed day's statement shows the block placed and released, and the return with its fee given back", async () => {
+    // Start at 00:20 of a day so that every step stays within it.
+    const now = gateway.clock.now();
+    const next = dayStart(dayAfter(dayOf(now)));
+    if (!next) throw new Error('day');
+    gateway.clock.advance(next.getTime() - now.getTime() + 20 * 60_000);
+    const day = dayOf(gateway.clock.now());
+    const merchant = await gateway.createMerchant();
+    const { id: released } = await heldCharge(merchant);
+    const { id: returned } = await heldCharge(merchant);
+    gateway.clock.advance(60_000);
+    expect((await gateway.call('POST', `/sandbox/v1/pix/${released}/hold/release`, { key: merchant.apiKey })).status).toBe(200);
+    expect((await gateway.call('POST', `/sandbox/v1/pix/${returned}/hold/return`, { key: merchant.apiKey })).status).toBe(200);
+    const tomorrow = dayStart(dayAfter(day));
+    if (!tomorrow) throw new Error('day');
+    gateway.clock.advance(tomorrow.getTime() - gateway.clock.now().getTime() + 60 * 60_000);
+    while ((await gateway.services.history.closeDays()) > 0);
+
+    const statement = await gateway.call('GET', `/v1/statements/${day}`, { key: merchant.apiKey });
+    expect(statement.status, JSON.stringify(statement.body)).toBe(200);
+    const body = statement.body as {
+      movements: Record<string, unknown>[];
+      blocks: Record<string, unknown>[];
+      closingBalanceCents: number;
+      closingBlockedCents: number;
+    };
+    expect(body.movements.map((movement) => [movement.kind, movement.transactionId, movement.amountCents, movement.feeCents])).toEqual([
+      ['charge_paid', released, 950, 50],
+      ['charge_paid', returned, 950, 50],
+      ['cautionary_return', returned, -950, -50],
+    ]);
+    expect(body.blocks.map((block) => [block.event, block.amountCents, block.reason])).toEqual([
+      ['placed', 950, `Bloqueio cautelar do PSP sobre o PIX ${released}`],
+      ['placed', 950, `Bloqueio cautelar do PSP sobre o PIX ${returned}`],
+      ['released', 950, `Bloqueio cautelar do PSP sobre o PIX ${released}`],
+      ['released', 950, `Bloqueio cautelar do PSP sobre o PIX ${returned}`],
+    ]);
+    expect(body).toMatchObject({ closingBalanceCents: 950, closingBlockedCents: 0 });
   });
 });

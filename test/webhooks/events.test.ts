@@ -6,12 +6,16 @@ import {
   FORMER_EVENT_NAMES,
   GATEWAY_EVENTS,
   RECURRENCE_EVENTS,
+  TRANSACTION_EXTENSION_EVENTS,
   normalizeEventFilter,
-  type EventName,
+  type TransactionEventName,
 } from '../../src/webhooks/events.js';
 
-/** DESIGN.md §5, "Event categories". */
-const DESIGN_CATEGORIES: Record<string, readonly EventName[]> = {
+/** The transaction events the categories hold: the 21 of the spec, then the gateway's own (DESIGN.md §19). */
+const TRANSACTION_EVENTS = [...CANONICAL_EVENTS, ...TRANSACTION_EXTENSION_EVENTS];
+
+/** DESIGN.md §5, "Event categories"; §19 adds transaction.hold_released to `dispute`. */
+const DESIGN_CATEGORIES: Record<string, readonly TransactionEventName[]> = {
   cashin: ['transaction.paid', 'transaction.expired', 'transaction.failed', 'transaction.cancelled'],
   cashout: [
     'transfer.created',
@@ -24,7 +28,7 @@ const DESIGN_CATEGORIES: Record<string, readonly EventName[]> = {
     'transfer.paid',
   ],
   refund: ['transaction.refunded', 'transaction.partially_refunded', 'transfer.refunded', 'transfer.partially_refunded'],
-  dispute: ['transaction.infraction', 'transaction.dispute', 'transaction.protest', 'transaction.blocked'],
+  dispute: ['transaction.infraction', 'transaction.dispute', 'transaction.protest', 'transaction.blocked', 'transaction.hold_released'],
   chargeback: ['transaction.chargeback'],
 };
 
@@ -44,16 +48,16 @@ describe('event catalog', () => {
     expect(sorted(EVENT_CATEGORIES[category as keyof typeof EVENT_CATEGORIES])).toEqual(sorted(members));
   });
 
-  it('has only canonical names as category members', () => {
+  it('has only transaction events (canonical or the gateway’s own) as category members', () => {
     for (const members of Object.values(EVENT_CATEGORIES)) {
-      for (const member of members) expect(CANONICAL_EVENTS).toContain(member);
+      for (const member of members) expect(TRANSACTION_EVENTS).toContain(member);
     }
   });
 
-  it('puts each canonical name in exactly one category', () => {
+  it('puts each transaction event in exactly one category', () => {
     const members = Object.values(EVENT_CATEGORIES).flat();
-    expect(members).toHaveLength(CANONICAL_EVENTS.length);
-    expect(sorted(members)).toEqual(sorted(CANONICAL_EVENTS));
+    expect(members).toHaveLength(TRANSACTION_EVENTS.length);
+    expect(sorted(members)).toEqual(sorted(TRANSACTION_EVENTS));
   });
 
   it('maps each former name to a canonical name, never to itself', () => {
@@ -80,7 +84,7 @@ describe('normalizeEventFilter', () => {
 
   it.each(Object.entries(DESIGN_CATEGORIES))('expands category %s to exactly its members', (category, members) => {
     const result = normalizeEventFilter([category]);
-    expect(result).toEqual({ filters: [category], eventNames: CANONICAL_EVENTS.filter((name) => members.includes(name)) });
+    expect(result).toEqual({ filters: [category], eventNames: TRANSACTION_EVENTS.filter((name) => members.includes(name)) });
   });
 
   it.each(Object.entries(FORMER_EVENT_NAMES))('maps former name %s to %s', (former, canonical) => {
@@ -103,7 +107,7 @@ describe('normalizeEventFilter', () => {
     expect(result).toEqual({ filters: ['chargeback', 'transaction.chargeback'], eventNames: ['transaction.chargeback'] });
   });
 
-  it('returns the names in CANONICAL_EVENTS order whatever the input order', () => {
+  it('returns the names in GATEWAY_EVENTS order whatever the input order', () => {
     const result = normalizeEventFilter(['transfer.refunded', 'transaction.paid', 'dispute', 'transfer.created']);
     expect(result).toEqual({
       filters: ['transfer.refunded', 'transaction.paid', 'dispute', 'transfer.created'],
@@ -115,12 +119,13 @@ describe('normalizeEventFilter', () => {
         'transaction.blocked',
         'transfer.created',
         'transfer.refunded',
+        'transaction.hold_released',
       ],
     });
   });
 
-  it('selects all 21 names from the 5 categories', () => {
-    expect(normalizeEventFilter(Object.keys(EVENT_CATEGORIES))).toEqual({ filters: Object.keys(EVENT_CATEGORIES), eventNames: [...CANONICAL_EVENTS] });
+  it('selects all 21 names and the gateway’s transaction events from the 5 categories', () => {
+    expect(normalizeEventFilter(Object.keys(EVENT_CATEGORIES))).toEqual({ filters: Object.keys(EVENT_CATEGORIES), eventNames: TRANSACTION_EVENTS });
   });
 
   it('returns the first unknown entry', () => {
@@ -178,6 +183,6 @@ describe('Pix Automático events (beyond the 21)', () => {
       eventNames: ['transaction.paid', 'recurrence.cancelled'],
     });
     for (const name of RECURRENCE_EVENTS) expect(CANONICAL_EVENTS).not.toContain(name);
-    expect(GATEWAY_EVENTS).toEqual([...CANONICAL_EVENTS, ...RECURRENCE_EVENTS]);
+    expect(GATEWAY_EVENTS).toEqual([...CANONICAL_EVENTS, ...TRANSACTION_EXTENSION_EVENTS, ...RECURRENCE_EVENTS]);
   });
 });

@@ -547,112 +547,7 @@ export interface paths {
      * The PSP releases a held PIX (cautionary block)
      * @description The block ends and the money is withdrawable: held false, transaction.hold_released. 422 when the charge is not held.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description transactionId (UUID v7). */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description OK */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Transaction'];
-          };
-        };
-        /** @description Invalid request: the message names the field or the rule (docs/errors.md). */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Missing or invalid credentials. */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "error": "API key obrigatória. Use: Authorization: Bearer <key>"
-             *     }
-             */
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description The account may not do this (KYC, block, IP allowlist, key type or holder rules). */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "error": "Conta não está aprovada para uso da API."
-             *     }
-             */
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Not found (another account’s resources are not found either). */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Valid request that the current state refuses. */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Unexpected failure. */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "error": "Erro interno. Tente novamente."
-             *     }
-             */
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description The database is unavailable for a moment: retry (idempotency keys make it safe). */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "error": "Serviço temporariamente indisponível. Tente novamente em instantes."
-             *     }
-             */
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
+    post: operations['sandboxReleaseHeldCharge'];
     delete?: never;
     options?: never;
     head?: never;
@@ -672,112 +567,7 @@ export interface paths {
      * The PSP returns a held PIX to its payer (cautionary block)
      * @description The payment's whole movement is reversed, fee included (the balance is as before the PIX), with a settled refund of kind cautionary_return: the charge ends refunded, transaction.refunded. 422 when the charge is not held.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description transactionId (UUID v7). */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description OK */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Transaction'];
-          };
-        };
-        /** @description Invalid request: the message names the field or the rule (docs/errors.md). */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Missing or invalid credentials. */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "error": "API key obrigatória. Use: Authorization: Bearer <key>"
-             *     }
-             */
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description The account may not do this (KYC, block, IP allowlist, key type or holder rules). */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "error": "Conta não está aprovada para uso da API."
-             *     }
-             */
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Not found (another account’s resources are not found either). */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Valid request that the current state refuses. */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description Unexpected failure. */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "error": "Erro interno. Tente novamente."
-             *     }
-             */
-            'application/json': components['schemas']['Error'];
-          };
-        };
-        /** @description The database is unavailable for a moment: retry (idempotency keys make it safe). */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            /**
-             * @example {
-             *       "error": "Serviço temporariamente indisponível. Tente novamente em instantes."
-             *     }
-             */
-            'application/json': components['schemas']['Error'];
-          };
-        };
-      };
-    };
+    post: operations['sandboxReturnHeldCharge'];
     delete?: never;
     options?: never;
     head?: never;
@@ -6992,6 +6782,218 @@ export interface operations {
            *       "error": "Corpo da requisição excede o tamanho máximo."
            *     }
            */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Valid request that the current state refuses. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Erro interno. Tente novamente."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unavailable for a moment: retry (idempotency keys make it safe). */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Serviço temporariamente indisponível. Tente novamente em instantes."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  sandboxReleaseHeldCharge: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description transactionId (UUID v7). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Transaction'];
+        };
+      };
+      /** @description Invalid request: the message names the field or the rule (docs/errors.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "API key obrigatória. Use: Authorization: Bearer <key>"
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (KYC, block, IP allowlist, key type or holder rules). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Conta não está aprovada para uso da API."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (another account’s resources are not found either). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Valid request that the current state refuses. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Erro interno. Tente novamente."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unavailable for a moment: retry (idempotency keys make it safe). */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Serviço temporariamente indisponível. Tente novamente em instantes."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  sandboxReturnHeldCharge: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description transactionId (UUID v7). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Transaction'];
+        };
+      };
+      /** @description Invalid request: the message names the field or the rule (docs/errors.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "API key obrigatória. Use: Authorization: Bearer <key>"
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (KYC, block, IP allowlist, key type or holder rules). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Conta não está aprovada para uso da API."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (another account’s resources are not found either). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
           'application/json': components['schemas']['Error'];
         };
       };

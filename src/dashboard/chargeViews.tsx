@@ -481,7 +481,9 @@ export function ChargePage(props: {
         <p class="muted empty">
           {props.mayRefund
             ? 'Nenhuma devolução. Para devolver todo o valor ou parte dele ao pagador, use Devolver acima (até 90 dias após o pagamento).'
-            : 'Nenhuma devolução. Só cobranças pagas podem ser devolvidas, por quem tem o papel dono ou financeiro.'}
+            : charge.held
+              ? 'Nenhuma devolução. Retida pelo PSP: pode ser devolvida depois da liberação.'
+              : 'Nenhuma devolução. Só cobranças pagas podem ser devolvidas, por quem tem o papel dono ou financeiro.'}
         </p>
       ) : (
         <DataTable label="Devoluções da cobrança" columns={['Pedida em', 'Tipo', 'Valor', 'Status', 'Motivo']}>

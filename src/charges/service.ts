@@ -47,7 +47,7 @@ const ORPHAN_RETRY_MAX_MS = HOUR_MS;
 const ORPHAN_LEASE_MS = 60_000;
 const DEFAULT_EXPIRES_IN_DAYS = 2;
 /** How long a PSP may hold a received PIX (Res. BCB 506: up to 72 hours). */
-export const CAUTIONARY_HOLD_MS = 72 * HOUR_MS;
+const CAUTIONARY_HOLD_MS = 72 * HOUR_MS;
 
 type ChargeSummary = { transactionId: string; status: TransactionStatus; pixPayload: string; expiresAt: Date; amountCents: number; due?: DueTerms | undefined };
 

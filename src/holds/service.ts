@@ -12,9 +12,6 @@ import { lockExpiredHolds, lockTransaction, setHold } from '../transactions/repo
 import { CHARGE } from '../transactions/states.js';
 import { applyTransition, assertAllowed } from '../transactions/transition.js';
 
-/** Who ends a hold: the PSP (through the sandbox or an operator), or its time running out. */
-export type HoldEnd = 'psp' | 'expired';
-
 /**
  * The cautionary block (Res. BCB 506, DESIGN.md §19): a received PIX the PSP holds is credited and
  * blocked on receipt (charges/service.ts, holdOnReceipt); here it ends. Released: the block ends,

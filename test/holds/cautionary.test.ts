@@ -333,3 +333,20 @@ describe('statements', () => {
     expect(body).toMatchObject({ closingBalanceCents: 950, closingBlockedCents: 0 });
   });
 });
+
+describe('doctor', () => {
+  it('reports a charge and its cautionary block that disagree, and nothing once they agree again', async () => {
+    const merchant = await gateway.createMerchant();
+    const { id } = await heldCharge(merchant);
+    const [block] = await gateway.database.db.selectFrom('blocks').select('id').where('transactionId', '=', id).execute();
+    const setHoldStatus = (status: 'held' | 'released') =>
+      gateway.database.db.updateTable('transactions').set({ holdStatus: status }).where('id', '=', id).execute();
+    await setHoldStatus('released');
+    try {
+      expect(await gateway.ledgerProblems()).toEqual([`active cautionary block ${block?.id ?? ''} of charge ${id} that is not held`]);
+    } finally {
+      await setHoldStatus('held');
+    }
+    expect(await gateway.ledgerProblems()).toEqual([]);
+  });
+});

@@ -44,7 +44,7 @@ const LAYERS = [
   ['webhooks', 'ledger', 'users', 'routing', 'treasury'],
   ['transactions', 'sends', 'operators'],
   ['charges', 'recipients', 'refunds', 'audit', 'history', 'payouts'],
-  ['withdrawals', 'infractions', 'reconciliation', 'staticqr', 'recurrences'],
+  ['withdrawals', 'infractions', 'reconciliation', 'staticqr', 'recurrences', 'holds'],
   ['inbound', 'sandbox'],
   ['pages'],
   ['dashboard', 'backoffice'],

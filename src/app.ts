@@ -13,6 +13,7 @@ import { recurrenceRoutes } from './recurrences/routes.js';
 import { recurrenceEventBodySchema } from './recurrences/schemas.js';
 import { isRecurrenceEvent } from './webhooks/events.js';
 import { infractionAdminRoutes } from './infractions/adminRoutes.js';
+import { holdAdminRoutes } from './holds/adminRoutes.js';
 import { infractionRoutes } from './infractions/routes.js';
 import { refundRoutes } from './refunds/routes.js';
 import { userAdminRoutes } from './users/adminRoutes.js';
@@ -239,6 +240,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       await admin.register(transactionAdminRoutes(services));
       await admin.register(chargeAdminRoutes(services));
       await admin.register(infractionAdminRoutes(services));
+      await admin.register(holdAdminRoutes(services));
       await admin.register(userAdminRoutes(services));
       await admin.register(operatorAdminRoutes(services));
       await admin.register(routingAdminRoutes(services));

@@ -5,6 +5,7 @@ import pino from 'pino';
 import { buildApp } from './app.js';
 import { readEnvironment, resolveSecrets, type Config, type Environment } from './config.js';
 import { findLedgerProblems } from './ledger/repository.js';
+import { findHoldProblems } from './holds/repository.js';
 import { findWithdrawnSumProblems } from './payouts/repository.js';
 import { startMetricsServer } from './operations/routes.js';
 import { systemClock } from './platform/clock.js';
@@ -189,7 +190,7 @@ async function main(): Promise<void> {
     case 'doctor': {
       // Reads only: no secret is needed (none is generated on an embedded folder).
       const database = await open(environment);
-      const problems = [...(await findLedgerProblems(database.db)), ...(await findWithdrawnSumProblems(database.db))];
+      const problems = [...(await findLedgerProblems(database.db)), ...(await findWithdrawnSumProblems(database.db)), ...(await findHoldProblems(database.db))];
       await database.close();
       process.stdout.write(problems.length ? `${problems.join('\n')}\n` : 'Ledger invariants hold.\n');
       process.exitCode = problems.length ? 1 : 0;

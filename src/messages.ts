@@ -180,6 +180,10 @@ export const messages = {
   refundDuringDispute: 'Devolução indisponível: há uma disputa MED aberta para esta cobrança.',
   refundAboveRemainder: (remainderCents: number) => `Valor da devolução excede o valor devolvível da cobrança (${formatBrl(remainderCents)}).`,
   refundInsufficientBalance: 'Saldo insuficiente para realizar a devolução.',
+  refundChargeHeld: 'Cobrança retida pelo PSP (bloqueio cautelar): o valor ainda não está disponível e não pode ser devolvido até a liberação.',
+  chargeNotHeld: 'Cobrança não está retida.',
+  heldReturnCommitted: 'Cobrança retida com devolução ou disputa MED em andamento: a devolução cautelar devolveria mais que o valor devolvível.',
+  sandboxHeldInvalid: 'held deve ser true ou false.',
   positiveAmountInvalid: 'amountCents deve ser um inteiro positivo.',
   adjustmentAmountInvalid: 'amountCents deve ser um inteiro diferente de zero (centavos; negativo para debitar).',
   reasonInvalid: 'reason deve ter de 1 a 500 caracteres.',
@@ -355,6 +359,8 @@ export const messages = {
   apiKeyNotFound: 'API key não encontrada.',
   keyIdInvalid: 'keyId inválido.',
   blockNotFound: 'Bloqueio não encontrado.',
+  cautionaryBlockThroughHold: (transactionId: string) =>
+    `Bloqueio cautelar de um PIX retido: libere-o pela transação (POST /admin/v1/transactions/${transactionId}/hold/release).`,
   blockIdInvalid: 'blockId inválido.',
 
   // Fraud-marked destinations (DESIGN.md §19): the refusal, and the operators' list of marks

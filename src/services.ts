@@ -10,6 +10,7 @@ import { Metrics } from './operations/metrics.js';
 import { HealthService } from './operations/service.js';
 import { DeadlineReminderService } from './infractions/reminders.js';
 import { InfractionService } from './infractions/service.js';
+import { HoldService } from './holds/service.js';
 import { OperatorService } from './operators/service.js';
 import { RefundService } from './refunds/service.js';
 import { UserService } from './users/service.js';
@@ -57,6 +58,7 @@ export type Services = {
   infractions: InfractionService;
   /** The MED defense deadline's reminders (worker) and the dashboard's banner. */
   deadlineReminders: DeadlineReminderService;
+  holds: HoldService;
   users: UserService;
   /** The back-office's operator users (DESIGN.md §11). */
   operators: OperatorService;
@@ -124,6 +126,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
   const transactions = new TransactionService(db, clock);
   const reportTransactions = probes.reads ? new TransactionService(probes.reads, clock) : transactions;
   const infractions = new InfractionService(db, clock, config, refunds);
+  const holds = new HoldService(db, clock);
   const providerInbound = inbound((providerId) => new InboundService(providerId, db, clock, charges, refunds, infractions, staticQr, accounts, recurrences));
   return {
     config,
@@ -151,7 +154,8 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     providerInbound,
     staticQr,
     recurrences,
-    sandbox: networks.size > 0 ? new SandboxService(networks, charges, withdrawals, refunds, infractions, staticQr, recurrences) : null,
+    holds,
+    sandbox: networks.size > 0 ? new SandboxService(networks, charges, withdrawals, refunds, infractions, staticQr, recurrences, holds) : null,
     webhooks,
     health: new HealthService(db),
     metrics,

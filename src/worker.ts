@@ -70,6 +70,10 @@ export function startWorkers(
   });
   every(options.reconciliationIntervalMs ?? 5000, 'withdrawal-reconciliation', () => services.withdrawals.reconcile());
   every(options.reconciliationIntervalMs ?? 5000, 'refund-reconciliation', () => services.refunds.reconcile());
+  // A PSP may hold a received PIX 72 hours at most (Res. BCB 506): a hold it left undecided is released.
+  every(options.expiryIntervalMs ?? 1000, 'cautionary-hold-expiry', async () => {
+    while (!stopped && (await services.holds.releaseExpired()) > 0);
+  });
   every(options.expiryIntervalMs ?? 1000, 'med-defense-deadlines', async () => {
     while (!stopped && (await services.infractions.analyzeOverdue()) > 0);
   });

@@ -49,6 +49,8 @@ function sampleWrite(claimed: boolean): PayoutWrite {
     staticQrId: null,
     recurrenceId: null,
     recurrenceCycle: null,
+    holdStatus: null,
+    heldUntil: null,
     createdAt: at,
     updatedAt: at,
   };

@@ -119,7 +119,7 @@ export type BlockView = {
   amountCents: number;
   reason: string;
   status: string;
-  /** `fraud_mark`: a PIX from a fraud-marked payer, held for the operator (docs/fraud-marks.md). */
+  /** `fraud_mark`: a PIX from a fraud-marked payer, held for the operator (docs/fraud-marks.md); `cautionary`: a PIX the PSP holds (docs/refunds.md), released with its hold. */
   kind: string;
   infractionId: string | null;
   createdAt: number;
@@ -317,6 +317,8 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
                     ''
                   ) : block.infractionId ? (
                     <span class="muted">Liberado com o caso MED</span>
+                  ) : block.kind === 'cautionary' ? (
+                    <span class="muted">Liberado com a retenção do PIX (POST /admin/v1/transactions/…/hold/release)</span>
                   ) : (
                     <ActionForm action={`${base}/bloqueios/${block.blockId}/liberar`} csrfToken={context.csrfToken} submit="Liberar" />
                   )}

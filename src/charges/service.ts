@@ -26,7 +26,7 @@ import {
 import type { ProviderRegistry } from '../provider/registry.js';
 import type { RoutingService } from '../routing/service.js';
 import { claimIdempotencyKey, findTransactionByExternalRef, IDEMPOTENCY_SCOPE } from '../transactions/idempotencyRepository.js';
-import { findChargeByEndToEndId, findTransaction, lockTransaction, updateStatusOfDue } from '../transactions/repository.js';
+import { findChargeByEndToEndId, findTransaction, lockTransaction, setHold, updateStatusOfDue } from '../transactions/repository.js';
 import { CHARGE, chargeStatusAt, recurrenceCycleOf, type Transition } from '../transactions/states.js';
 import { applyTransition, assertAllowed } from '../transactions/transition.js';
 import { recordTransactionEvents } from '../transactions/events.js';
@@ -46,6 +46,8 @@ const ORPHAN_RETRY_MAX_MS = HOUR_MS;
 /** How long a worker holds an orphan it tries to remove. */
 const ORPHAN_LEASE_MS = 60_000;
 const DEFAULT_EXPIRES_IN_DAYS = 2;
+/** How long a PSP may hold a received PIX (Res. BCB 506: up to 72 hours). */
+const CAUTIONARY_HOLD_MS = 72 * HOUR_MS;
 
 type ChargeSummary = { transactionId: string; status: TransactionStatus; pixPayload: string; expiresAt: Date; amountCents: number; due?: DueTerms | undefined };
 
@@ -251,16 +253,16 @@ export class ChargeService {
   /**
    * The sandbox's payer pays a pending charge of the account: the amount must be the charge's. A
    * due-date charge may be paid as on another of its payable days (`paidOn`): it owes that day's
-   * amount, as a PIX paid then would; the money moves now.
+   * amount, as a PIX paid then would; the money moves now. `held`: the PSP holds the PIX (cautionary block).
    */
-  async applyPayment(accountId: string, transactionId: string, payment: ReceivedPayment, paidOn?: string): Promise<TransactionRow> {
+  async applyPayment(accountId: string, transactionId: string, payment: ReceivedPayment, paidOn?: string, held = false): Promise<TransactionRow> {
     return this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();
       const charge = await this.lockPayableCharge(tx, accountId, transactionId, now);
       assertAllowed(charge, CHARGE.pay);
       const day = paidOn === undefined ? dayOf(now) : payableDay(charge, paidOn);
       if (payment.amountCents !== undefined && payment.amountCents !== owedOn(charge, day)) throw new InvalidRequestError(messages.sandboxAmountMismatch);
-      return this.credit(tx, charge, payment, now, day);
+      return this.credit(tx, charge, payment, now, day, held);
     });
   }
 
@@ -280,6 +282,7 @@ export class ChargeService {
   /**
    * A pending charge (locked by the caller) is paid: net credited, fee to the platform, `transaction.paid`
    * recorded. A due-date charge's amount is that of the day it was paid (`paidOn`, by default the day of its `paidAt`).
+   * `held` (the PSP's cautionary block, DESIGN.md §19): credited and blocked at once, see holdOnReceipt.
    */
   async credit(
     tx: Tx,
@@ -287,14 +290,22 @@ export class ChargeService {
     payment: ReceivedPayment & { paidAt?: Date | undefined },
     now: Date,
     paidOn = dayOf(paidAtOf(payment, charge, now)),
+    held = false,
   ): Promise<TransactionRow> {
-    const paid = await applyTransition(tx, charge, CHARGE.pay, now, {
+    const changes = {
       paidAt: now,
       endToEndId: payment.endToEndId,
       payer: payment.payer ? JSON.stringify(payment.payer) : null,
       ...(charge.due ? dueChargePaid(charge.due, amountDueOn(charge.due.terms, charge.amountCents, paidOn)) : {}),
-    });
+    };
+    const payable = held ? await holdOnReceipt(tx, charge, changes.netCents ?? charge.netCents, now) : charge;
+    const paid = await applyTransition(tx, payable, CHARGE.pay, now, changes);
     await postChargePaid(tx, paid, now);
+    if (held) {
+      await recordTransactionEvents(tx, [{ name: 'transaction.blocked', transaction: paid }], now);
+      // The PSP's hold already keeps the money: a fraud-mark block on top would hold it twice (docs/refunds.md).
+      return paid;
+    }
     await holdIfPayerMarked(tx, paid, now, this.fraudMarks);
     return paid;
   }
@@ -484,6 +495,23 @@ export async function postChargePaid(tx: Tx, paid: TransactionRow, at: Date): Pr
       { book: 'fees', amountCents: paid.feeCents },
     ],
   });
+}
+
+/**
+ * The PSP holds a received PIX (Res. BCB 506, DESIGN.md §19): before its credit is posted, a
+ * `cautionary` block of its net amount, linked to the charge, and the charge marked held for
+ * CAUTIONARY_HOLD_MS; so the credit lands already blocked (it tops up no other block and is never
+ * withdrawable) and `transaction.paid` says `held: true`. The charge as it now is.
+ */
+async function holdOnReceipt(tx: Tx, charge: TransactionRow, netCents: number, at: Date): Promise<TransactionRow> {
+  // A fee that takes the whole amount credits nothing: nothing to block, the charge is still held.
+  if (netCents > 0) {
+    const reason = `Bloqueio cautelar do PSP sobre o PIX ${charge.id}`;
+    await insertBlock(tx, { id: newId(), accountId: charge.accountId, amountCents: netCents, reason, at, kind: 'cautionary', transactionId: charge.id });
+  }
+  const held = await setHold(tx, charge.id, { to: 'held', heldUntil: new Date(at.getTime() + CAUTIONARY_HOLD_MS) }, at);
+  if (!held) throw new Error(`charge ${charge.id} was held already`);
+  return held;
 }
 
 /**

@@ -143,7 +143,7 @@ export const chargePages =
           refunds={chargeRefunds.map(presentRefund)}
           // A cycle's charge is not cancelled as a plain charge (the service refuses it): its recurrence's page cancels.
           mayCancel={mayDo(user.role, 'charges') && allows(CHARGE.cancel, charge.status) && charge.recurrenceId === null}
-          mayRefund={mayDo(user.role, 'refunds') && allows(CHARGE.refundInPart, charge.status)}
+          mayRefund={mayDo(user.role, 'refunds') && allows(CHARGE.refundInPart, charge.status) && charge.holdStatus !== 'held'}
           totpEnrolled={user.totpEnrolled}
           amountDueToday={today?.payable ? today.amountDueCents : undefined}
           refund={extra.refund}

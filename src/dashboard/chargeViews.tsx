@@ -283,7 +283,27 @@ export function ChargesPage(props: {
   );
 }
 
-const REFUND_KIND_NAMES: Record<string, string> = { merchant: 'Devolução', med: 'MED', returned_payment: 'Pagamento devolvido' };
+const REFUND_KIND_NAMES: Record<string, string> = {
+  merchant: 'Devolução',
+  med: 'MED',
+  returned_payment: 'Pagamento devolvido',
+  cautionary_return: 'Devolvido pelo PSP (bloqueio cautelar)',
+};
+
+/** A charge the PSP held on receipt (cautionary block): held until when, or how the hold ended. */
+function HoldLines(props: { charge: TransactionView }) {
+  const { charge } = props;
+  const until = formatDate(charge.heldUntil ?? 0);
+  const text = charge.held ? `Retida até ${until}` : charge.status === 'refunded' ? 'Devolvida ao pagador pelo PSP' : 'Liberada pelo PSP';
+  return (
+    <>
+      <dt>Bloqueio cautelar</dt>
+      <dd>
+        <strong safe>{text}</strong>
+      </dd>
+    </>
+  );
+}
 
 export function ChargePage(props: {
   context: PageContext;
@@ -312,6 +332,7 @@ export function ChargePage(props: {
         <dd>
           <Status status={charge.status} />
         </dd>
+        {charge.heldUntil === undefined ? '' : <HoldLines charge={charge} />}
         <dt>Tarifa</dt>
         <dd>
           <Money cents={charge.feeCents} />
@@ -422,6 +443,14 @@ export function ChargePage(props: {
       ) : (
         ''
       )}
+      {charge.held ? (
+        <p class="muted">
+          O PSP reteve este PIX para análise (bloqueio cautelar, Res. BCB 506): o líquido já está no saldo, mas bloqueado; não pode ser sacado nem devolvido até
+          o PSP liberá-lo. Se o PSP devolver o PIX ao pagador, a cobrança fica devolvida e o saldo volta ao que era antes dela, tarifa incluída.
+        </p>
+      ) : (
+        ''
+      )}
       {props.mayRefund ? (
         <>
           <h2>Devolver</h2>
@@ -452,7 +481,9 @@ export function ChargePage(props: {
         <p class="muted empty">
           {props.mayRefund
             ? 'Nenhuma devolução. Para devolver todo o valor ou parte dele ao pagador, use Devolver acima (até 90 dias após o pagamento).'
-            : 'Nenhuma devolução. Só cobranças pagas podem ser devolvidas, por quem tem o papel dono ou financeiro.'}
+            : charge.held
+              ? 'Nenhuma devolução. Retida pelo PSP: pode ser devolvida depois da liberação.'
+              : 'Nenhuma devolução. Só cobranças pagas podem ser devolvidas, por quem tem o papel dono ou financeiro.'}
         </p>
       ) : (
         <DataTable label="Devoluções da cobrança" columns={['Pedida em', 'Tipo', 'Valor', 'Status', 'Motivo']}>

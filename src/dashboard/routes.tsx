@@ -66,8 +66,12 @@ export const dashboardRoutes =
     app.get(
       '/',
       asUser(async (request, reply, user) => {
-        const [balance, latest] = await Promise.all([ledger.balanceOf(user.accountId), transactions.page(user.accountId, { limit: 10 })]);
-        return send(reply, <HomePage context={contextOf(reply, user)} data={{ balance, transactions: latest.rows.map(presentTransaction) }} />);
+        const [balance, heldCents, latest] = await Promise.all([
+          ledger.balanceOf(user.accountId),
+          ledger.heldOf(user.accountId),
+          transactions.page(user.accountId, { limit: 10 }),
+        ]);
+        return send(reply, <HomePage context={contextOf(reply, user)} data={{ balance, heldCents, transactions: latest.rows.map(presentTransaction) }} />);
       }),
     );
 

@@ -3,13 +3,15 @@ import { Alert, CsrfField, formatDate, Layout, Money, Notice, ShownOnce, Status,
 
 export type HomeData = {
   balance: { available: number; blocked: number; withdrawable: number; owed: number; shortfall: number };
+  /** Of `blocked`: received PIX the PSP holds (cautionary blocks). */
+  heldCents: number;
   transactions: TransactionView[];
 };
 
 const TYPE_NAMES: Record<string, string> = { pix_in: 'Cobrança', withdrawal: 'Saque' };
 
 export function HomePage(props: { context: PageContext; data: HomeData }) {
-  const { balance, transactions } = props.data;
+  const { balance, heldCents, transactions } = props.data;
   return (
     <Layout title="Início" context={props.context}>
       <h1>Início</h1>
@@ -28,6 +30,13 @@ export function HomePage(props: { context: PageContext; data: HomeData }) {
           <div class="value">
             <Money cents={balance.blocked} />
           </div>
+          {heldCents > 0 ? (
+            <div class="muted">
+              dos quais <Money cents={heldCents} /> retidos pelo PSP (bloqueio cautelar, até 72 h)
+            </div>
+          ) : (
+            ''
+          )}
         </div>
         <div class="card">
           <div class="label">Sacável</div>

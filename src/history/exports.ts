@@ -94,6 +94,7 @@ const MOVEMENT_NAMES: Record<string, string> = {
   chargeback: 'Devolução MED',
   chargeback_reversal: 'Devolução MED não realizada',
   chargeback_late_debit: 'Devolução MED debitada',
+  cautionary_return: 'PIX retido devolvido pelo PSP',
   adjustment: 'Ajuste',
 };
 const movementName = (kind: string) => (MOVEMENT_NAMES[kind] ?? kind.replaceAll('_', ' ')).slice(0, 32);

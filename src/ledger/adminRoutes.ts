@@ -85,8 +85,9 @@ export const ledgerAdminRoutes =
         schema: {
           ...common,
           summary: 'Release a block',
+          description: "422 for a cautionary block: it ends with its charge's hold (POST /admin/v1/transactions/{id}/hold/release).",
           params: z.object({ blockId: z.string() }),
-          response: { 204: z.null(), ...errorResponses(400, 401, 404) },
+          response: { 204: z.null(), ...errorResponses(400, 401, 404, 422) },
         },
       },
       async (request, reply) => {

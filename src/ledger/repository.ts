@@ -152,12 +152,12 @@ export async function findBalance(
  */
 export async function insertBlock(
   db: Executor,
-  block: { id: string; accountId: string; amountCents: number; reason: string; at: Date; infractionId?: string; kind?: BlockKind },
+  block: { id: string; accountId: string; amountCents: number; reason: string; at: Date; infractionId?: string; kind?: BlockKind; transactionId?: string },
 ) {
   await sql`
     WITH block AS (
-      INSERT INTO blocks (id, account_id, amount_cents, reason, status, created_at, released_at, infraction_id, kind)
-      VALUES (${block.id}, ${block.accountId}, ${block.amountCents}, ${block.reason}, 'active', ${block.at}, NULL, ${block.infractionId ?? null}, ${block.kind ?? 'precautionary'})
+      INSERT INTO blocks (id, account_id, amount_cents, reason, status, created_at, released_at, infraction_id, kind, transaction_id)
+      VALUES (${block.id}, ${block.accountId}, ${block.amountCents}, ${block.reason}, 'active', ${block.at}, NULL, ${block.infractionId ?? null}, ${block.kind ?? 'precautionary'}, ${block.transactionId ?? null})
       RETURNING account_id, amount_cents
     )
     UPDATE balances SET blocked_cents = balances.blocked_cents + block.amount_cents FROM block WHERE balances.account_id = block.account_id`.execute(db);
@@ -189,8 +189,13 @@ export async function insertCaseBlock(
  * release makes withdrawable then tops up other running cases' short blocks. How many balance rows
  * moved. The balance rows are locked first, the order a topping-up credit takes.
  */
-async function releaseBlocks(db: Executor, which: { id: string } | { infractionId: string }, at: Date): Promise<number> {
-  const match = 'id' in which ? sql`b.id = ${which.id}` : sql`b.infraction_id = ${which.infractionId}`;
+async function releaseBlocks(db: Executor, which: { id: string } | { infractionId: string } | { cautionaryOf: string }, at: Date): Promise<number> {
+  const match =
+    'id' in which
+      ? sql`b.id = ${which.id}`
+      : 'infractionId' in which
+        ? sql`b.infraction_id = ${which.infractionId}`
+        : sql`b.kind = 'cautionary' AND b.transaction_id = ${which.cautionaryOf}`;
   await sql`SELECT 1 FROM balances WHERE account_id IN (SELECT b.account_id FROM blocks b WHERE ${match} AND b.status = 'active') FOR UPDATE`.execute(db);
   const { rows } = await sql<{ accountId: string }>`
     WITH released AS (
@@ -229,6 +234,18 @@ export async function releaseBlock(db: Executor, blockId: string, at: Date): Pro
 /** Releases the block a MED case holds (when the case closes). */
 export async function releaseBlockOfInfraction(tx: Tx, infractionId: string, at: Date): Promise<void> {
   await releaseBlocks(tx, { infractionId }, at);
+}
+
+/** Releases the cautionary block of a held charge (released, or consumed by its return); false when it has none active. */
+export async function releaseCautionaryBlock(tx: Tx, transactionId: string, at: Date): Promise<boolean> {
+  return (await releaseBlocks(tx, { cautionaryOf: transactionId }, at)) > 0;
+}
+
+/** The sum of the account's active cautionary blocks: received PIX the PSP holds (part of `blocked`). */
+export async function findHeldCents(db: Executor, accountId: string): Promise<number> {
+  const { rows } = await sql<{ cents: number }>`
+    SELECT coalesce(sum(amount_cents), 0)::int8 AS cents FROM blocks WHERE account_id = ${accountId} AND status = 'active' AND kind = 'cautionary'`.execute(db);
+  return rows[0]?.cents ?? 0;
 }
 
 /** The account's blocks, active first, then the latest released. */

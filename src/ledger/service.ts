@@ -1,5 +1,5 @@
 import type { AccountService } from '../accounts/service.js';
-import { InsufficientBalanceError, NotFoundError } from '../errors.js';
+import { InsufficientBalanceError, InvalidStateError, NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
@@ -44,7 +44,10 @@ export class LedgerService {
 
   /** Releases an active block (of the account, when given: the back-office's page of that account). */
   async releaseBlock(blockId: string, accountId?: string): Promise<void> {
-    if (accountId !== undefined && (await repository.findBlock(this.db, blockId))?.accountId !== accountId) throw new NotFoundError(messages.blockNotFound);
+    const block = await repository.findBlock(this.db, blockId);
+    if (accountId !== undefined && block?.accountId !== accountId) throw new NotFoundError(messages.blockNotFound);
+    // A held PIX's block ends with its hold, so that the charge and its block always agree.
+    if (block?.kind === 'cautionary') throw new InvalidStateError(messages.cautionaryBlockThroughHold(block.transactionId ?? ''));
     const released = await repository.releaseBlock(this.db, blockId, this.clock.now());
     if (!released && !(await repository.findBlock(this.db, blockId))) throw new NotFoundError(messages.blockNotFound);
   }
@@ -78,6 +81,11 @@ export class LedgerService {
       owed: Math.max(0, -availableCents),
       shortfall: shortfallCents,
     };
+  }
+
+  /** Of the account's blocked money, what the PSP holds on received PIX (cautionary blocks). */
+  heldOf(accountId: string): Promise<number> {
+    return repository.findHeldCents(this.db, accountId);
   }
 
   /** Any account's balance (operator); NotFoundError for an unknown account. */

@@ -131,9 +131,15 @@ export interface TransactionsTable {
   /** A cycle's charge of a Pix Automático recurrence (BCB's cobr): the recurrence and the cycle's number. */
   recurrenceId: string | null;
   recurrenceCycle: number | null;
+  /** A received PIX the PSP held (cautionary block, migration 037): held, released or returned; null when never held. */
+  holdStatus: Generated<HoldStatus | null>;
+  /** Until when the PSP may hold it (with holdStatus). */
+  heldUntil: Generated<Date | null>;
   createdAt: Date;
   updatedAt: Date;
 }
+
+export type HoldStatus = 'held' | 'released' | 'returned';
 
 /**
  * A due-date charge's terms, the fee plan it was created under (its fee is taken on the amount
@@ -208,11 +214,15 @@ export interface BlocksTable {
   releasedAt: Date | null;
   /** The MED case holding this block, released when the case closes. */
   infractionId: Generated<string | null>;
-  /** Why it holds money (migration 034): `fraud_mark` holds a PIX received from a fraud-marked payer. */
+  /**
+   * Why it holds money (migration 034): `fraud_mark` holds a PIX received from a fraud-marked
+   * payer; `cautionary` (migration 037) a PIX the PSP holds (Res. BCB 506), its charge in `transactionId`.
+   */
   kind: Generated<BlockKind>;
+  transactionId: Generated<string | null>;
 }
 
-export type BlockKind = 'precautionary' | 'fraud_mark';
+export type BlockKind = 'precautionary' | 'fraud_mark' | 'cautionary';
 
 export type InfractionStatus = 'open' | 'in_defense' | 'under_analysis' | 'accepted' | 'rejected';
 export type InfractionReason = 'fraud' | 'operational_flaw';
@@ -248,7 +258,7 @@ export interface InfractionsTable {
 /** The reminders of a MED case's defense deadline: this many hours before it (DESIGN.md §19). */
 export type ReminderStage = 48 | 24 | 6;
 
-export type RefundKind = 'merchant' | 'med' | 'returned_payment';
+export type RefundKind = 'merchant' | 'med' | 'returned_payment' | 'cautionary_return';
 export type RefundStatus = 'processing' | 'refunded' | 'failed';
 
 export interface RefundsTable {

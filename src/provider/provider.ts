@@ -375,6 +375,10 @@ export interface SimulatedNetwork {
   decideRefund(refundId: string, outcome: 'refunded' | 'failed'): Promise<RefundOutcome>;
   /** Refunds whose automatic settlement time has come (SANDBOX_SETTLE_MS). */
   dueRefunds(limit: number): Promise<{ refundId: string; accountId: string }[]>;
+  /** The end-to-end id of the PIX by which the provider returns a received PIX it held (cautionary block). */
+  heldReturnEndToEndId(): string;
+  /** Keeps a held PIX's return (settled when made) in the provider's records, as its refunds are. */
+  recordHeldReturn(refund: { refundId: string; accountId: string; amountCents: number; refundEndToEndId: string }): Promise<void>;
 }
 
 /** Where a provider writes what an operator should know (the process's pino logger). */

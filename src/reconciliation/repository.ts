@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/database.js';
-import type { MovementKind, ReconciliationDifferenceRow, ReconciliationRunRow } from '../platform/schema.js';
+import type { MovementKind, ReconciliationDifferenceRow, ReconciliationRunRow, RefundKind } from '../platform/schema.js';
 
 /** A movement as the ledger knows it: `pending` while its outcome at the PSP is not known yet. */
 type MovementCommon = {
@@ -15,7 +15,7 @@ type MovementCommon = {
 };
 
 /** A refund: the PIX it returns, and whether it is a MED return (to ask the PSP about it by its id). */
-export type RefundMovement = MovementCommon & { movement: 'refund'; paymentEndToEndId: string; refundKind: 'merchant' | 'med' | 'returned_payment' };
+export type RefundMovement = MovementCommon & { movement: 'refund'; paymentEndToEndId: string; refundKind: RefundKind };
 
 export type LedgerMovement = (MovementCommon & { movement: Exclude<MovementKind, 'refund'>; paymentEndToEndId: null; refundKind: null }) | RefundMovement;
 

@@ -46,7 +46,7 @@ export function listRefunds(db: Executor, accountId: string, transactionId: stri
 }
 
 /** Kinds that give back the charge's own money (a returned late payment never was the merchant's). */
-const CHARGE_MONEY_KINDS: readonly RefundKind[] = ['merchant', 'med'];
+const CHARGE_MONEY_KINDS: readonly RefundKind[] = ['merchant', 'med', 'cautionary_return'];
 
 /** What of a charge's amount is spoken for: refunds not failed and the amount of its open MED case (call under the charge's lock). */
 export async function committedAmount(tx: Tx, transactionId: string): Promise<{ refundsCents: number; openCaseCents: number }> {

@@ -18,9 +18,9 @@ export const refundSchema = z
   .object({
     refundId: z.string(),
     transactionId: z.string(),
-    kind: z.enum(['merchant', 'med', 'returned_payment']).meta({
+    kind: z.enum(['merchant', 'med', 'returned_payment', 'cautionary_return']).meta({
       description:
-        'merchant: asked through the API; med: a MED case closed against the merchant; returned_payment: a payment that arrived after the charge stopped being pending, returned in full and never credited.',
+        'merchant: asked through the API; med: a MED case closed against the merchant; returned_payment: a payment that arrived after the charge stopped being pending, returned in full and never credited; cautionary_return: a PIX the PSP held (cautionary block, Res. BCB 506) and returned to its payer, its whole movement reversed, fee included.',
     }),
     amountCents: z.int(),
     status: z.enum(['processing', 'refunded', 'failed']),

@@ -90,6 +90,8 @@ export class RefundService {
         return { outcome: 'replayed', refund: winner };
       }
       assertAllowed(charge, CHARGE.refundInPart, () => messages.refundChargeNotPaid(chargeStatusAt(charge, now)));
+      // Held by the PSP (cautionary block): the money is not the merchant's yet, and the PSP may still return it.
+      if (charge.holdStatus === 'held') throw new InvalidStateError(messages.refundChargeHeld);
       if (!charge.paidAt || now.getTime() - charge.paidAt.getTime() > REFUND_WINDOW_MS) throw new InvalidStateError(messages.refundWindowExpired);
       const committed = await repository.committedAmount(tx, charge.id);
       // The money a running MED case blocks belongs to the victim until the case closes (DESIGN.md §19).

@@ -51,6 +51,10 @@ const payBody = z
         description:
           "A charge with a due date paid as on this day (AAAA-MM-DD, America/Sao_Paulo), from its creation to its last payable day: it owes that day's amount (discount, fine, interest). Today when absent.",
       }),
+      held: z.boolean({ error: messages.sandboxHeldInvalid }).optional().meta({
+        description:
+          'The PSP holds the PIX (cautionary block, Res. BCB 506): the charge is paid (held: true, heldUntil = now + 72 h), its net amount credited and blocked (transaction.blocked) until hold/release, hold/return or heldUntil. Default false.',
+      }),
     },
     { error: messages.bodyNotObject },
   )
@@ -149,10 +153,39 @@ export const sandboxRoutes =
         },
       },
       async (request) => {
-        const { payer, amountCents, paidOn } = request.body ?? {};
-        const paid = await sandbox.pay(request.merchant.account.id, requireTransactionId(request.params.id), { payer, amountCents, paidOn });
+        const { payer, amountCents, paidOn, held } = request.body ?? {};
+        const paid = await sandbox.pay(request.merchant.account.id, requireTransactionId(request.params.id), { payer, amountCents, paidOn, held });
         return presentTransaction(paid);
       },
+    );
+
+    app.post(
+      '/pix/:id/hold/release',
+      {
+        schema: {
+          ...common,
+          summary: 'The PSP releases a held PIX (cautionary block)',
+          description: 'The block ends and the money is withdrawable: held false, transaction.hold_released. 422 when the charge is not held.',
+          params: transactionIdParams,
+          response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
+        },
+      },
+      async (request) => presentTransaction(await sandbox.releaseHold(request.merchant.account.id, requireTransactionId(request.params.id))),
+    );
+
+    app.post(
+      '/pix/:id/hold/return',
+      {
+        schema: {
+          ...common,
+          summary: 'The PSP returns a held PIX to its payer (cautionary block)',
+          description:
+            "The payment's whole movement is reversed, fee included (the balance is as before the PIX), with a settled refund of kind cautionary_return: the charge ends refunded, transaction.refunded. 422 when the charge is not held.",
+          params: transactionIdParams,
+          response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
+        },
+      },
+      async (request) => presentTransaction(await sandbox.returnHold(request.merchant.account.id, requireTransactionId(request.params.id))),
     );
 
     for (const answer of ['authorize', 'refuse'] as const) {

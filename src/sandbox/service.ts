@@ -12,11 +12,12 @@ import type { RefundService } from '../refunds/service.js';
 import { recurrenceCycleOf, WITHDRAWAL } from '../transactions/states.js';
 import { assertAllowed } from '../transactions/transition.js';
 import type { WithdrawalService } from '../withdrawals/service.js';
+import type { HoldService } from '../holds/service.js';
 
 export type SettleOutcome = 'paid' | 'failed' | 'returned';
 
 /** A sandbox payment of a charge: who pays, the amount sent (the charge's when absent), and for a due-date charge the day it counts as paid on. */
-export type SandboxPayment = { payer?: Party | undefined; amountCents?: number | undefined; paidOn?: string | undefined };
+export type SandboxPayment = { payer?: Party | undefined; amountCents?: number | undefined; paidOn?: string | undefined; held?: boolean | undefined };
 
 /**
  * The sandbox (DESIGN.md §6): a merchant plays the PIX network against its own transactions.
@@ -35,6 +36,7 @@ export class SandboxService {
     private readonly infractions: InfractionService,
     private readonly staticQr: StaticQrService,
     private readonly recurrences: RecurrenceService,
+    private readonly holds: HoldService,
   ) {
     const [first] = networks.values();
     if (!first) throw new Error('the sandbox needs a simulated provider');
@@ -58,13 +60,13 @@ export class SandboxService {
 
   /**
    * A payer (the default one when none is given) pays the charge, at the provider that issued it;
-   * a due-date charge today or on the payable day given (`paidOn`).
+   * a due-date charge today or on the payable day given (`paidOn`); `held`: the PSP holds it (cautionary block).
    */
-  async pay(accountId: string, transactionId: string, { payer, amountCents, paidOn }: SandboxPayment): Promise<TransactionRow> {
+  async pay(accountId: string, transactionId: string, { payer, amountCents, paidOn, held }: SandboxPayment): Promise<TransactionRow> {
     const charge = await this.notACycle(accountId, transactionId);
     const network = this.networkOf(charge.providerId);
     const payment = network.pay(payer, amountCents);
-    const paid = await this.charges.applyPayment(accountId, transactionId, payment, paidOn);
+    const paid = await this.charges.applyPayment(accountId, transactionId, payment, paidOn, held ?? false);
     // A charge with a due date was paid the amount due that day, which is now its amount.
     await network.recordPayment({ endToEndId: payment.endToEndId, transactionId, accountId, amountCents: paid.amountCents });
     return paid;
@@ -163,6 +165,21 @@ export class SandboxService {
     const applied =
       decided.status === 'unknown' ? await this.refunds.applyProviderOutcome(refundId) : await this.refunds.applyOutcome(refundId, decided, { accountId });
     return applied ?? refund;
+  }
+
+  /** The PSP releases a held charge of the account (cautionary block). */
+  releaseHold(accountId: string, transactionId: string): Promise<TransactionRow> {
+    return this.holds.release(transactionId, accountId);
+  }
+
+  /** The PSP returns a held charge of the account to its payer: the charge is refunded in full, the merchant's balance as before the PIX. */
+  async returnHold(accountId: string, transactionId: string): Promise<TransactionRow> {
+    const charge = await this.charges.findCharge(accountId, transactionId);
+    const network = this.networkOf(charge.providerId);
+    const { charge: returned, refund } = await this.holds.returnHeld(transactionId, network.heldReturnEndToEndId(), accountId);
+    const { id: refundId, amountCents, refundEndToEndId } = refund;
+    if (refundEndToEndId) await network.recordHeldReturn({ refundId, accountId, amountCents, refundEndToEndId });
+    return returned;
   }
 
   /** The payer's bank contests a paid charge through MED. */

@@ -28,6 +28,9 @@ export type TransactionView = {
   /** A cycle's charge of a Pix Automático recurrence: the recurrence and the cycle's number. */
   recurrenceId?: string;
   cycle?: number;
+  /** A received PIX the PSP held (cautionary block): true while held, false once released or returned. */
+  held?: boolean;
+  heldUntil?: number;
 };
 
 type DueView = DueTerms & {
@@ -68,6 +71,8 @@ export const PRESENTED_COLUMNS = [
   'staticQrId',
   'recurrenceId',
   'recurrenceCycle',
+  'holdStatus',
+  'heldUntil',
 ] as const satisfies readonly (keyof TransactionRow)[];
 export type PresentedRow = Pick<TransactionRow, (typeof PRESENTED_COLUMNS)[number]>;
 
@@ -101,5 +106,9 @@ export function presentTransaction(row: PresentedRow): TransactionView {
   if (row.staticQrId) view.staticQrId = row.staticQrId;
   if (row.recurrenceId) view.recurrenceId = row.recurrenceId;
   if (row.recurrenceCycle !== null) view.cycle = row.recurrenceCycle;
+  if (row.holdStatus !== null && row.heldUntil !== null) {
+    view.held = row.holdStatus === 'held';
+    view.heldUntil = row.heldUntil.getTime();
+  }
   return view;
 }

@@ -217,7 +217,7 @@ export type NewTransactionValues = Omit<NewTransaction, 'type' | 'status'>;
 /**
  * The column of each property a new transaction is written with, and its type (all but
  * refunded_cents, which starts at its default, 0, and a charge's due terms, written by the charge's
- * own insert).
+ * own insert, and a received PIX's hold, set after its credit: setHold).
  */
 const NEW_TRANSACTION_COLUMNS = {
   id: ['id', 'uuid'],
@@ -248,7 +248,7 @@ const NEW_TRANSACTION_COLUMNS = {
   providerId: ['provider_id', 'text'],
   createdAt: ['created_at', 'timestamptz'],
   updatedAt: ['updated_at', 'timestamptz'],
-} as const satisfies Record<Exclude<keyof NewTransaction, 'refundedCents' | 'due'>, readonly [string, string]>;
+} as const satisfies Record<Exclude<keyof NewTransaction, 'refundedCents' | 'due' | 'holdStatus' | 'heldUntil'>, readonly [string, string]>;
 const isNewTransactionProperty = (key: string): key is keyof typeof NEW_TRANSACTION_COLUMNS => key in NEW_TRANSACTION_COLUMNS;
 const newTransactionProperties = Object.keys(NEW_TRANSACTION_COLUMNS).filter(isNewTransactionProperty);
 const NEW_TRANSACTION_HEAD = `INSERT INTO transactions (${newTransactionProperties.map((property) => NEW_TRANSACTION_COLUMNS[property][0]).join(', ')})`;
@@ -291,8 +291,22 @@ export function creationsWithEvents(creations: readonly TransactionCreation[]): 
  * trigger or a type that changes a value on its way in.
  */
 export function insertValuesOf(row: TransactionRow): NewTransactionValues {
-  if (row.refundedCents !== 0 || row.due !== null) throw new Error(`transaction ${row.id}: a new transaction starts unrefunded and without due terms`);
-  const { type: _type, status: _status, refundedCents: _refunded, due: _due, customer, payer, beneficiary, expectedHolder, ...plain } = row;
+  if (row.refundedCents !== 0 || row.due !== null || row.holdStatus !== null) {
+    throw new Error(`transaction ${row.id}: a new transaction starts unrefunded, unheld and without due terms`);
+  }
+  const {
+    type: _type,
+    status: _status,
+    refundedCents: _refunded,
+    due: _due,
+    holdStatus: _hold,
+    heldUntil: _heldUntil,
+    customer,
+    payer,
+    beneficiary,
+    expectedHolder,
+    ...plain
+  } = row;
   const json = (value: object | null) => (value === null ? null : JSON.stringify(value));
   return { ...plain, customer: json(customer), payer: json(payer), beneficiary: json(beneficiary), expectedHolder: json(expectedHolder) };
 }
@@ -371,6 +385,39 @@ export function updateStatusOfDue(tx: Tx, transition: Transition, due: { expires
     )
     .where('status', 'in', transition.from)
     .returningAll()
+    .execute();
+}
+
+/**
+ * A received PIX's hold (cautionary block) changes: placed (`held`, with its end) on receipt, then
+ * `released` or `returned` (from `held` only). The row as it now is; undefined when it was not in
+ * the state the change starts from. Its status moves, when it does, by a transition of its own.
+ */
+export function setHold(
+  tx: Tx,
+  transactionId: string,
+  change: { to: 'held'; heldUntil: Date } | { to: 'released' | 'returned' },
+  at: Date,
+): Promise<TransactionRow | undefined> {
+  const query = tx
+    .updateTable('transactions')
+    .set(change.to === 'held' ? { holdStatus: 'held', heldUntil: change.heldUntil, updatedAt: at } : { holdStatus: change.to, updatedAt: at })
+    .where('id', '=', transactionId)
+    .where('type', '=', 'pix_in');
+  return (change.to === 'held' ? query.where('holdStatus', 'is', null) : query.where('holdStatus', '=', 'held')).returningAll().executeTakeFirst();
+}
+
+/** Up to `limit` held charges whose hold ran out by `now` (a worker's sweep); other workers skip the locked ones. */
+export function lockExpiredHolds(tx: Tx, now: Date, limit: number): Promise<TransactionRow[]> {
+  return tx
+    .selectFrom('transactions')
+    .selectAll()
+    .where('holdStatus', '=', sql.lit('held'))
+    .where('heldUntil', '<=', now)
+    .orderBy('heldUntil')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
     .execute();
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { messages } from '../messages.js';
-import { CARRIES_DEADLINE_IN, CARRIES_INFRACTION, CARRIES_REFUND, SETTLEMENT_FIELDS, type TransactionEventName } from '../webhooks/events.js';
+import { CARRIES_DEADLINE_IN, CARRIES_INFRACTION, CARRIES_REFUND, INFRACTION_OPTIONAL, SETTLEMENT_FIELDS, type TransactionEventName } from '../webhooks/events.js';
 import { isId } from '../platform/ids.js';
 import { listLimitQuery, partySchema, unixMillisQuery } from '../platform/schemas.js';
 import { CHARGE_STATUSES, WITHDRAWAL_STATUSES, type TransactionStatus, type TransactionType } from '../platform/schema.js';
@@ -58,6 +58,14 @@ export const transactionSchema = z
     staticQrId: z.string().optional().meta({ description: 'A PIX paid to one of the merchant’s static QR codes (POST /v1/pix/static): that code.' }),
     recurrenceId: z.string().optional().meta({ description: 'A cycle’s charge of a Pix Automático recurrence (POST /v1/recurrences): that recurrence.' }),
     cycle: z.int().optional().meta({ description: 'With recurrenceId: the cycle’s number (1 = the start date).' }),
+    held: z.boolean().optional().meta({
+      description:
+        'Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held.',
+    }),
+    heldUntil: z
+      .int()
+      .optional()
+      .meta({ description: 'With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided.' }),
   })
   .meta({ id: 'Transaction' });
 
@@ -142,7 +150,7 @@ export function eventBodySchema(name: TransactionEventName, attachments: { infra
     ...transactionFields,
     type: z.literal(name.startsWith('transfer.') ? 'withdrawal' : 'pix_in'),
     ...fields,
-    ...(CARRIES_INFRACTION.has(name) ? { infraction: attachments.infraction } : {}),
+    ...(CARRIES_INFRACTION.has(name) ? { infraction: INFRACTION_OPTIONAL.has(name) ? attachments.infraction.optional() : attachments.infraction } : {}),
     ...(CARRIES_REFUND.has(name) ? { refund: attachments.refund } : {}),
     ...(CARRIES_DEADLINE_IN.has(name)
       ? {

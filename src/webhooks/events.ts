@@ -28,11 +28,13 @@ export type EventName = (typeof CANONICAL_EVENTS)[number];
 
 /**
  * Events of a transaction beyond the 21 (DESIGN.md §19), named in the same style and belonging to
- * one of the design's categories (DISPUTE_ADDITIONS): the MED defense deadline's reminders, 48 h,
- * 24 h and 6 h before it (infractions/reminders.ts). Their body is the transaction's, like the
+ * one of the design's categories (DISPUTE_ADDITIONS), for steps none of the 21 describes:
+ * `transaction.dispute_deadline`, the MED defense deadline's reminders 48 h, 24 h and 6 h before it
+ * (infractions/reminders.ts); `transaction.hold_released`, the PSP released a received PIX it held
+ * (cautionary block), or the hold's 72 hours ran out. Their body is the transaction's, like the
  * canonical ones' (docs/webhooks.md).
  */
-export const TRANSACTION_EXTENSION_EVENTS = ['transaction.dispute_deadline'] as const;
+export const TRANSACTION_EXTENSION_EVENTS = ['transaction.dispute_deadline', 'transaction.hold_released'] as const;
 /** The events whose body is a transaction: the 21 and those beyond them. */
 export type TransactionEventName = EventName | (typeof TRANSACTION_EXTENSION_EVENTS)[number];
 
@@ -62,7 +64,7 @@ const NO_SETTLEMENT: readonly SettlementField[] = [];
 /** The PIX fields each event carries (spec: Canonical events); every other event omits them. */
 export const SETTLEMENT_FIELDS: Record<TransactionEventName, readonly SettlementField[]> = {
   ...recordOf(CANONICAL_EVENTS, () => NO_SETTLEMENT),
-  'transaction.dispute_deadline': NO_SETTLEMENT,
+  ...recordOf(TRANSACTION_EXTENSION_EVENTS, () => NO_SETTLEMENT),
   'transaction.paid': ['endToEndId', 'payer'],
   'transaction.refunded': ['endToEndId', 'payer'],
   'transaction.partially_refunded': ['endToEndId', 'payer'],
@@ -71,7 +73,7 @@ export const SETTLEMENT_FIELDS: Record<TransactionEventName, readonly Settlement
   'transfer.partially_refunded': ['endToEndId', 'beneficiary', 'refundEndToEndId'],
 };
 
-/** Semantic categories an endpoint can filter on (DESIGN.md §5). */
+/** Semantic categories an endpoint can filter on (DESIGN.md §5); `dispute` also selects DISPUTE_ADDITIONS (§19). */
 export const EVENT_CATEGORIES = {
   cashin: ['transaction.paid', 'transaction.expired', 'transaction.failed', 'transaction.cancelled'],
   cashout: [
@@ -89,7 +91,7 @@ export const EVENT_CATEGORIES = {
   chargeback: ['transaction.chargeback'],
 } as const satisfies Record<string, readonly EventName[]>;
 /** Events beyond the 21 in the design's `dispute` category: a `dispute` filter selects them too. */
-export const DISPUTE_ADDITIONS = ['transaction.dispute_deadline'] as const satisfies readonly TransactionEventName[];
+export const DISPUTE_ADDITIONS = ['transaction.dispute_deadline', 'transaction.hold_released'] as const satisfies readonly TransactionEventName[];
 /** The categories of the events beyond the 21 (filterable like the design's five). */
 export const EXTENSION_CATEGORIES = { recurrence: RECURRENCE_EVENTS } as const;
 const ALL_CATEGORIES: Record<string, readonly GatewayEventName[]> = {
@@ -137,12 +139,20 @@ export function normalizeEventFilter(entries: readonly string[]): { filters: str
   return { filters: [...filters], eventNames: GATEWAY_EVENTS.filter((name) => eventNames.has(name)) };
 }
 
-/** Events whose body carries the MED case as `infraction`. */
+/**
+ * Events whose body carries the MED case as `infraction`: the MED ones. `transaction.blocked` carries it
+ * when a MED case placed the block, not when the PSP held a received PIX (then the body says `held: true`).
+ */
 export const CARRIES_INFRACTION: ReadonlySet<TransactionEventName> = new Set([
-  ...EVENT_CATEGORIES.dispute,
-  ...DISPUTE_ADDITIONS,
+  'transaction.infraction',
+  'transaction.dispute',
+  'transaction.protest',
+  'transaction.blocked',
+  'transaction.dispute_deadline',
   ...EVENT_CATEGORIES.chargeback,
 ]);
+/** Of those, the events whose `infraction` may be absent. */
+export const INFRACTION_OPTIONAL: ReadonlySet<TransactionEventName> = new Set(['transaction.blocked']);
 /** Events whose body carries the settled refund as `refund`. */
 export const CARRIES_REFUND: ReadonlySet<TransactionEventName> = new Set(['transaction.refunded', 'transaction.partially_refunded']);
 /** Events whose body carries `deadlineIn`: milliseconds from `occurredAt` to the case's `defenseDeadline`. */

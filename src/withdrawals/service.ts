@@ -191,6 +191,8 @@ export class WithdrawalService {
       staticQrId: null,
       recurrenceId: null,
       recurrenceCycle: null,
+      holdStatus: null,
+      heldUntil: null,
       createdAt: now,
       updatedAt: now,
     };

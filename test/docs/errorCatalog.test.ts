@@ -91,6 +91,7 @@ const SAMPLES: { [K in FunctionKey]?: Arguments<K>[] } = {
   sandboxPaidOnOutOfRange: [['2027-08-02', '2027-08-18']],
   recurrenceAmountAboveCeiling: [[15_000]],
   recurrenceAmountNotOpen: [['cancelled']],
+  cautionaryBlockThroughHold: [['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b']],
 };
 
 /** Each catalog entry as text: a fixed message, or one text per sample call of a function. */

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { findLedgerProblems } from '../../src/ledger/repository.js';
+import { findHoldProblems } from '../../src/holds/repository.js';
 import { findWithdrawnSumProblems } from '../../src/payouts/repository.js';
 import { errorCode } from '../../src/platform/errors.js';
 import { ManualClock } from '../../src/platform/clock.js';
@@ -191,7 +192,11 @@ export async function startGateway(environment: Record<string, string> = {}, opt
         },
       };
     },
-    ledgerProblems: async () => [...(await findLedgerProblems(database.db)), ...(await findWithdrawnSumProblems(database.db))],
+    ledgerProblems: async () => [
+      ...(await findLedgerProblems(database.db)),
+      ...(await findWithdrawnSumProblems(database.db)),
+      ...(await findHoldProblems(database.db)),
+    ],
     async close() {
       await Promise.all([
         ...peers.map((peer) => peer.close()),

@@ -240,6 +240,17 @@ describe('refunds and MED cases', () => {
     expect(await pix.refunds.create(transactionId)).toMatchObject({ amountCents: 880 });
     expect(await pix.balance.get()).toMatchObject({ owed: 0, shortfall: 0 });
   });
+
+  it('a charge paid held (cautionary block), released, and another returned through the sandbox', async () => {
+    const released = await pix.charges.create({ amountCents: 1000, customer: customer() });
+    const held = await pix.sandbox.payCharge(released.transactionId, { held: true });
+    expect(held).toMatchObject({ status: 'paid', held: true, heldUntil: (held.paidAt ?? 0) + 72 * 3_600_000 });
+    expect(await pix.sandbox.releaseHeldCharge(released.transactionId)).toMatchObject({ status: 'paid', held: false });
+    const returned = await pix.charges.create({ amountCents: 1000, customer: customer() });
+    await pix.sandbox.payCharge(returned.transactionId, { held: true });
+    expect(await pix.sandbox.returnHeldCharge(returned.transactionId)).toMatchObject({ status: 'refunded', held: false, refundedCents: 1000 });
+    expect((await pix.refunds.list(returned.transactionId)).refunds).toMatchObject([{ kind: 'cautionary_return', status: 'refunded' }]);
+  });
 });
 
 describe('the sandbox', () => {

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CANONICAL_EVENTS } from '../../src/webhooks/events.js';
+import { CANONICAL_EVENTS, TRANSACTION_EXTENSION_EVENTS } from '../../src/webhooks/events.js';
 import { createCharge, fund, paidCharge, registerEndpoint, settleWithdrawal, withdraw } from '../helpers/api.js';
 import { startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -42,7 +42,7 @@ async function paidWithdrawal(merchant: Merchant) {
 }
 
 describe('every canonical event has a real trigger', () => {
-  it('one endpoint receives all 21 events, each verified and shaped as the OpenAPI document says', async () => {
+  it('one endpoint receives all 21 events and transaction.hold_released, each verified and shaped as the OpenAPI document says', async () => {
     const merchant = await gateway.createMerchant(NO_LIMITS);
     const manual = await gateway.createMerchant({ ...NO_LIMITS, withdrawalMode: 'manual' });
     const endpoints = [
@@ -66,6 +66,13 @@ describe('every canonical event has a real trigger', () => {
     await post(merchant, `/v1/infractions/${infraction.infractionId}/defense`, { text: 'Produto entregue.' });
     expect((await gateway.admin('POST', `/admin/v1/infractions/${infraction.infractionId}/analysis`)).status).toBe(200);
     await post(merchant, `/sandbox/v1/infractions/${infraction.infractionId}/close`, { outcome: 'accepted' });
+    // The cautionary block: a PIX held then released (transaction.hold_released), another held then returned.
+    const released = await createCharge(gateway, merchant);
+    await post(merchant, `/sandbox/v1/pix/${released}/pay`, { held: true });
+    await post(merchant, `/sandbox/v1/pix/${released}/hold/release`);
+    const returned = await createCharge(gateway, merchant);
+    await post(merchant, `/sandbox/v1/pix/${returned}/pay`, { held: true });
+    await post(merchant, `/sandbox/v1/pix/${returned}/hold/return`);
 
     // Withdrawals: paid then returned in part, paid then returned in full, failed.
     await settleWithdrawal(gateway, merchant, await paidWithdrawal(merchant), { outcome: 'returned', amountCents: 400 });
@@ -83,7 +90,7 @@ describe('every canonical event has a real trigger', () => {
     await receiver.waitFor(written.length, 20_000);
 
     const names = new Set(receiver.received.map((request) => request.headers['x-svc-event']));
-    expect([...names].sort()).toEqual([...CANONICAL_EVENTS].sort());
+    expect([...names].sort()).toEqual([...CANONICAL_EVENTS, ...TRANSACTION_EXTENSION_EVENTS].sort());
 
     const document = (await gateway.call<OpenApiDocument>('GET', '/openapi.json')).body;
     const { schemas } = document.components;

@@ -11,11 +11,14 @@ import {
   RECURRENCE_EVENTS,
   TRANSACTION_EXTENSION_EVENTS,
   normalizeEventFilter,
-  type EventName,
+  type TransactionEventName,
 } from '../../src/webhooks/events.js';
 
-/** DESIGN.md §5, "Event categories". */
-const DESIGN_CATEGORIES: Record<string, readonly EventName[]> = {
+/** The transaction events the categories hold: the 21 of the spec, then the gateway's own (DESIGN.md §19). */
+const TRANSACTION_EVENTS = [...CANONICAL_EVENTS, ...TRANSACTION_EXTENSION_EVENTS];
+
+/** DESIGN.md §5, "Event categories" (the 21); §19's events beyond them join `dispute` through DISPUTE_ADDITIONS. */
+const DESIGN_CATEGORIES: Record<string, readonly TransactionEventName[]> = {
   cashin: ['transaction.paid', 'transaction.expired', 'transaction.failed', 'transaction.cancelled'],
   cashout: [
     'transfer.created',
@@ -48,16 +51,16 @@ describe('event catalog', () => {
     expect(sorted(EVENT_CATEGORIES[category as keyof typeof EVENT_CATEGORIES])).toEqual(sorted(members));
   });
 
-  it('has only canonical names as category members', () => {
+  it('has only transaction events (canonical or the gateway’s own) as category members', () => {
     for (const members of Object.values(EVENT_CATEGORIES)) {
-      for (const member of members) expect(CANONICAL_EVENTS).toContain(member);
+      for (const member of members) expect(TRANSACTION_EVENTS).toContain(member);
     }
   });
 
-  it('puts each canonical name in exactly one category', () => {
-    const members = Object.values(EVENT_CATEGORIES).flat();
-    expect(members).toHaveLength(CANONICAL_EVENTS.length);
-    expect(sorted(members)).toEqual(sorted(CANONICAL_EVENTS));
+  it('puts each transaction event in exactly one category (those beyond the 21 in dispute)', () => {
+    const members = [...Object.values(EVENT_CATEGORIES).flat(), ...DISPUTE_ADDITIONS];
+    expect(members).toHaveLength(TRANSACTION_EVENTS.length);
+    expect(sorted(members)).toEqual(sorted(TRANSACTION_EVENTS));
   });
 
   it('maps each former name to a canonical name, never to itself', () => {
@@ -121,11 +124,12 @@ describe('normalizeEventFilter', () => {
         'transfer.created',
         'transfer.refunded',
         'transaction.dispute_deadline',
+        'transaction.hold_released',
       ],
     });
   });
 
-  it('selects all 21 names and transaction.dispute_deadline from the 5 categories', () => {
+  it('selects all 21 names and the transaction events beyond them from the 5 categories', () => {
     expect(normalizeEventFilter(Object.keys(EVENT_CATEGORIES))).toEqual({
       filters: Object.keys(EVENT_CATEGORIES),
       eventNames: [...CANONICAL_EVENTS, ...TRANSACTION_EXTENSION_EVENTS],
@@ -193,9 +197,9 @@ describe('Pix Automático events (beyond the 21)', () => {
 
 describe('transaction.dispute_deadline (beyond the 21)', () => {
   it('is not canonical, belongs to the dispute category, carries the case and deadlineIn', () => {
-    expect(TRANSACTION_EXTENSION_EVENTS).toEqual(['transaction.dispute_deadline']);
+    expect(TRANSACTION_EXTENSION_EVENTS).toEqual(['transaction.dispute_deadline', 'transaction.hold_released']);
     expect(CANONICAL_EVENTS).not.toContain('transaction.dispute_deadline');
-    expect(DISPUTE_ADDITIONS).toEqual(['transaction.dispute_deadline']);
+    expect(DISPUTE_ADDITIONS).toEqual(['transaction.dispute_deadline', 'transaction.hold_released']);
     expect(CARRIES_INFRACTION.has('transaction.dispute_deadline')).toBe(true);
     expect([...CARRIES_DEADLINE_IN]).toEqual(['transaction.dispute_deadline']);
   });

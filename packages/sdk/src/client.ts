@@ -532,6 +532,16 @@ export class Sandbox {
   closeInfraction(infractionId: string, body: SandboxInfractionClosing, options?: RequestOptions): Promise<ResponseBody<'sandboxCloseInfraction', 200>> {
     return this.#post(`/infractions/${segment(infractionId)}/close`, body, options);
   }
+
+  /** The PSP releases a charge it held (cautionary block, paid with `{ held: true }`): its net becomes withdrawable. */
+  releaseHeldCharge(transactionId: string, options?: RequestOptions): Promise<ResponseBody<'sandboxReleaseHeldCharge', 200>> {
+    return this.#post(`/pix/${segment(transactionId)}/hold/release`, undefined, options);
+  }
+
+  /** The PSP returns a charge it held to its payer: the charge ends refunded, the balance as before the PIX. */
+  returnHeldCharge(transactionId: string, options?: RequestOptions): Promise<ResponseBody<'sandboxReturnHeldCharge', 200>> {
+    return this.#post(`/pix/${segment(transactionId)}/hold/return`, undefined, options);
+  }
 }
 
 /**

@@ -313,6 +313,14 @@ export class SimulatedPixProvider implements PixProvider, SimulatedNetwork {
     return repository.findDueRefunds(this.db, this.id, this.clock.now(), limit);
   }
 
+  heldReturnEndToEndId(): string {
+    return generateEndToEndId(SIMULATED_ISPB, this.clock.now(), 'D');
+  }
+
+  async recordHeldReturn(refund: { refundId: string; accountId: string; amountCents: number; refundEndToEndId: string }): Promise<void> {
+    await repository.insertSentRefund(this.db, { ...refund, providerId: this.id, outcome: 'refunded', settleAt: null, createdAt: this.clock.now() });
+  }
+
   armNextCharge(accountId: string, outcome: ChargeDirective): Promise<void> {
     return repository.armDirective(this.db, accountId, 'charge', outcome);
   }

@@ -534,6 +534,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sandbox/v1/pix/{id}/hold/release': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The PSP releases a held PIX (cautionary block)
+     * @description The block ends and the money is withdrawable: held false, transaction.hold_released. 422 when the charge is not held.
+     */
+    post: operations['sandboxReleaseHeldCharge'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/pix/{id}/hold/return': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The PSP returns a held PIX to its payer (cautionary block)
+     * @description The payment's whole movement is reversed, fee included (the balance is as before the PIX), with a settled refund of kind cautionary_return: the charge ends refunded, transaction.refunded. 422 when the charge is not held.
+     */
+    post: operations['sandboxReturnHeldCharge'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/sandbox/v1/recurrences/{id}/authorize': {
     parameters: {
       query?: never;
@@ -1320,6 +1360,26 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'transaction.hold_released': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Event transaction.hold_released
+     * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
+     */
+    post: operations['onTransactionHoldReleased'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'recurrence.authorized': {
     parameters: {
       query?: never;
@@ -1538,6 +1598,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
     };
     AmountDue: {
       transactionId: string;
@@ -1748,10 +1812,10 @@ export interface components {
       refundId: string;
       transactionId: string;
       /**
-       * @description merchant: asked through the API; med: a MED case closed against the merchant; returned_payment: a payment that arrived after the charge stopped being pending, returned in full and never credited.
+       * @description merchant: asked through the API; med: a MED case closed against the merchant; returned_payment: a payment that arrived after the charge stopped being pending, returned in full and never credited; cautionary_return: a PIX the PSP held (cautionary block, Res. BCB 506) and returned to its payer, its whole movement reversed, fee included.
        * @enum {string}
        */
-      kind: 'merchant' | 'med' | 'returned_payment';
+      kind: 'merchant' | 'med' | 'returned_payment' | 'cautionary_return';
       amountCents: number;
       /** @enum {string} */
       status: 'processing' | 'refunded' | 'failed';
@@ -1882,6 +1946,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       endToEndId: string;
       payer: components['schemas']['Party'];
       /** @description When the status changed (Unix milliseconds). */
@@ -1920,6 +1988,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       endToEndId: string;
       payer: components['schemas']['Party'];
       refund: components['schemas']['Refund'];
@@ -1959,6 +2031,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       endToEndId: string;
       payer: components['schemas']['Party'];
       refund: components['schemas']['Refund'];
@@ -1998,6 +2074,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
     };
@@ -2034,6 +2114,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
     };
@@ -2070,6 +2154,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
     };
@@ -2106,6 +2194,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       infraction: components['schemas']['Infraction'];
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
@@ -2143,6 +2235,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       infraction: components['schemas']['Infraction'];
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
@@ -2180,6 +2276,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       infraction: components['schemas']['Infraction'];
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
@@ -2217,7 +2317,11 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
-      infraction: components['schemas']['Infraction'];
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
+      infraction?: components['schemas']['Infraction'];
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
     };
@@ -2254,6 +2358,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       infraction: components['schemas']['Infraction'];
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
@@ -2291,6 +2399,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
     };
@@ -2327,6 +2439,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
     };
@@ -2363,6 +2479,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
     };
@@ -2399,6 +2519,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
     };
@@ -2435,6 +2559,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
     };
@@ -2471,6 +2599,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
     };
@@ -2507,6 +2639,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
     };
@@ -2543,6 +2679,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       endToEndId: string;
       beneficiary: components['schemas']['Party'];
       /** @description When the status changed (Unix milliseconds). */
@@ -2581,6 +2721,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       endToEndId: string;
       beneficiary: components['schemas']['Party'];
       refundEndToEndId: string;
@@ -2620,6 +2764,10 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       endToEndId: string;
       beneficiary: components['schemas']['Party'];
       refundEndToEndId: string;
@@ -2659,9 +2807,53 @@ export interface components {
       recurrenceId?: string;
       /** @description With recurrenceId: the cycle’s number (1 = the start date). */
       cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       infraction: components['schemas']['Infraction'];
       /** @description Milliseconds from occurredAt to the case's defenseDeadline (above 0): the time left to defend when the reminder was written. */
       deadlineIn: number;
+      /** @description When the status changed (Unix milliseconds). */
+      occurredAt: number;
+    };
+    TransactionHoldReleasedEvent: {
+      /** @description Same as the X-Svc-Event-Id and webhook-id headers. */
+      eventId: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      event: 'transaction.hold_released';
+      transactionId: string;
+      /** @constant */
+      type: 'pix_in';
+      amountCents: number;
+      feeCents: number;
+      netCents: number;
+      status: string;
+      externalRef: string | null;
+      /** @description Unix SECONDS (charges). */
+      expiresAt: number | null;
+      /** @description Unix milliseconds; null until paid. */
+      paidAt: number | null;
+      /** @description Unix milliseconds. */
+      createdAt: number;
+      /** @description Unix milliseconds. */
+      updatedAt: number;
+      /** @description Charges: the sum of settled refunds (merchant refunds and MED chargebacks), present once above 0. */
+      refundedCents?: number;
+      due?: components['schemas']['DueTerms'];
+      /** @description A PIX paid to one of the merchant’s static QR codes (POST /v1/pix/static): that code. */
+      staticQrId?: string;
+      /** @description A cycle’s charge of a Pix Automático recurrence (POST /v1/recurrences): that recurrence. */
+      recurrenceId?: string;
+      /** @description With recurrenceId: the cycle’s number (1 = the start date). */
+      cycle?: number;
+      /** @description Charges the PSP held on receipt (cautionary block, Res. BCB 506): true while held (its net amount is blocked, not withdrawable), false once released or returned. Absent on a charge never held. */
+      held?: boolean;
+      /** @description With held: until when the PSP may hold it (Unix milliseconds); the hold is released then if the PSP has not decided. */
+      heldUntil?: number;
       /** @description When the status changed (Unix milliseconds). */
       occurredAt: number;
     };
@@ -2973,6 +3165,7 @@ export interface components {
       | components['schemas']['TransferRefundedEvent']
       | components['schemas']['TransferPartiallyRefundedEvent']
       | components['schemas']['TransactionDisputeDeadlineEvent']
+      | components['schemas']['TransactionHoldReleasedEvent']
       | components['schemas']['RecurrenceAuthorizedEvent']
       | components['schemas']['RecurrenceRefusedEvent']
       | components['schemas']['RecurrenceExpiredEvent']
@@ -6112,10 +6305,10 @@ export interface operations {
             refundId: string;
             transactionId: string;
             /**
-             * @description merchant: asked through the API; med: a MED case closed against the merchant; returned_payment: a payment that arrived after the charge stopped being pending, returned in full and never credited.
+             * @description merchant: asked through the API; med: a MED case closed against the merchant; returned_payment: a payment that arrived after the charge stopped being pending, returned in full and never credited; cautionary_return: a PIX the PSP held (cautionary block, Res. BCB 506) and returned to its payer, its whole movement reversed, fee included.
              * @enum {string}
              */
-            kind: 'merchant' | 'med' | 'returned_payment';
+            kind: 'merchant' | 'med' | 'returned_payment' | 'cautionary_return';
             amountCents: number;
             /** @enum {string} */
             status: 'processing' | 'refunded' | 'failed';
@@ -6596,6 +6789,8 @@ export interface operations {
            * @description A charge with a due date paid as on this day (AAAA-MM-DD, America/Sao_Paulo), from its creation to its last payable day: it owes that day's amount (discount, fine, interest). Today when absent.
            */
           paidOn?: string;
+          /** @description The PSP holds the PIX (cautionary block, Res. BCB 506): the charge is paid (held: true, heldUntil = now + 72 h), its net amount credited and blocked (transaction.blocked) until hold/release, hold/return or heldUntil. Default false. */
+          held?: boolean;
         } | null;
       };
     };
@@ -6666,6 +6861,218 @@ export interface operations {
            *       "error": "Corpo da requisição excede o tamanho máximo."
            *     }
            */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Valid request that the current state refuses. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Erro interno. Tente novamente."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unavailable for a moment: retry (idempotency keys make it safe). */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Serviço temporariamente indisponível. Tente novamente em instantes."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  sandboxReleaseHeldCharge: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description transactionId (UUID v7). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Transaction'];
+        };
+      };
+      /** @description Invalid request: the message names the field or the rule (docs/errors.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "API key obrigatória. Use: Authorization: Bearer <key>"
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (KYC, block, IP allowlist, key type or holder rules). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Conta não está aprovada para uso da API."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (another account’s resources are not found either). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Valid request that the current state refuses. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Erro interno. Tente novamente."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unavailable for a moment: retry (idempotency keys make it safe). */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Serviço temporariamente indisponível. Tente novamente em instantes."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  sandboxReturnHeldCharge: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description transactionId (UUID v7). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Transaction'];
+        };
+      };
+      /** @description Invalid request: the message names the field or the rule (docs/errors.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "API key obrigatória. Use: Authorization: Bearer <key>"
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (KYC, block, IP allowlist, key type or holder rules). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Conta não está aprovada para uso da API."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (another account’s resources are not found either). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
           'application/json': components['schemas']['Error'];
         };
       };
@@ -9913,6 +10320,48 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['TransactionDisputeDeadlineEvent'];
+      };
+    };
+    responses: {
+      /** @description Delivered. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Timeout, network error, 5xx, 408 and 429 are retried after 1 min, 5 min, 30 min, 2 h and 6 h; other answers are final. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  onTransactionHoldReleased: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description Canonical event name. */
+        'X-Svc-Event': string;
+        /** @description Event id: the same across URLs, attempts and resends. Deduplicate on it. */
+        'X-Svc-Event-Id': string;
+        /** @description `t=<timestamp>,v1=<base64>`: the same HMAC-SHA256 as webhook-signature (two v1= during a secret rotation). */
+        'X-Svc-Signature': string;
+        /** @description Standard Webhooks: the event id. */
+        'webhook-id': string;
+        /** @description Standard Webhooks: Unix seconds of this attempt. */
+        'webhook-timestamp': string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, space-separated when two secrets sign. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TransactionHoldReleasedEvent'];
       };
     };
     responses: {

@@ -8,7 +8,7 @@ import { startGateway, type Gateway, type Merchant, type Reply, NO_CHARGE_FEES, 
 /**
  * A model-based property test of a charge's life after creation (DESIGN.md §9, §19's MED 2.0):
  * random sequences of sandbox moves (pay, expire, fail), the merchant's cancel, refunds and their
- * settlement, several partial MED cases (opened, defended, analysed, closed either way by the PSP
+ * settlement, other PIX held by the PSP then released or returned, several partial MED cases (opened, defended, analysed, closed either way by the PSP
  * or the operator, recovered in full or in part), withdrawals and credits of the merchant's
  * balance, the clock moving on and the worker steps (expiry, MED deadline), run over real HTTP
  * against one charge of 1000 cents per property run and replayed on a small in-memory model. The
@@ -69,6 +69,8 @@ type Model = {
   /** Oldest first. */
   events: ExpectedEvent[];
   available: number;
+  /** Other charges of the merchant paid held by the PSP (cautionary blocks), by id: their amounts while held. */
+  holds: Map<string, number>;
 };
 type Real = { merchant: Merchant; transactionId: string };
 
@@ -82,8 +84,8 @@ const sum = (values: readonly number[]) => values.reduce((total, value) => total
 const refundableOf = (model: Readonly<Model>) => AMOUNT - sum(model.refunds.filter((refund) => refund.status !== 'failed').map((refund) => refund.amountCents));
 /** ... nor claimed by a running case. */
 const remainderOf = (model: Readonly<Model>) => refundableOf(model) - sum(runningCases(model).map((infraction) => infraction.amountCents));
-/** The blocks: only the running cases' in these runs. */
-const blockedOf = (model: Readonly<Model>) => sum(runningCases(model).map((infraction) => infraction.held));
+/** The blocks: the running cases' and the PSP's holds. */
+const blockedOf = (model: Readonly<Model>) => sum(runningCases(model).map((infraction) => infraction.held)) + sum([...model.holds.values()]);
 const shortfallOf = (model: Readonly<Model>) => sum(runningCases(model).map((infraction) => infraction.amountCents - infraction.held));
 const withdrawableOf = (model: Readonly<Model>) => model.available - blockedOf(model);
 
@@ -186,12 +188,12 @@ async function verify(model: Readonly<Model>, real: Real): Promise<void> {
   for (const infraction of cases.body.infractions) expect(infraction.recoveredCents ?? 0).toBeLessThanOrEqual(infraction.amountCents);
   const blocks = await gateway.database.db
     .selectFrom('blocks')
-    .select(['infractionId', 'amountCents'])
+    .select(['infractionId', 'transactionId', 'amountCents'])
     .where('accountId', '=', real.merchant.accountId)
     .where('status', '=', 'active')
     .execute();
-  expect(new Map(blocks.map((block) => [block.infractionId, block.amountCents]))).toEqual(
-    new Map(runningCases(model).map((infraction) => [infraction.infractionId, infraction.held])),
+  expect(new Map(blocks.map((block) => [block.infractionId ?? block.transactionId, block.amountCents]))).toEqual(
+    new Map([...runningCases(model).map((infraction): [string, number] => [infraction.infractionId, infraction.held]), ...model.holds]),
   );
 
   const balance = await call(real, 'GET', '/v1/balance');
@@ -460,6 +462,42 @@ class Withdraw implements Command {
   toString = () => `withdraw(${this.amountCents})`;
 }
 
+/** Another PIX received, held by the PSP (cautionary block): credited and blocked at once, it tops up nothing. */
+class Hold implements Command {
+  constructor(readonly amountCents: number) {}
+  check = () => true;
+  async run(model: Model, real: Real) {
+    const transactionId = await createCharge(gateway, real.merchant, { amountCents: this.amountCents });
+    const reply = await call(real, 'POST', `/sandbox/v1/pix/${transactionId}/pay`, { held: true });
+    expectAnswered(reply, 200);
+    expect(reply.body).toMatchObject({ status: 'paid', held: true });
+    model.available += this.amountCents;
+    model.holds.set(transactionId, this.amountCents);
+    await verify(model, real);
+  }
+  toString = () => `hold(${this.amountCents})`;
+}
+
+/** The PSP decides on one held PIX: released (the money the merchant's, topping up short cases) or returned (the PIX undone). */
+class EndHold implements Command {
+  constructor(
+    readonly pick: number,
+    readonly end: 'release' | 'return',
+  ) {}
+  check = (model: Readonly<Model>) => model.holds.size > 0;
+  async run(model: Model, real: Real) {
+    const [transactionId, cents] = [...model.holds][this.pick % model.holds.size]!;
+    const reply = await call(real, 'POST', `/sandbox/v1/pix/${transactionId}/hold/${this.end}`);
+    expectAnswered(reply, 200);
+    expect(reply.body).toMatchObject({ held: false, status: this.end === 'release' ? 'paid' : 'refunded' });
+    model.holds.delete(transactionId);
+    if (this.end === 'return') model.available -= cents;
+    topUp(model);
+    await verify(model, real);
+  }
+  toString = () => `endHold(${this.pick}, ${this.end})`;
+}
+
 /** Money comes in from elsewhere (an operator's credit): it pays what is owed, then tops up short blocks. */
 class Credit implements Command {
   constructor(readonly amountCents: number) {}
@@ -536,6 +574,11 @@ const command = fc.oneof(
   },
   { weight: 2, arbitrary: fc.integer({ min: 100, max: 1500 }).map((amountCents) => new Withdraw(amountCents)) },
   { weight: 2, arbitrary: fc.integer({ min: 1, max: 800 }).map((amountCents) => new Credit(amountCents)) },
+  { weight: 1, arbitrary: fc.integer({ min: 100, max: 800 }).map((amountCents) => new Hold(amountCents)) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.nat(), fc.constantFrom('release' as const, 'return' as const)).map(([pick, end]) => new EndHold(pick, end)),
+  },
   { weight: 2, arbitrary: fc.oneof(fc.integer({ min: 1, max: 8 }), fc.constant(45)).map((days) => new Wait(days)) },
   { weight: 1, arbitrary: fc.constant(new AnalyzeOverdue()) },
 );
@@ -554,7 +597,7 @@ async function setup(paid: boolean, funds: number): Promise<{ model: Model; real
   const merchant = await gateway.createMerchant(MERCHANT);
   if (funds > 0) await fund(gateway, merchant, funds);
   const transactionId = await createCharge(gateway, merchant);
-  const model: Model = { now: 0, status: 'pending', paidAt: null, refundedCents: 0, refunds: [], cases: [], events: [], available: funds };
+  const model: Model = { now: 0, status: 'pending', paidAt: null, refundedCents: 0, refunds: [], cases: [], events: [], available: funds, holds: new Map() };
   const real = { merchant, transactionId };
   if (paid) {
     const reply = await call(real, 'POST', `/sandbox/v1/pix/${transactionId}/pay`);

@@ -9,6 +9,7 @@ import { FraudMarkService } from './fraudmarks/service.js';
 import { Metrics } from './operations/metrics.js';
 import { HealthService } from './operations/service.js';
 import { InfractionService } from './infractions/service.js';
+import { EvidenceService } from './infractions/evidenceService.js';
 import { OperatorService } from './operators/service.js';
 import { RefundService } from './refunds/service.js';
 import { UserService } from './users/service.js';
@@ -54,6 +55,8 @@ export type Services = {
   refunds: RefundService;
   providerSends: ProviderSendService;
   infractions: InfractionService;
+  /** Evidence files of MED cases' defenses (DESIGN.md §19). */
+  evidence: EvidenceService;
   users: UserService;
   /** The back-office's operator users (DESIGN.md §11). */
   operators: OperatorService;
@@ -136,6 +139,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     refunds,
     providerSends,
     infractions,
+    evidence: new EvidenceService(db, clock),
     audit: new AuditService(db, clock),
     alerts: new AlertService(db),
     fraudMarks,

@@ -57,6 +57,9 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v1/infractions': 'listInfractions',
   'GET /v1/infractions/{id}': 'getInfraction',
   'POST /v1/infractions/{id}/defense': 'defendInfraction',
+  'POST /v1/infractions/{id}/evidence': 'uploadEvidence',
+  'GET /v1/infractions/{id}/evidence': 'listEvidence',
+  'GET /v1/infractions/{id}/evidence/{evidenceId}': 'downloadEvidence',
   // Sandbox (/sandbox/v1)
   'POST /sandbox/v1/pix/{id}/pay': 'sandboxPayCharge',
   'POST /sandbox/v1/pix/static/{id}/pay': 'sandboxPayStaticQrCode',

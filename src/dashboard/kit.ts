@@ -3,6 +3,7 @@ import type { ChargeService } from '../charges/service.js';
 import type { Config } from '../config.js';
 import type { HistoryService } from '../history/service.js';
 import type { InfractionService } from '../infractions/service.js';
+import type { EvidenceService } from '../infractions/evidenceService.js';
 import type { LedgerService } from '../ledger/service.js';
 import type { Clock } from '../platform/clock.js';
 import type { RecipientService } from '../recipients/service.js';
@@ -31,6 +32,7 @@ export type DashboardServices = {
   charges: ChargeService;
   refunds: RefundService;
   infractions: InfractionService;
+  evidence: EvidenceService;
   withdrawals: WithdrawalService;
   recipients: RecipientService;
   webhooks: WebhookService;

@@ -1,4 +1,4 @@
-import type { EvidenceContentType } from '../platform/schema.js';
+import type { EvidenceContentType, InfractionStatus } from '../platform/schema.js';
 
 // What an evidence file is, judged by its own bytes (DESIGN.md §19): the name and the type the
 // sender declares are not trusted. Pure functions, no I/O.
@@ -7,6 +7,13 @@ import type { EvidenceContentType } from '../platform/schema.js';
 export const MAX_EVIDENCE_FILES = 5;
 /** At most this many bytes per file (10 MB). */
 export const MAX_EVIDENCE_BYTES = 10 * 1024 * 1024;
+/** A case takes evidence while its defense may be sent or has been: before the analysis… */
+export const EVIDENCE_STATUSES: readonly InfractionStatus[] = ['open', 'in_defense'];
+
+/** …and before its defense deadline, up to MAX_EVIDENCE_FILES (what the pages offer; the service decides the same). */
+export const takesEvidence = (dispute: { status: InfractionStatus; defenseDeadline: number }, files: number, now: number): boolean =>
+  EVIDENCE_STATUSES.includes(dispute.status) && now < dispute.defenseDeadline && files < MAX_EVIDENCE_FILES;
+
 /** The bytes a file's type is told from (PNG's signature is the longest). */
 export const SIGNATURE_BYTES = 8;
 

@@ -3,16 +3,13 @@ import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
-import type { EvidenceContentType, EvidenceRow, InfractionRow, InfractionStatus } from '../platform/schema.js';
-import { evidenceFileName, evidenceTypeOf, MAX_EVIDENCE_BYTES, MAX_EVIDENCE_FILES, SIGNATURE_BYTES } from './evidenceFiles.js';
+import type { EvidenceContentType, EvidenceRow, InfractionRow } from '../platform/schema.js';
+import { EVIDENCE_STATUSES, evidenceFileName, evidenceTypeOf, MAX_EVIDENCE_BYTES, MAX_EVIDENCE_FILES, SIGNATURE_BYTES } from './evidenceFiles.js';
 import * as evidence from './evidenceRepository.js';
 import { findInfraction, lockInfraction } from './repository.js';
 
 /** Bytes per stored chunk: what the upload holds in memory at once, and what a download reads at a time. */
 const CHUNK_BYTES = 256 * 1024;
-
-/** A case takes evidence while its defense may be sent or has been: before the analysis and the deadline. */
-const TAKES_EVIDENCE: readonly InfractionStatus[] = ['open', 'in_defense'];
 
 /** A file as it arrives: the name its sender gave, and its bytes, read once, in order. */
 export type IncomingFile = { fileName: string; bytes: AsyncIterable<Uint8Array> };
@@ -89,7 +86,7 @@ export class EvidenceService {
 
 /** Refuses (422) a case that takes no more evidence, with the defense's own messages. */
 function assertTakesEvidence(infraction: InfractionRow, now: Date): void {
-  if (!TAKES_EVIDENCE.includes(infraction.status)) throw new InvalidStateError(messages.infractionNoDefense(infraction.status));
+  if (!EVIDENCE_STATUSES.includes(infraction.status)) throw new InvalidStateError(messages.infractionNoDefense(infraction.status));
   if (now >= infraction.defenseDeadline) throw new InvalidStateError(messages.defenseDeadlinePassed);
 }
 

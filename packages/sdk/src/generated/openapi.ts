@@ -3073,7 +3073,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3300,7 +3300,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3461,7 +3461,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3969,7 +3969,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4526,7 +4526,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4759,7 +4759,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -5701,7 +5701,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -5886,7 +5886,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6166,7 +6166,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6492,7 +6492,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6722,7 +6722,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6736,7 +6736,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Default Response */
+      /** @description A file whose bytes are not of a type the operation takes. */
       415: {
         headers: {
           [name: string]: unknown;
@@ -6974,7 +6974,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -7439,7 +7439,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -7588,7 +7588,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -7842,7 +7842,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8067,7 +8067,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8186,7 +8186,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8305,7 +8305,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8430,7 +8430,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8664,7 +8664,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8791,7 +8791,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8910,7 +8910,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -9030,7 +9030,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -9157,7 +9157,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -9273,7 +9273,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;

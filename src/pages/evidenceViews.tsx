@@ -5,7 +5,7 @@ import { formatDate } from './components.js';
 const TYPE_NAMES: Record<EvidenceView['contentType'], string> = { 'application/pdf': 'PDF', 'image/png': 'PNG', 'image/jpeg': 'JPEG' };
 
 /** A file's size as a person reads it: bytes, KB or MB (decimal comma). */
-export function fileSize(bytes: number): string {
+function fileSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   const [value, unit] = bytes < 1024 * 1024 ? [bytes / 1024, 'KB'] : [bytes / (1024 * 1024), 'MB'];
   return `${value.toLocaleString('pt-BR', { maximumFractionDigits: 1 })} ${unit}`;

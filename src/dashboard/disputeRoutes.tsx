@@ -2,20 +2,20 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_EVIDENCE_BYTES } from '../infractions/evidenceFiles.js';
 import { EVIDENCE_UPLOAD_REFUSALS, sendEvidence } from '../infractions/evidenceRoutes.js';
 import { acceptUploads, openUpload, type Upload } from '../platform/uploads.js';
+import { presentEvidence, type EvidenceView } from '../infractions/evidenceSchemas.js';
 import { defenseBody } from '../infractions/schemas.js';
 import { presentInfraction } from '../infractions/presenter.js';
 import { messages } from '../messages.js';
 import { assertMayDo, mayDo } from '../users/roles.js';
 import type { SessionUser } from '../users/service.js';
 import { DisputesPage } from './disputeViews.js';
-import { presentEvidence } from '../infractions/evidenceSchemas.js';
 import { checked, field, idParam } from '../pages/forms.js';
 import type { DashboardKit, DashboardServices } from './kit.js';
 
 /** An evidence upload, once the fields before its file (the form's token) were read. */
 const uploads = new WeakMap<FastifyRequest, Upload>();
 
-/** Disputas (DESIGN.md §9–§10): the account's MED cases, and a defense while a case is open. */
+/** Disputas (DESIGN.md §9–§10, §19): the account's MED cases, a defense while a case is open, and its evidence files. */
 export const disputePages =
   (kit: DashboardKit, services: DashboardServices) =>
   async (app: FastifyInstance): Promise<void> => {
@@ -32,7 +32,7 @@ export const disputePages =
         user.accountId,
         cases.map((row) => row.id),
       );
-      const byCase: Record<string, ReturnType<typeof presentEvidence>[]> = {};
+      const byCase: Record<string, EvidenceView[]> = {};
       for (const file of files) (byCase[file.infractionId] ??= []).push(presentEvidence(file));
       return (
         <DisputesPage

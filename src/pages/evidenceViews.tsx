@@ -1,3 +1,4 @@
+import type { Children } from '@kitajs/html';
 import type { EvidenceView } from '../infractions/evidenceSchemas.js';
 import { MAX_EVIDENCE_FILES } from '../infractions/evidenceFiles.js';
 import { formatDate } from './components.js';
@@ -15,7 +16,7 @@ function fileSize(bytes: number): string {
  * A MED case's evidence files (DESIGN.md §19), each a download link under `base` (the dashboard's
  * or the back-office's case address), with its type, size and time; the upload form goes after it.
  */
-export function EvidenceList(props: { infractionId: string; files: EvidenceView[]; base: string; children?: JSX.Element | string }) {
+export function EvidenceList(props: { infractionId: string; files: EvidenceView[]; base: string; children?: Children }) {
   const heading = `evidencias-${props.infractionId}`;
   return (
     <section class="stack" aria-labelledby={heading}>
@@ -34,7 +35,7 @@ export function EvidenceList(props: { infractionId: string; files: EvidenceView[
           ))}
         </ul>
       )}
-      {props.children ?? ''}
+      {props.children}
     </section>
   );
 }

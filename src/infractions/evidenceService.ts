@@ -91,7 +91,7 @@ function assertTakesEvidence(infraction: InfractionRow, now: Date): void {
 }
 
 /**
- * Writes `bytes` as chunks of about 256 KB while they arrive: the type is told from the first
+ * Writes `bytes` as chunks of 256 KB (the last one shorter) while they arrive: the type is told from the first
  * bytes (415 otherwise, before anything is written), the size is counted (413 past 10 MB).
  */
 async function storeChunks(
@@ -109,10 +109,15 @@ async function storeChunks(
     if (!type) throw new UnsupportedTypeError(messages.evidenceTypeNotAccepted);
     return type;
   };
-  const flush = async () => {
-    await evidence.insertEvidenceChunk(tx, { ...owner, position: position++, bytes: Buffer.concat(pending, pendingBytes) });
-    pending = [];
-    pendingBytes = 0;
+  /** Writes whole chunks of CHUNK_BYTES (and, at the end, what is left), keeping the rest for the next. */
+  const flush = async (atEnd: boolean) => {
+    const joined = Buffer.concat(pending, pendingBytes);
+    let offset = 0;
+    for (; joined.length - offset >= CHUNK_BYTES || (atEnd && offset < joined.length); offset += CHUNK_BYTES) {
+      await evidence.insertEvidenceChunk(tx, { ...owner, position: position++, bytes: joined.subarray(offset, offset + CHUNK_BYTES) });
+    }
+    pending = offset < joined.length ? [joined.subarray(offset)] : [];
+    pendingBytes = joined.length - Math.min(offset, joined.length);
   };
   for await (const piece of bytes) {
     sizeBytes += piece.length;
@@ -120,9 +125,9 @@ async function storeChunks(
     pending.push(piece);
     pendingBytes += piece.length;
     if (contentType === undefined && pendingBytes >= SIGNATURE_BYTES) contentType = judge();
-    if (pendingBytes >= CHUNK_BYTES) await flush();
+    if (pendingBytes >= CHUNK_BYTES) await flush(false);
   }
   contentType ??= judge();
-  if (pendingBytes > 0) await flush();
+  await flush(true);
   return { contentType, sizeBytes };
 }

@@ -172,6 +172,14 @@ describe('uploading, listing and downloading', () => {
     expect(listed.body.evidence.map((file) => file.fileName)).toEqual(['foto-1.png', 'foto-2.png', 'doc-3.pdf', 'doc-4.pdf', 'doc-5.pdf']);
   });
 
+  it('concurrent uploads to a case with 4 files: exactly one more is kept (the case is locked per upload)', async () => {
+    const { merchant, infractionId } = await caseOfNewMerchant();
+    for (let index = 1; index <= 4; index++) expect((await uploadOne(merchant, infractionId, realPdf(), `doc-${index}.pdf`)).status).toBe(201);
+    const answers = await Promise.all([1, 2, 3].map((index) => uploadOne(merchant, infractionId, pdfOfSize(512 * 1024), `junto-${index}.pdf`)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 422, 422]);
+    expect(await storedRows(infractionId)).toEqual({ files: 5, chunks: 4 + 2 });
+  });
+
   it('an empty list for a case without files', async () => {
     const { merchant, infractionId } = await caseOfNewMerchant();
     expect(await gateway.call('GET', `/v1/infractions/${infractionId}/evidence`, { key: merchant.apiKey })).toMatchObject({

@@ -14,6 +14,7 @@ const HTTP_FILES = [
   'src/**/*Routes.tsx',
   'src/**/adminRoutes.ts',
   'src/platform/http.ts',
+  'src/platform/uploads.ts',
   'src/platform/adminAuth.ts',
   'src/accounts/auth.ts',
   'src/provider/apipix/notificationRoutes.ts',

@@ -15,6 +15,7 @@ import { isRecurrenceEvent } from './webhooks/events.js';
 import { infractionAdminRoutes } from './infractions/adminRoutes.js';
 import { holdAdminRoutes } from './holds/adminRoutes.js';
 import { infractionRoutes } from './infractions/routes.js';
+import { evidenceRoutes } from './infractions/evidenceRoutes.js';
 import { refundRoutes } from './refunds/routes.js';
 import { userAdminRoutes } from './users/adminRoutes.js';
 import { operatorAdminRoutes } from './operators/adminRoutes.js';
@@ -196,6 +197,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       await v1.register(withdrawalRoutes(services));
       await v1.register(refundRoutes(services));
       await v1.register(infractionRoutes(services));
+      await v1.register(evidenceRoutes(services));
     },
     { prefix: '/v1' },
   );

@@ -40,6 +40,16 @@ export class LimitExceededError extends DomainError {
   readonly kind = 'limit_exceeded';
 }
 
+/** The request's payload is larger than the route takes (an evidence file over 10 MB). */
+export class TooLargeError extends DomainError {
+  readonly kind = 'too_large';
+}
+
+/** The payload's own bytes are of a type the route does not take (an evidence file that is not PDF, PNG or JPEG). */
+export class UnsupportedTypeError extends DomainError {
+  readonly kind = 'unsupported_type';
+}
+
 /** Too many requests in a time window. */
 export class RateLimitedError extends DomainError {
   readonly kind = 'rate_limited';
@@ -63,6 +73,8 @@ export type DomainErrorKind =
   | 'invalid_state'
   | 'insufficient_balance'
   | 'limit_exceeded'
+  | 'too_large'
+  | 'unsupported_type'
   | 'rate_limited'
   | 'fraud_restricted'
   | 'provider_failed';
@@ -75,6 +87,8 @@ const HTTP_STATUS: Record<DomainErrorKind, number> = {
   invalid_state: 422,
   insufficient_balance: 422,
   limit_exceeded: 422,
+  too_large: 413,
+  unsupported_type: 415,
   rate_limited: 429,
   fraud_restricted: 422,
   provider_failed: 502,

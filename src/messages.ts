@@ -206,6 +206,13 @@ export const messages = {
   infractionWrongStatus: (status: string) => `Disputa não permite esta operação (status atual: ${status}).`,
   infractionAboveRemainder: (remainderCents: number) => `Valor da disputa excede o valor devolvível da cobrança (${formatBrl(remainderCents)}).`,
   chargebackAboveCase: (caseCents: number) => `Valor da devolução excede o valor da disputa (${formatBrl(caseCents)}).`,
+  evidenceFileMissing: 'Envie o arquivo no campo file (multipart/form-data).',
+  evidenceOneFile: 'Envie um arquivo por chamada.',
+  evidenceTypeNotAccepted: 'Tipo de arquivo não aceito: envie PDF, PNG ou JPEG.',
+  evidenceTooLarge: 'Arquivo maior que 10 MB.',
+  evidenceLimitReached: 'Limite de 5 evidências por disputa atingido.',
+  evidenceIdInvalid: 'evidenceId inválido.',
+  evidenceNotFound: 'Evidência não encontrada.',
 
   // Dashboard users (DESIGN.md §10): invitations, sign-in, TOTP, passwords
   userEmailInvalid: 'email deve ser um e-mail válido.',
@@ -253,6 +260,7 @@ export const messages = {
   filterDateInvalid: 'Data inválida no filtro: use o formato AAAA-MM-DD.',
   chargeCancelled: 'Cobrança cancelada.',
   defenseSent: 'Defesa enviada. A equipe do serviço analisa o caso; o valor segue bloqueado até a decisão.',
+  evidenceUploaded: 'Evidência enviada. Ela acompanha a defesa do caso.',
   memberRoleChanged: 'Papel alterado.',
   memberRemoved: 'Membro removido. As sessões dele foram encerradas.',
   otherSessionsEnded: 'As outras sessões foram encerradas.',

@@ -11,6 +11,7 @@ import { HealthService } from './operations/service.js';
 import { DeadlineReminderService } from './infractions/reminders.js';
 import { InfractionService } from './infractions/service.js';
 import { HoldService } from './holds/service.js';
+import { EvidenceService } from './infractions/evidenceService.js';
 import { OperatorService } from './operators/service.js';
 import { RefundService } from './refunds/service.js';
 import { UserService } from './users/service.js';
@@ -59,6 +60,8 @@ export type Services = {
   /** The MED defense deadline's reminders (worker) and the dashboard's banner. */
   deadlineReminders: DeadlineReminderService;
   holds: HoldService;
+  /** Evidence files of MED cases' defenses (DESIGN.md §19). */
+  evidence: EvidenceService;
   users: UserService;
   /** The back-office's operator users (DESIGN.md §11). */
   operators: OperatorService;
@@ -143,6 +146,7 @@ export function createServices(config: Config, db: Db, clock: Clock, probes: Pro
     providerSends,
     infractions,
     deadlineReminders: new DeadlineReminderService(db, clock),
+    evidence: new EvidenceService(db, clock),
     audit: new AuditService(db, clock),
     alerts: new AlertService(db),
     fraudMarks,

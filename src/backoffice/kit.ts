@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { PageKit } from '../pages/siteRoutes.js';
 import type { FraudMarkService } from '../fraudmarks/service.js';
 import type { InfractionService } from '../infractions/service.js';
+import type { EvidenceService } from '../infractions/evidenceService.js';
 import type { LedgerService } from '../ledger/service.js';
 import type { OperatorAction } from '../operators/roles.js';
 import type { OperatorService, OperatorSession } from '../operators/service.js';
@@ -59,6 +60,7 @@ export type BackofficeServices = {
   recipients: RecipientService;
   withdrawals: WithdrawalService;
   infractions: InfractionService;
+  evidence: EvidenceService;
   providerSends: ProviderSendService;
   routing: RoutingService;
   reconciliation: ReconciliationService;

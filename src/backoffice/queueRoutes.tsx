@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { checked, field, idParam } from '../pages/forms.js';
 import { presentInfraction } from '../infractions/presenter.js';
+import { presentEvidence, type EvidenceView } from '../infractions/evidenceSchemas.js';
+import { sendEvidence } from '../infractions/evidenceRoutes.js';
 import { acceptInfractionBody, openInfractionBody } from '../infractions/schemas.js';
 import { messages } from '../messages.js';
 import { operatorMayDo } from '../operators/roles.js';
@@ -37,7 +39,7 @@ const queued = (row: TransactionRow): QueuedWithdrawal => ({
  * MED cases to decide; and opening a case. Each action is the operator API's, audited as it.
  */
 export const queuePages =
-  (kit: BackofficeKit, { recipients, withdrawals, infractions }: BackofficeServices) =>
+  (kit: BackofficeKit, { recipients, withdrawals, infractions, evidence }: BackofficeServices) =>
   async (app: FastifyInstance): Promise<void> => {
     const { asOperator, send, contextOf, attempt, checkCsrf, act, refreshCounts } = kit;
 
@@ -124,12 +126,30 @@ export const queuePages =
     // MED: running cases, the nearest deadline first.
     const disputesView = async (_request: FastifyRequest, reply: FastifyReply, operator: OperatorSession, outcome: Outcome) => {
       const rows = await infractions.listRunning(PAGE_ROWS);
-      const data = { cases: rows.map((row) => ({ ...presentInfraction(row), accountId: row.accountId })), mayAct: operatorMayDo(operator.role, 'disputes') };
+      const files: Record<string, EvidenceView[]> = {};
+      for (const file of await evidence.listForOperator(rows.map((row) => ({ infractionId: row.id, accountId: row.accountId }))))
+        (files[file.infractionId] ??= []).push(presentEvidence(file));
+      const data = {
+        cases: rows.map((row) => ({ ...presentInfraction(row), accountId: row.accountId })),
+        evidence: files,
+        mayAct: operatorMayDo(operator.role, 'disputes'),
+      };
       return <DisputesPage context={contextOf(reply, operator)} data={data} error={outcome.error} notice={outcome.notice} />;
     };
     app.get(
       '/med',
       asOperator(async (request, reply, operator) => send(reply, disputesView(request, reply, operator, {}))),
+    );
+    // A case's evidence file, for every operator role: a read, not audited (as the other reads).
+    app.get(
+      '/med/:id/evidencias/:evidenceId',
+      asOperator(async (request, reply) => {
+        const { evidence: file, bytes } = await evidence.download(
+          idParam(request.params, 'id', messages.infractionNotFound),
+          idParam(request.params, 'evidenceId', messages.evidenceNotFound),
+        );
+        return sendEvidence(reply, file, bytes);
+      }),
     );
     const disputeAction = afterAction(disputesView);
     app.post(

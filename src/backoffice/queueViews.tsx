@@ -1,5 +1,7 @@
 import { formatDate, DataTable, Money, Status, type PageContext } from '../pages/components.js';
 import type { InfractionView } from '../infractions/presenter.js';
+import type { EvidenceView } from '../infractions/evidenceSchemas.js';
+import { EvidenceList } from '../pages/evidenceViews.js';
 import { AccountLink, ActionForm, Page, ReadOnly } from './views.js';
 
 export type OperatorRecipientView = {
@@ -196,7 +198,7 @@ function destinationOf(withdrawal: QueuedWithdrawal): string {
   return [who, withdrawal.holderName ?? '', key].filter(Boolean).join(' · ');
 }
 
-export type DisputesData = { cases: (InfractionView & { accountId: string })[]; mayAct: boolean };
+export type DisputesData = { cases: (InfractionView & { accountId: string })[]; evidence: Record<string, EvidenceView[]>; mayAct: boolean };
 
 /** MED: the running cases, the nearest defense deadline first; open a case on a paid charge. */
 export function DisputesPage(props: { context: PageContext; data: DisputesData; error?: string | undefined; notice?: string | undefined }) {
@@ -242,6 +244,7 @@ export function DisputesPage(props: { context: PageContext; data: DisputesData; 
                   <dt>Defesa do lojista</dt>
                   <dd safe>{infraction.defense ?? '—'}</dd>
                 </dl>
+                <EvidenceList infractionId={infraction.infractionId} files={data.evidence[infraction.infractionId] ?? []} base="/backoffice/med" />
                 {data.mayAct ? (
                   <>
                     {infraction.status === 'under_analysis' ? (

@@ -1,4 +1,7 @@
 import type { InfractionView } from '../infractions/presenter.js';
+import type { EvidenceView } from '../infractions/evidenceSchemas.js';
+import { EvidenceForm } from './evidenceViews.js';
+import { EvidenceList } from '../pages/evidenceViews.js';
 import { Alert, CsrfField, formatDate, Layout, Money, Notice, NotOffered, Status, type PageContext } from '../pages/components.js';
 
 /** MED reasons (DESIGN.md §9) as the merchant reads them. */
@@ -17,6 +20,8 @@ const SITUATION_NAMES: Record<InfractionView['situation'], string> = {
 export function DisputesPage(props: {
   context: PageContext;
   cases: InfractionView[];
+  /** Each case's evidence files, by infractionId. */
+  evidence: Record<string, EvidenceView[]>;
   now: number;
   mayDefend: boolean;
   defense?: { infractionId: string; text: string } | undefined;
@@ -107,6 +112,15 @@ export function DisputesPage(props: {
                   ) : (
                     ''
                   )}
+                  <EvidenceList infractionId={dispute.infractionId} files={props.evidence[dispute.infractionId] ?? []} base="/dashboard/disputas">
+                    <EvidenceForm
+                      dispute={dispute}
+                      files={props.evidence[dispute.infractionId]?.length ?? 0}
+                      now={props.now}
+                      mayUpload={props.mayDefend}
+                      csrfToken={props.context.csrfToken}
+                    />
+                  </EvidenceList>
                 </article>
               </li>
             );

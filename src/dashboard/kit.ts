@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { HistoryService } from '../history/service.js';
 import type { DeadlineReminderService } from '../infractions/reminders.js';
 import type { InfractionService } from '../infractions/service.js';
+import type { EvidenceService } from '../infractions/evidenceService.js';
 import type { LedgerService } from '../ledger/service.js';
 import type { Clock } from '../platform/clock.js';
 import type { RecipientService } from '../recipients/service.js';
@@ -33,6 +34,7 @@ export type DashboardServices = {
   refunds: RefundService;
   infractions: InfractionService;
   deadlineReminders: DeadlineReminderService;
+  evidence: EvidenceService;
   withdrawals: WithdrawalService;
   recipients: RecipientService;
   webhooks: WebhookService;

@@ -258,6 +258,27 @@ export interface InfractionsTable {
 /** The reminders of a MED case's defense deadline: this many hours before it (DESIGN.md §19). */
 export type ReminderStage = 48 | 24 | 6;
 
+/** An evidence file of a MED case's defense (migration 038): its metadata, written once. */
+export interface InfractionEvidenceTable {
+  id: string;
+  accountId: string;
+  infractionId: string;
+  fileName: string;
+  contentType: EvidenceContentType;
+  sizeBytes: number;
+  createdAt: Date;
+}
+
+export type EvidenceContentType = 'application/pdf' | 'image/png' | 'image/jpeg';
+
+/** An evidence file's bytes, in order of `position` (migration 038). */
+export interface InfractionEvidenceChunksTable {
+  evidenceId: string;
+  accountId: string;
+  position: number;
+  bytes: Buffer;
+}
+
 export type RefundKind = 'merchant' | 'med' | 'returned_payment' | 'cautionary_return';
 export type RefundStatus = 'processing' | 'refunded' | 'failed';
 
@@ -802,6 +823,8 @@ export interface DB {
   sandboxRecurrences: SandboxRecurrencesTable;
   recipients: RecipientsTable;
   infractions: InfractionsTable;
+  infractionEvidence: InfractionEvidenceTable;
+  infractionEvidenceChunks: InfractionEvidenceChunksTable;
   refunds: RefundsTable;
   sandboxRefunds: SandboxRefundsTable;
   pspCursors: PspCursorsTable;
@@ -853,6 +876,7 @@ export type TransactionRow = Selectable<TransactionsTable>;
 export type NewTransaction = Insertable<TransactionsTable>;
 export type RecipientRow = Selectable<RecipientsTable>;
 export type InfractionRow = Selectable<InfractionsTable>;
+export type EvidenceRow = Selectable<InfractionEvidenceTable>;
 export type RefundRow = Selectable<RefundsTable>;
 export type ProviderSendRow = Selectable<ProviderSendsTable>;
 export type ProviderBalanceRow = Selectable<ProviderBalancesTable>;

@@ -19,6 +19,10 @@ import type {
   CreatedRecurrence,
   CreatedWithdrawal,
   DefenseRequest,
+  Evidence,
+  EvidenceFile,
+  EvidenceList,
+  EvidenceUpload,
   DueChargeBatchResult,
   ExportTransactionsParams,
   Infraction,
@@ -111,6 +115,13 @@ type QrCall = QrCodeOptions<'png' | 'svg'> & RequestOptions;
 function qrImage(transport: Transport, path: string, options: QrCall): Promise<Uint8Array | string> {
   const call: Call = { method: 'GET', path, query: { format: options.format, size: integer(options.size) }, rule: 'read', options };
   return options.format === 'svg' ? transport.text(call) : transport.bytes(call);
+}
+
+/** The name of an attachment: RFC 5987's `filename*` (UTF-8) when given, else `filename`. */
+function attachmentName(disposition: string | null): string {
+  const encoded = /filename\*=UTF-8''([^;]+)/i.exec(disposition ?? '')?.[1];
+  if (encoded) return decodeURIComponent(encoded);
+  return /filename="([^"]*)"/i.exec(disposition ?? '')?.[1] ?? '';
 }
 
 /** Dynamic charges: `POST /v1/pix`, its cancellation and its QR image. */
@@ -359,6 +370,29 @@ export class Infractions {
   /** Sends the merchant's defense (once, before the deadline). */
   defend(infractionId: string, body: DefenseRequest, options?: RequestOptions): Promise<Infraction> {
     return this.#transport.json({ method: 'POST', path: `/v1/infractions/${segment(infractionId)}/defense`, body, rule: 'none', options });
+  }
+
+  /**
+   * Adds one evidence file to the case's defense (multipart, field `file`): PDF, PNG or JPEG by its
+   * bytes, at most 10 MB, at most 5 per case, while the case takes a defense. Never retried.
+   * Refusals: 400, 404, 413 (`Arquivo maior que 10 MB.`), 415 (not PDF, PNG or JPEG), 422.
+   */
+  uploadEvidence(infractionId: string, upload: EvidenceUpload, options?: RequestOptions): Promise<Evidence> {
+    const form = new FormData();
+    form.append('file', upload.file instanceof Blob ? upload.file : new Blob([new Uint8Array(upload.file)]), upload.fileName);
+    return this.#transport.json({ method: 'POST', path: `/v1/infractions/${segment(infractionId)}/evidence`, form, rule: 'none', options });
+  }
+
+  /** The case's evidence files, oldest first. */
+  listEvidence(infractionId: string, options?: RequestOptions): Promise<EvidenceList> {
+    return this.#transport.json({ method: 'GET', path: `/v1/infractions/${segment(infractionId)}/evidence`, rule: 'read', options });
+  }
+
+  /** One evidence file: its bytes, its type and its name. */
+  async downloadEvidence(infractionId: string, evidenceId: string, options?: RequestOptions): Promise<EvidenceFile> {
+    const path = `/v1/infractions/${segment(infractionId)}/evidence/${segment(evidenceId)}`;
+    const { bytes, headers } = await this.#transport.file({ method: 'GET', path, rule: 'read', options });
+    return { bytes, contentType: headers.get('content-type') ?? 'application/octet-stream', fileName: attachmentName(headers.get('content-disposition')) };
   }
 }
 

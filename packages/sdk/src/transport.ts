@@ -43,6 +43,8 @@ export type Call = {
   path: string;
   query?: Record<string, string | undefined>;
   body?: unknown;
+  /** A multipart body (a file upload), sent as it is instead of `body`. */
+  form?: FormData;
   rule: RetryRule;
   /** The `externalRef` the body carries (charges, withdrawals): errors name it. */
   externalRef?: string | undefined;
@@ -156,6 +158,12 @@ export class Transport {
     return (await this.#send(call, 'bytes')).bytes ?? new Uint8Array();
   }
 
+  /** The answer's bytes with its headers (a file's type and name). */
+  async file(call: Call): Promise<{ bytes: Uint8Array; headers: Headers }> {
+    const { bytes, response } = await this.#send(call, 'bytes');
+    return { bytes: bytes ?? new Uint8Array(), headers: response.headers };
+  }
+
   /** The answer's body as a stream: the timeout covers the wait for the answer's headers, the signal the whole read. */
   async stream(call: Call): Promise<ReadableStream<Uint8Array>> {
     const { response } = await this.#send(call, 'stream');
@@ -183,8 +191,9 @@ export class Transport {
       accept: read === 'json' ? 'application/json' : '*/*',
       'user-agent': this.#options.userAgent ?? `pix-gateway-sdk/${VERSION} node/${process.versions.node}`,
     };
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    // fetch writes a form's own multipart Content-Type (with its boundary).
+    const body = call.form ?? (call.body === undefined ? undefined : JSON.stringify(call.body));
+    if (typeof body === 'string') headers['content-type'] = 'application/json';
 
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw aborted(attempt - 1, undefined);

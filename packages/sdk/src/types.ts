@@ -79,6 +79,12 @@ export type RefundList = ResponseBody<'listRefunds', 200>;
 export type InfractionList = ResponseBody<'listInfractions', 200>;
 export type ListInfractionsParams = Omit<QueryOf<'listInfractions'>, 'limit'> & { status?: Infraction['status']; limit?: number };
 export type DefenseRequest = RequestBody<'defendInfraction'>;
+export type Evidence = Schemas['Evidence'];
+export type EvidenceList = ResponseBody<'listEvidence', 200>;
+/** One file to add to a case's defense: PDF, PNG or JPEG (the gateway reads its bytes), at most 10 MB. */
+export type EvidenceUpload = { file: Blob | Uint8Array; fileName: string };
+/** A downloaded evidence file: its bytes, the type the gateway told from them, and its name. */
+export type EvidenceFile = { bytes: Uint8Array; contentType: string; fileName: string };
 
 // Pix Automático (recurrences and their cycles).
 export type Recurrence = Schemas['Recurrence'];

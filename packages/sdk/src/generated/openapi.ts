@@ -514,6 +514,47 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/infractions/{id}/evidence': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A MED case's evidence files, oldest first */
+    get: operations['listEvidence'];
+    put?: never;
+    /**
+     * Add an evidence file to a MED case's defense
+     * @description multipart/form-data with one file in the field `file`: PDF, PNG or JPEG (told from its bytes), at most 10 MB, at most 5 files per case, while the case is open or in_defense and before its defenseDeadline. 413 when the file is larger than 10 MB, 415 when its bytes are not PDF, PNG or JPEG; nothing is kept after a refusal.
+     */
+    post: operations['uploadEvidence'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/infractions/{id}/evidence/{evidenceId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download one evidence file
+     * @description Answers the stored bytes as an attachment, with the detected Content-Type; errors as { error }.
+     */
+    get: operations['downloadEvidence'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/sandbox/v1/pix/{id}/pay': {
     parameters: {
       query?: never;
@@ -1807,6 +1848,19 @@ export interface components {
       situation: 'scam' | 'account_takeover' | 'coercion' | 'fraudulent_access' | 'other' | 'unknown';
       /** @description What the PSP returned to the victim when the case closed against the merchant (at most amountCents); null otherwise. */
       recoveredCents: number | null;
+    };
+    Evidence: {
+      evidenceId: string;
+      /** @description The name the file was sent with (its last path segment, control characters removed, at most 200 characters). */
+      fileName: string;
+      /**
+       * @description Told from the file's own bytes, not from its name or declared type.
+       * @enum {string}
+       */
+      contentType: 'application/pdf' | 'image/png' | 'image/jpeg';
+      sizeBytes: number;
+      /** @description Unix milliseconds. */
+      createdAt: number;
     };
     Refund: {
       refundId: string;
@@ -3287,7 +3341,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3514,7 +3568,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3675,7 +3729,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4183,7 +4237,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4740,7 +4794,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -4973,7 +5027,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -5915,7 +5969,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6100,7 +6154,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6380,7 +6434,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6706,7 +6760,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -6722,6 +6776,346 @@ export interface operations {
       };
       /** @description Valid request that the current state refuses. */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Erro interno. Tente novamente."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unavailable for a moment: retry (idempotency keys make it safe). */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Serviço temporariamente indisponível. Tente novamente em instantes."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listEvidence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description infractionId (UUID v7). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            evidence: components['schemas']['Evidence'][];
+            count: number;
+          };
+        };
+      };
+      /** @description Invalid request: the message names the field or the rule (docs/errors.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "API key obrigatória. Use: Authorization: Bearer <key>"
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (KYC, block, IP allowlist, key type or holder rules). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Conta não está aprovada para uso da API."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (another account’s resources are not found either). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Erro interno. Tente novamente."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unavailable for a moment: retry (idempotency keys make it safe). */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Serviço temporariamente indisponível. Tente novamente em instantes."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  uploadEvidence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description infractionId (UUID v7). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description One PDF, PNG or JPEG file of at most 10 MB (10,485,760 bytes).
+           */
+          file: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Evidence'];
+        };
+      };
+      /** @description Invalid request: the message names the field or the rule (docs/errors.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "API key obrigatória. Use: Authorization: Bearer <key>"
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (KYC, block, IP allowlist, key type or holder rules). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Conta não está aprovada para uso da API."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (another account’s resources are not found either). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Corpo da requisição excede o tamanho máximo."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description A file whose bytes are not of a type the operation takes. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Valid request that the current state refuses. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected failure. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Erro interno. Tente novamente."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The database is unavailable for a moment: retry (idempotency keys make it safe). */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Serviço temporariamente indisponível. Tente novamente em instantes."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  downloadEvidence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description infractionId (UUID v7). */
+        id: string;
+        /** @description evidenceId (UUID v7). */
+        evidenceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': string;
+          'image/png': string;
+          'image/jpeg': string;
+        };
+      };
+      /** @description Invalid request: the message names the field or the rule (docs/errors.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing or invalid credentials. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "API key obrigatória. Use: Authorization: Bearer <key>"
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The account may not do this (KYC, block, IP allowlist, key type or holder rules). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "Conta não está aprovada para uso da API."
+           *     }
+           */
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Not found (another account’s resources are not found either). */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -6850,7 +7244,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -7527,7 +7921,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -7676,7 +8070,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -7930,7 +8324,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8155,7 +8549,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8274,7 +8668,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8393,7 +8787,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8518,7 +8912,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8752,7 +9146,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8879,7 +9273,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -8998,7 +9392,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -9126,7 +9520,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -9255,7 +9649,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -9371,7 +9765,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Request body larger than 64 KB. */
+      /** @description Request body too large: a JSON body over 64 KB, an evidence file over 10 MB. */
       413: {
         headers: {
           [name: string]: unknown;

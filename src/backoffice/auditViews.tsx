@@ -29,6 +29,8 @@ export const AUDIT_ACTION_LABELS: Readonly<Record<string, string>> = {
   'POST /admin/v1/transactions/:id/reject': 'Saque recusado',
   'POST /admin/v1/transactions/:id/cancel': 'Cobrança cancelada',
   'POST /admin/v1/transactions/:id/infractions': 'Caso MED aberto',
+  'POST /admin/v1/transactions/:id/hold/release': 'Bloqueio cautelar liberado (PIX retido pelo PSP)',
+  'POST /admin/v1/transactions/:id/hold/return': 'PIX retido devolvido pelo PSP ao pagador',
   'POST /admin/v1/infractions/:id/analysis': 'Caso MED em análise',
   'POST /admin/v1/infractions/:id/accept': 'Caso MED aceito (valor devolvido)',
   'POST /admin/v1/infractions/:id/reject': 'Caso MED rejeitado (valor liberado)',

@@ -5,7 +5,6 @@ import {
   CARRIES_DEADLINE_IN,
   CARRIES_INFRACTION,
   CARRIES_REFUND,
-  INFRACTION_OPTIONAL,
   SETTLEMENT_FIELDS,
   type SettlementField,
   type TransactionEventName,

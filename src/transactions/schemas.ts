@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { messages } from '../messages.js';
-import { CARRIES_DEADLINE_IN, CARRIES_INFRACTION, CARRIES_REFUND, INFRACTION_OPTIONAL, SETTLEMENT_FIELDS, type TransactionEventName } from '../webhooks/events.js';
+import {
+  CARRIES_DEADLINE_IN,
+  CARRIES_INFRACTION,
+  CARRIES_REFUND,
+  INFRACTION_OPTIONAL,
+  SETTLEMENT_FIELDS,
+  type TransactionEventName,
+} from '../webhooks/events.js';
 import { isId } from '../platform/ids.js';
 import { listLimitQuery, partySchema, unixMillisQuery } from '../platform/schemas.js';
 import { CHARGE_STATUSES, WITHDRAWAL_STATUSES, type TransactionStatus, type TransactionType } from '../platform/schema.js';

@@ -185,9 +185,16 @@ describe('npm start on a fresh machine', { timeout: 120_000 }, () => {
       .toMatchObject({ status: 'partially_refunded', refundedCents: 200 });
     expect((await call('GET', `/v1/transactions/${created.body.transactionId}/refunds`)).body.refunds[0]).toMatchObject({ status: 'refunded' });
     // 8. A MED case in the sandbox: blocked, defended, closed for the merchant.
-    const infraction = await call('POST', `/sandbox/v1/pix/${created.body.transactionId}/infraction`, { amountCents: 300, reason: 'fraud' });
-    expect(infraction.body).toMatchObject({ status: 'open' });
-    expect((await call('GET', '/v1/balance')).body).toMatchObject({ available: 250, blocked: 300, withdrawable: -50 });
+    const infraction = await call('POST', `/sandbox/v1/pix/${created.body.transactionId}/infraction`, {
+      amountCents: 300,
+      reason: 'fraud',
+      recoveryId: 'REC-1',
+      hop: 1,
+      situation: 'scam',
+    });
+    expect(infraction.body).toMatchObject({ status: 'open', recoveryId: 'REC-1', hop: 1, situation: 'scam' });
+    // The block takes the 250 left after the withdrawals; the 50 it lacks is the shortfall the next credits block.
+    expect((await call('GET', '/v1/balance')).body).toMatchObject({ available: 250, blocked: 250, withdrawable: 0, shortfall: 50, owed: 0 });
     const defended = await call('POST', `/v1/infractions/${infraction.body.infractionId}/defense`, { text: 'Pedido entregue; nota fiscal 1001.' });
     expect(defended.body.status).toBe('in_defense');
     const closed = await call('POST', `/sandbox/v1/infractions/${infraction.body.infractionId}/close`, { outcome: 'rejected' });

@@ -26,7 +26,7 @@ function requireTransactionId(id: string): string {
 
 /**
  * The service team records what a PSP decided on a held PIX (cautionary block) when it is told
- * out of band (API Pix has no field for it: docs/refunds.md); audited as every operator action.
+ * out of band (the PSP's API has no field for it: docs/refunds.md); audited as every operator action.
  */
 export const holdAdminRoutes =
   ({ holds }: { holds: HoldService }): FastifyPluginAsyncZod =>

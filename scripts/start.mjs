@@ -4,7 +4,7 @@
 import { buildIfStale } from './build.mjs';
 
 try {
-  buildIfStale();
+  await buildIfStale();
 } catch (error) {
   process.stderr.write(`${error.message}\n`);
   process.exit(1);

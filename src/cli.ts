@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import pino from 'pino';
@@ -51,10 +52,25 @@ const databaseLog = (level: string) => {
   };
 };
 
-async function open(environment: Pick<Environment, 'database' | 'logLevel'>) {
+/** A start-up step on the terminal (stderr: stdout keeps the lines a script may read). */
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+async function open(environment: Pick<Environment, 'database' | 'logLevel'>, options: { talk: boolean } = { talk: false }) {
+  const started = performance.now();
+  if (options.talk) say(startingLine(environment.database));
   const database = await openDatabase(environment.database, databaseLog(environment.logLevel));
-  await migrate(database.db);
+  const applied = await migrate(database.db);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  if (options.talk) say(`Database ready in ${seconds} s${applied.length ? ` (${applied.length} migrations applied)` : ''}; starting the HTTP server…`);
   return database;
+}
+
+/** The first start of the embedded database creates it (about five seconds): say so before the wait. */
+function startingLine(database: Environment['database']): string {
+  if (database.kind === 'server') return 'Connecting to PostgreSQL and applying pending migrations…';
+  if (database.kind === 'memory') return 'Creating the in-memory database…';
+  const exists = existsSync(join(database.dataDir, 'pglite'));
+  return exists ? `Opening the embedded database in ${database.dataDir}…` : `Creating the embedded database in ${database.dataDir} (first start)…`;
 }
 
 /** How long requests in flight get to finish after SIGTERM/SIGINT before their sockets are closed. */
@@ -88,7 +104,7 @@ const describeDatabase = (config: Config): string =>
 
 /** What serve and worker both run on: the migrated database, the services, and with METRICS_PORT the metrics server. */
 async function startRuntime(config: Config, options: { replica: boolean }) {
-  const database = await open(config);
+  const database = await open(config, { talk: true });
   // Only serve reads the replica (exports, the back-office list); it is never migrated: it follows the primary.
   const reads =
     options.replica && config.databaseReadUrl ? await openDatabase({ kind: 'server', url: config.databaseReadUrl }, databaseLog(config.logLevel)) : undefined;

@@ -127,6 +127,8 @@ export type Database = {
   backend: 'postgres' | 'pglite';
   /** The pool's connections now: open, idle, and queries waiting for one (metrics). */
   poolStats(): { total: number; idle: number; waiting: number };
+  /** PGlite only: its data folder as a tarball, to start another in-memory database from (`startFrom`). */
+  dump?: () => Promise<Blob>;
   close(): Promise<void>;
 };
 
@@ -197,6 +199,11 @@ export type DatabaseOptions = {
   poolSize?: number;
   /** Told when the server drops a connection; the pool opens a new one on the next query. */
   onConnectionLost?: ConnectionLost;
+  /**
+   * PGlite only: a dumped data folder (`dump`) the database starts from instead of an empty one —
+   * a migrated copy costs a third of creating and migrating one (the tests start a hundred).
+   */
+  startFrom?: Blob;
 };
 
 /** Opens the database the configuration names (config.ts decides which). */
@@ -220,7 +227,10 @@ export async function openDatabase(target: DatabaseTarget, options: DatabaseOpti
     mkdirSync(target.dataDir, { recursive: true });
     releaseLock = lockDataDir(target.dataDir);
   }
-  const pglite = new PGlite(target.kind === 'memory' ? 'memory://' : join(target.dataDir, 'pglite'));
+  const pglite = new PGlite(
+    target.kind === 'memory' ? 'memory://' : join(target.dataDir, 'pglite'),
+    options.startFrom ? { loadDataDir: options.startFrom } : {},
+  );
   // PGlite is one connection: a pool of one, never closed while idle. Prepared statements save
   // its planning as well (measured: 734 → 855 charges/s). Its connection never answered a pipeline
   // (a test hung on it), so a pipeline sends the statements in turn there.
@@ -230,6 +240,7 @@ export async function openDatabase(target: DatabaseTarget, options: DatabaseOpti
     db,
     backend: 'pglite',
     poolStats: () => statsOf(pool),
+    dump: () => pglite.dumpDataDir('none'),
     async close() {
       await db.destroy();
       await pglite.close();

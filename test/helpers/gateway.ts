@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import { inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { findLedgerProblems } from '../../src/ledger/repository.js';
@@ -11,7 +12,7 @@ import { findHoldProblems } from '../../src/holds/repository.js';
 import { findWithdrawnSumProblems } from '../../src/payouts/repository.js';
 import { errorCode } from '../../src/platform/errors.js';
 import { ManualClock } from '../../src/platform/clock.js';
-import { migrate, openDatabase, type Database } from '../../src/platform/database.js';
+import { migrate, openDatabase, type Database, type DatabaseOptions } from '../../src/platform/database.js';
 import { createServices, type Services } from '../../src/services.js';
 import type { AdminBody } from './admin.js';
 import type { Method, SuccessBody } from './contract.js';
@@ -110,6 +111,16 @@ async function request<T>(url: string, method: string, options: CallOptions): Pr
   return { status: response.status, body: body as T, headers: response.headers };
 }
 
+let template: Buffer | undefined;
+
+/** The migrated PGlite the global setup dumped (test/helpers/buildOnce.ts); still migrated below, which finds nothing to do. */
+function migratedTemplate(): DatabaseOptions {
+  const path = inject('pgliteTemplate');
+  if (!path) return {};
+  template ??= readFileSync(path);
+  return { startFrom: new Blob([template]) };
+}
+
 export async function startGateway(environment: Record<string, string> = {}, options: { logs?: NodeJS.WritableStream } = {}): Promise<Gateway> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   if (serverUrl) {
@@ -117,7 +128,10 @@ export async function startGateway(environment: Record<string, string> = {}, opt
     await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(bootstrap.db);
     await bootstrap.close();
   }
-  const database = await openDatabase(serverUrl ? { kind: 'server', url: serverUrl } : { kind: 'memory' }, serverUrl ? { searchPath: schema } : {});
+  const database = await openDatabase(
+    serverUrl ? { kind: 'server', url: serverUrl } : { kind: 'memory' },
+    serverUrl ? { searchPath: schema } : migratedTemplate(),
+  );
   await migrate(database.db);
   const clock = new ManualClock();
   const env = {

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { messages } from '../messages.js';
-import { EXPORT_MAX_DAYS, type HistoryService } from './service.js';
+import type { HistoryService } from './service.js';
 import { errorResponses } from '../platform/schemas.js';
-import { exportQuery, statementParams, statementSchema, type StatementBody } from './schemas.js';
+import { EXPORT_MAX_DAYS, exportQuery, statementParams, statementSchema, type StatementBody } from './schemas.js';
 
 /** Exports and daily statements (DESIGN.md §15). */
 export const historyRoutes =

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { messages } from '../messages.js';
 import { transactionFilterQuery } from '../transactions/schemas.js';
-import { EXPORT_MAX_DAYS } from './service.js';
+
+/** The longest period one export covers: a month, whatever its length. */
+export const EXPORT_MAX_DAYS = 31;
 
 export const exportQuery = z
   .object({

@@ -10,10 +10,9 @@ import type { TransactionStatus, TransactionType } from '../platform/schema.js';
 import type { TransactionService } from '../transactions/service.js';
 import { csvHeader, csvRows, ofxFooter, ofxHeader, ofxMovements, type CsvDelimiter, type OfxStatement } from './exports.js';
 import * as repository from './repository.js';
+import { EXPORT_MAX_DAYS } from './schemas.js';
 import { buildStatement } from './statements.js';
 
-/** The longest period one export covers: a month, whatever its length. */
-export const EXPORT_MAX_DAYS = 31;
 const DAY_MS = 86_400_000;
 /** Movements per read of an OFX export. */
 const OFX_CHUNK_MOVEMENTS = 1_000;

@@ -13,10 +13,45 @@ import { messages } from '../messages.js';
  * of /healthz). A route outside these prefixes is a page until it is added here.
  */
 const API_PATHS = /^\/(v1|sandbox\/v1|admin\/v1)\//;
-const PROBES = /^\/(healthz|readyz|metrics)$/;
+export const PROBE_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
 
 const isApiPath = (path: string): boolean => API_PATHS.test(path);
-const isDocumentedPath = (path: string): boolean => isApiPath(path) || PROBES.test(path);
+const isDocumentedPath = (path: string): boolean => isApiPath(path) || PROBE_PATHS.includes(path);
+
+/**
+ * The document's tags in the order a reader meets them (Swagger UI and the reference pages follow
+ * it): the merchant API first, in the order a merchant uses it, then the sandbox, the operator
+ * API and last the probes. A route's `tags` name one of these.
+ */
+export const DOCUMENT_TAGS: readonly OpenAPIV3_1.TagObject[] = [
+  { name: 'Cobranças', description: 'Cobranças PIX dinâmicas (cob) e com vencimento (cobv), seus QR Codes e cancelamento.' },
+  { name: 'QR Codes estáticos', description: 'QR Codes de valor fixo ou livre, pagos quantas vezes o pagador quiser.' },
+  { name: 'Pix Automático', description: 'Recorrências autorizadas pelo pagador e seus ciclos.' },
+  { name: 'Saques', description: 'Envio do saldo por PIX para uma chave ou um destinatário aprovado.' },
+  { name: 'Destinatários', description: 'Contas de terceiros para saques, aprovadas pela equipe do gateway.' },
+  { name: 'Saldo', description: 'Saldo disponível, bloqueado e sacável.' },
+  { name: 'Transações', description: 'Consulta, filtros, exportação e extratos diários.' },
+  { name: 'Devoluções', description: 'Devoluções totais ou parciais de cobranças pagas.' },
+  { name: 'Disputas MED', description: 'Casos do Mecanismo Especial de Devolução: consulta, defesa e evidências.' },
+  { name: 'Webhooks', description: 'Eventos que o gateway envia à URL cadastrada, assinados.' },
+  { name: 'Sandbox', description: 'Controles do provedor simulado.' },
+  { name: 'Operador: contas', description: 'Contas de lojistas e chaves de API.' },
+  { name: 'Operador: usuários do painel' },
+  { name: 'Operador: usuários do back-office' },
+  { name: 'Operador: razão', description: 'Saldo, ajustes e bloqueios cautelares.' },
+  { name: 'Operador: destinatários' },
+  { name: 'Operador: saques' },
+  { name: 'Operador: cobranças' },
+  { name: 'Operador: transações' },
+  { name: 'Operador: disputas MED' },
+  { name: 'Operador: marcações de fraude' },
+  { name: 'Operador: webhooks' },
+  { name: 'Operador: envios aos PSPs' },
+  { name: 'Operador: provedores', description: 'Provedores, roteamento, conciliação e tesouraria.' },
+  { name: 'Operador: alertas' },
+  { name: 'Operador: auditoria' },
+  { name: 'Operação', description: 'Sondas de saúde e métricas, sem autenticação.' },
+];
 
 /**
  * Every documented operation's operationId, keyed `METHOD /path` as in the document: a verb and

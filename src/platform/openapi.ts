@@ -5,6 +5,7 @@
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { messages } from '../messages.js';
+import { OPERATION_EXAMPLES } from './openapiExamples.js';
 
 /**
  * The APIs the document describes: the merchant API, the sandbox, the operator API and the
@@ -36,20 +37,20 @@ export const DOCUMENT_TAGS: readonly OpenAPIV3_1.TagObject[] = [
   { name: 'Webhooks', description: 'Eventos que o gateway envia à URL cadastrada, assinados.' },
   { name: 'Sandbox', description: 'Controles do provedor simulado.' },
   { name: 'Operador: contas', description: 'Contas de lojistas e chaves de API.' },
-  { name: 'Operador: usuários do painel' },
-  { name: 'Operador: usuários do back-office' },
+  { name: 'Operador: usuários do painel', description: 'Convites de usuários do painel do lojista.' },
+  { name: 'Operador: usuários do back-office', description: 'Convites de operadores do back-office.' },
   { name: 'Operador: razão', description: 'Saldo, ajustes e bloqueios cautelares.' },
-  { name: 'Operador: destinatários' },
-  { name: 'Operador: saques' },
-  { name: 'Operador: cobranças' },
-  { name: 'Operador: transações' },
-  { name: 'Operador: disputas MED' },
-  { name: 'Operador: marcações de fraude' },
-  { name: 'Operador: webhooks' },
-  { name: 'Operador: envios aos PSPs' },
+  { name: 'Operador: destinatários', description: 'Análise de destinatários: aprovação, recusa e desativação.' },
+  { name: 'Operador: saques', description: 'Saques em modo manual: aprovação e recusa.' },
+  { name: 'Operador: cobranças', description: 'Cancelamento de cobranças e PIX retidos em bloqueio cautelar.' },
+  { name: 'Operador: transações', description: 'Qualquer transação, com a conta e o provedor.' },
+  { name: 'Operador: disputas MED', description: 'Casos MED: abertura, análise e encerramento.' },
+  { name: 'Operador: marcações de fraude', description: 'Chaves e documentos marcados por fraude.' },
+  { name: 'Operador: webhooks', description: 'URLs de webhook das contas, segredos e histórico de entregas.' },
+  { name: 'Operador: envios aos PSPs', description: 'Envios de saques e devoluções aos PSPs e suas tentativas.' },
   { name: 'Operador: provedores', description: 'Provedores, roteamento, conciliação e tesouraria.' },
-  { name: 'Operador: alertas' },
-  { name: 'Operador: auditoria' },
+  { name: 'Operador: alertas', description: 'Alertas internos da equipe.' },
+  { name: 'Operador: auditoria', description: 'Registro das ações dos operadores.' },
   { name: 'Operação', description: 'Sondas de saúde e métricas, sem autenticação.' },
 ];
 
@@ -282,6 +283,26 @@ function completion(method: string, path: string, operation: OpenAPIV3_1.Operati
   return { ...(operationId ? { operationId } : {}), security, responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))) };
 }
 
+/** A JSON body (request or answer) with its example, when it has a JSON schema. */
+function exampled<T extends OpenAPIV3_1.RequestBodyObject | OpenAPIV3_1.ResponseObject | OpenAPIV3_1.ReferenceObject>(body: T, example: unknown): T {
+  if (!('content' in body) || !body.content?.['application/json']) return body;
+  return { ...body, content: { ...body.content, 'application/json': { ...body.content['application/json'], example } } };
+}
+
+/** The operation with its examples (openapiExamples.ts), if it has some. */
+function withExamples(key: string, operation: OpenAPIV3_1.OperationObject): OpenAPIV3_1.OperationObject {
+  const examples = OPERATION_EXAMPLES[key];
+  if (!examples) return operation;
+  const responses = Object.fromEntries(
+    Object.entries(operation.responses ?? {}).map(([status, response]) => {
+      const example = examples.responses[status];
+      return [status, example === undefined ? response : exampled(response, example)];
+    }),
+  );
+  const requestBody = operation.requestBody && examples.request !== undefined ? exampled(operation.requestBody, examples.request) : operation.requestBody;
+  return { ...operation, ...(requestBody ? { requestBody } : {}), responses };
+}
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 /** Names of the component schemas a part of the document refers to. */
@@ -321,7 +342,7 @@ export function completeDocument(inner: SwaggerTransformObject, schemas: Record<
     for (const [path, item] of Object.entries(document.paths ?? {})) {
       for (const method of METHODS) {
         const operation = item?.[method];
-        if (operation) Object.assign(operation, completion(method, path, operation));
+        if (operation) Object.assign(operation, withExamples(`${method.toUpperCase()} ${path}`, { ...operation, ...completion(method, path, operation) }));
       }
     }
     return { ...document, components: { ...document.components, schemas: usedSchemas(document, schemas) } };

@@ -128,6 +128,13 @@ describe('the pages in a browser', () => {
     expect(await page.getByText('Cria uma cobrança PIX dinâmica').count()).toBe(1);
     expect(await page.getByRole('link', { name: 'API do operador' }).getAttribute('href')).toBe('/docs/operador');
     expect(await page.getByRole('link', { name: 'Sandbox' }).getAttribute('href')).toBe('/docs/sandbox');
+    // Creating a charge shows its example request and answer.
+    await page.locator('#operations-Cobranças-createCharge .opblock-summary-control').click();
+    const body = page.locator('#operations-Cobranças-createCharge .opblock-body');
+    await body.waitFor();
+    const examples = await body.locator('.microlight').allInnerTexts();
+    expect(examples.some((text) => text.includes('"externalRef": "pedido-1234"') && text.includes('"amountCents": 15000'))).toBe(true);
+    expect(examples.some((text) => text.includes('"status": "pending"') && text.includes('"pixPayload": "000201'))).toBe(true);
     await expectAccessible(page);
     await screenshot(page, 'docs-merchant-desktop');
     await page.context().close();

@@ -94,7 +94,7 @@ const DOCS_CSP =
  */
 const DOCS_CSS = `
 body { background: #fff; color: #1b1f24; }
-.swagger-ui .topbar, .swagger-ui .scheme-container { display: none; }
+.swagger-ui .topbar, .swagger-ui .scheme-container, .swagger-ui .authorization__btn, .swagger-ui .info hgroup.main > a { display: none; }
 .swagger-ui .info .title small { background: #57606a; }
 .swagger-ui .info .title small.version-stamp { background: #116329; }
 .swagger-ui .opblock .opblock-summary-method { color: #fff; text-shadow: none; }
@@ -118,6 +118,10 @@ body { background: #fff; color: #1b1f24; }
 .swagger-ui .opblock-tag { flex-wrap: wrap; word-break: break-word; }
 .swagger-ui .opblock-tag small { flex-basis: 100%; padding: 4px 0 0; }
 .swagger-ui .markdown code, .swagger-ui .renderedMarkdown code { word-break: break-word; }
+@media (max-width: 47.99rem) {
+  .swagger-ui table.responses-table thead, .swagger-ui table.parameters thead, .swagger-ui .response-col_links { display: none; }
+  .swagger-ui table.responses-table tr, .swagger-ui table.responses-table td, .swagger-ui table.parameters tr, .swagger-ui table.parameters td { display: block; width: auto; padding-left: 0; }
+}
 @media (min-width: 48rem) {
   .swagger-ui .opblock .opblock-summary { flex-wrap: nowrap; }
   .swagger-ui .opblock .opblock-summary-description { flex-basis: auto; }
@@ -151,7 +155,8 @@ export async function apiReferenceRoutes(app: FastifyInstance): Promise<void> {
           syntaxHighlight: false,
           defaultModelsExpandDepth: -1,
           displayOperationId: true,
-          tryItOutEnabled: false,
+          // A reference, not a console: no Try it out (the page sends no API call).
+          supportedSubmitMethods: [],
         },
         theme: {
           title: `${page.title} · PIX gateway`,

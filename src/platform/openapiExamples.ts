@@ -25,6 +25,8 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     },
     responses: {
       201: { transactionId: CHARGE_ID, status: 'pending', pixPayload: PIX_PAYLOAD, expiresAt: 1796865689, amountCents: 15000 },
+      // The same externalRef again within 7 days: the original charge.
+      200: { transactionId: CHARGE_ID, status: 'pending', pixPayload: PIX_PAYLOAD, expiresAt: 1796865689, amountCents: 15000, idempotent: true },
     },
   },
   'GET /v1/transactions/{id}': {

@@ -3288,6 +3288,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "transactionId": "01a2533d-cf60-7681-b06a-3ad26887b5c6",
+           *       "status": "pending",
+           *       "pixPayload": "00020101021226770014br.gov.bcb.pix2555pix.example.com/pix/v2/7b03b3162f5c44a6adebe9d27a098e885204000053039865802BR5910Loja Teste6008Curitiba62070503***63043138",
+           *       "expiresAt": 1796865689,
+           *       "amountCents": 15000,
+           *       "idempotent": true
+           *     }
+           */
           'application/json': {
             transactionId: string;
             /** @description Current status of the original charge. */

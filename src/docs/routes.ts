@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { PROBE_PATHS } from '../platform/openapi.js';
 
-export type ReferencePage = {
+type ReferencePage = {
   /** Where the page is served; its document is at `${prefix}/json`. */
   prefix: string;
   title: string;
@@ -18,7 +18,7 @@ export type ReferencePage = {
   intro: string;
 };
 
-export const REFERENCE_PAGES: readonly ReferencePage[] = [
+const REFERENCE_PAGES: readonly ReferencePage[] = [
   {
     prefix: '/docs',
     title: 'API do lojista',
@@ -56,7 +56,7 @@ const pageLinks = (current: ReferencePage): string =>
  * One page's document: the paths it lists, the tags they use (in the document's order) and,
  * on the merchant's page, the webhooks. Components stay whole: the page hides the schema list.
  */
-export function pageDocument(document: OpenAPIV3_1.Document, page: ReferencePage): OpenAPIV3_1.Document {
+function pageDocument(document: OpenAPIV3_1.Document, page: ReferencePage): OpenAPIV3_1.Document {
   const paths = Object.fromEntries(Object.entries(document.paths ?? {}).filter(([path]) => page.lists(path)));
   const used = new Set(
     [...Object.values(paths), ...(page.webhooks ? Object.values(document.webhooks ?? {}) : [])].flatMap((item) =>
@@ -85,7 +85,7 @@ const isDocument = (value: Readonly<Record<string, unknown>>): value is OpenAPIV
  * document and files from here, and nothing else: the validator badge is off).
  */
 const DOCS_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
  * Our look over Swagger UI's: no vendor bar, no server picker or authorize button (nothing is

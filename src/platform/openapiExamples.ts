@@ -7,7 +7,7 @@ const CHARGE_ID = '01a2533d-cf60-7681-b06a-3ad26887b5c6';
 const PIX_PAYLOAD =
   '00020101021226770014br.gov.bcb.pix2555pix.example.com/pix/v2/7b03b3162f5c44a6adebe9d27a098e885204000053039865802BR5910Loja Teste6008Curitiba62070503***63043138';
 
-export type OperationExample = {
+type OperationExample = {
   /** The JSON body sent. */
   request?: unknown;
   /** The JSON answer, by status. */

@@ -71,6 +71,18 @@ describe('the pages’ documents', () => {
     expect(operator.tags?.map((tag) => tag.name).at(-1)).toBe('Operação');
   });
 
+  it('the pages allow scripts, styles and requests to this server only', async () => {
+    for (const path of ['/docs', '/docs/sandbox', '/docs/operador', '/docs/static/swagger-ui-bundle.js']) {
+      const response = await fetch(gateway.url + path);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('content-security-policy'), path).toBe(
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      );
+    }
+    // The dashboard keeps its own policy.
+    expect((await fetch(`${gateway.url}/dashboard/entrar`)).headers.get('content-security-policy')).not.toContain('connect-src');
+  });
+
   it('/openapi.json stays the whole document', async () => {
     const document = (await gateway.call<OpenApiDocument>('GET', '/openapi.json')).body;
     const paths = Object.keys(document.paths);

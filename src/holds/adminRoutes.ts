@@ -51,7 +51,8 @@ export const holdAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'O PSP devolveu ao pagador um PIX retido: o movimento do pagamento é estornado, tarifa incluída; devolução cautionary_return, transaction.refunded',
+          summary:
+            'O PSP devolveu ao pagador um PIX retido: o movimento do pagamento é estornado, tarifa incluída; devolução cautionary_return, transaction.refunded',
           params: transactionIdParams,
           body: returnHoldBody,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 404, 422) },

@@ -29,7 +29,12 @@ export const infractionRoutes =
     app.get(
       '/infractions/:id',
       {
-        schema: { ...common, summary: 'Consulta um caso MED', params: infractionIdParams, response: { 200: infractionSchema, ...errorResponses(400, 401, 403, 404) } },
+        schema: {
+          ...common,
+          summary: 'Consulta um caso MED',
+          params: infractionIdParams,
+          response: { 200: infractionSchema, ...errorResponses(400, 401, 403, 404) },
+        },
       },
       async (request) => presentInfraction(await infractions.get(request.merchant.account.id, requireInfractionId(request.params.id))),
     );

@@ -13,10 +13,8 @@ export const operationsRoutes =
     const common = { tags: ['Operação'] };
 
     if (options.metricsHere) {
-      app.get(
-        '/metrics',
-        { schema: { ...common, summary: 'Métricas Prometheus (formato texto), para um coletor na rede privada' } },
-        async (_request, reply) => reply.type(metrics.contentType).send(await metrics.text()),
+      app.get('/metrics', { schema: { ...common, summary: 'Métricas Prometheus (formato texto), para um coletor na rede privada' } }, async (_request, reply) =>
+        reply.type(metrics.contentType).send(await metrics.text()),
       );
     }
 

@@ -59,7 +59,9 @@ export const recipientAdminRoutes =
 
     app.post(
       '/accounts/:accountId/recipients/:recipientId/reject',
-      { schema: { ...common, summary: 'Recusa um destinatário em análise', params: recipientParams, body: recipientReasonBody, response: transitionResponses } },
+      {
+        schema: { ...common, summary: 'Recusa um destinatário em análise', params: recipientParams, body: recipientReasonBody, response: transitionResponses },
+      },
       async (request) =>
         recipients.reject(requireAccountId(request.params.accountId), requireRecipientId(request.params.recipientId), request.body?.reason || null),
     );

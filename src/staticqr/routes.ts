@@ -53,7 +53,14 @@ export const staticQrRoutes =
 
     app.get(
       '/pix/static/:id',
-      { schema: { ...common, summary: 'Consulta um QR Code estático', params: staticQrIdParams, response: { 200: staticQrSchema, ...errorResponses(401, 403, 404) } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Consulta um QR Code estático',
+          params: staticQrIdParams,
+          response: { 200: staticQrSchema, ...errorResponses(401, 403, 404) },
+        },
+      },
       async (request) => presentStaticQr(await staticQr.get(request.merchant.account.id, codeIdOf(request.params.id))),
     );
 

@@ -66,7 +66,14 @@ export const webhookAdminRoutes =
 
     app.get(
       '/accounts/:accountId/webhook-endpoints/:endpointId',
-      { schema: { ...common, summary: 'Consulta uma URL de webhook', params: accountEndpointParams, response: { 200: endpointSchema, ...errorResponses(400, 401, 404) } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Consulta uma URL de webhook',
+          params: accountEndpointParams,
+          response: { 200: endpointSchema, ...errorResponses(400, 401, 404) },
+        },
+      },
       async (request) =>
         webhooks.getEndpoint(requireAccountId(request.params.accountId), requireId(request.params.endpointId, messages.webhookEndpointIdInvalid)),
     );

@@ -41,7 +41,7 @@ const LAYERS = [
   ['messages'],
   ['pix'],
   ['platform'],
-  ['provider', 'accounts', 'alerts', 'operations', 'fraudmarks'],
+  ['provider', 'accounts', 'alerts', 'operations', 'fraudmarks', 'docs'],
   ['webhooks', 'ledger', 'users', 'routing', 'treasury'],
   ['transactions', 'sends', 'operators'],
   ['charges', 'recipients', 'refunds', 'audit', 'history', 'payouts'],

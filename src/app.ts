@@ -1,5 +1,4 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { accountAdminRoutes } from './accounts/adminRoutes.js';
@@ -19,6 +18,7 @@ import { evidenceRoutes } from './infractions/evidenceRoutes.js';
 import { refundRoutes } from './refunds/routes.js';
 import { userAdminRoutes } from './users/adminRoutes.js';
 import { operatorAdminRoutes } from './operators/adminRoutes.js';
+import { apiReferenceRoutes } from './docs/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { backofficeRoutes } from './backoffice/routes.js';
 import { ledgerAdminRoutes } from './ledger/adminRoutes.js';
@@ -37,7 +37,7 @@ import {
   SocketBudget,
 } from './platform/http.js';
 import { messages } from './messages.js';
-import { completeDocument, documentedRoutes } from './platform/openapi.js';
+import { completeDocument, DOCUMENT_TAGS, documentedRoutes } from './platform/openapi.js';
 import './platform/validation.js';
 import { operationsRoutes } from './operations/routes.js';
 import { recipientAdminRoutes } from './recipients/adminRoutes.js';
@@ -162,6 +162,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         description: 'Merchant API (/v1), operator API (/admin/v1) and sandbox (/sandbox/v1). Errors are `{ "error": "<mensagem>" }`.',
       },
       servers: [{ url: config.publicBaseUrl }],
+      tags: [...DOCUMENT_TAGS],
       webhooks: webhooks.webhooks,
       components: {
         securitySchemes: {
@@ -173,7 +174,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     transform: documentedRoutes(jsonSchemaTransform),
     transformObject: completeDocument(jsonSchemaTransformObject, webhooks.schemas),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(apiReferenceRoutes);
 
   // Built once: the document is the same for every request (and large).
   let openApiDocument: string | undefined;

@@ -16,11 +16,11 @@ function requireKeyId(keyId: string): string {
 export const accountAdminRoutes =
   ({ accounts }: { accounts: AccountService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Operator: accounts'], security: [{ adminToken: [] }] };
+    const common = { tags: ['Operador: contas'], security: [{ adminToken: [] }] };
 
     app.post(
       '/accounts',
-      { schema: { ...common, summary: 'Create a merchant account', body: createAccountBody, response: { 201: accountResponse, ...errorResponses(400, 401) } } },
+      { schema: { ...common, summary: 'Cria uma conta de lojista', body: createAccountBody, response: { 201: accountResponse, ...errorResponses(400, 401) } } },
       async (request, reply) => reply.code(201).send(presentAccount(await accounts.createAccount(request.body))),
     );
 
@@ -29,7 +29,7 @@ export const accountAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Read an account with its limits and fee plans',
+          summary: 'Consulta uma conta com seus limites e planos de tarifas',
           params: accountIdParams,
           response: { 200: accountResponse, ...errorResponses(400, 401, 404) },
         },
@@ -42,7 +42,7 @@ export const accountAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Change KYC, block, mode, allowlist, limits or fees (objects merge field by field)',
+          summary: 'Altera KYC, bloqueio, modo, IPs permitidos, limites ou tarifas (objetos mesclados campo a campo)',
           params: accountIdParams,
           body: patchAccountBody,
           response: { 200: accountResponse, ...errorResponses(400, 401, 404) },
@@ -60,7 +60,7 @@ export const accountAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Create an API key (the full key is shown once)',
+          summary: 'Cria uma chave de API (a chave completa aparece uma única vez)',
           params: accountIdParams,
           response: { 201: z.object({ keyId: z.string(), apiKey: z.string(), prefix: z.string() }), ...errorResponses(400, 401, 404, 422) },
         },
@@ -70,7 +70,7 @@ export const accountAdminRoutes =
 
     app.delete(
       '/api-keys/:keyId',
-      { schema: { ...common, summary: 'Revoke an API key', params: keyIdParams, response: { 204: z.null(), ...errorResponses(400, 401, 404) } } },
+      { schema: { ...common, summary: 'Revoga uma chave de API', params: keyIdParams, response: { 204: z.null(), ...errorResponses(400, 401, 404) } } },
       async (request, reply) => {
         await accounts.revokeApiKey(requireKeyId(request.params.keyId));
         return reply.code(204).send(null);
@@ -82,7 +82,7 @@ export const accountAdminRoutes =
       {
         schema: {
           ...common,
-          summary: "Set a key's own IP allowlist (replaces the account's for that key)",
+          summary: 'Define a lista de IPs permitidos de uma chave (substitui a da conta para essa chave)',
           params: keyIdParams,
           body: apiKeyAllowlistBody,
           response: {

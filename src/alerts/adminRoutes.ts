@@ -20,14 +20,14 @@ const alertSchema = z.object({
 export const alertAdminRoutes =
   ({ alerts }: { alerts: AlertService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Operator: alerts'], security: [{ adminToken: [] }] };
+    const common = { tags: ['Operador: alertas'], security: [{ adminToken: [] }] };
 
     app.get(
       '/alerts',
       {
         schema: {
           ...common,
-          summary: 'Internal alerts (third-party withdrawals, …), newest first',
+          summary: 'Alertas internos (saques a terceiros, …), do mais recente ao mais antigo',
           querystring: z.object({ accountId: z.string().optional() }),
           response: { 200: z.object({ alerts: z.array(alertSchema) }), ...errorResponses(400, 401) },
         },

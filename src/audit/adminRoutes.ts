@@ -94,8 +94,8 @@ export const auditAdminRoutes =
       '/audit',
       {
         schema: {
-          tags: ['Operator: audit'],
-          summary: 'The audit log of operator actions, newest first',
+          tags: ['Operador: auditoria'],
+          summary: 'Registro de auditoria das ações dos operadores, do mais recente ao mais antigo',
           security: [{ adminToken: [] }],
           querystring: auditQuery,
           response: { 200: z.object({ entries: z.array(auditEntrySchema), count: z.int() }), ...errorResponses(400, 401) },

@@ -14,8 +14,8 @@ export const chargeAdminRoutes =
       '/transactions/:id/cancel',
       {
         schema: {
-          tags: ['Operator: charges'],
-          summary: "Cancel any merchant's pending charge",
+          tags: ['Operador: cobranças'],
+          summary: 'Cancela a cobrança pendente de qualquer lojista',
           security: [{ adminToken: [] }],
           params: transactionIdParams,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 404, 422) },

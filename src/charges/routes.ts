@@ -30,8 +30,8 @@ export const chargeRoutes =
       '/pix',
       {
         schema: {
-          tags: ['Charges'],
-          summary: 'Create a dynamic PIX charge',
+          tags: ['Cobranças'],
+          summary: 'Cria uma cobrança PIX dinâmica',
           description: 'Returns the copy-and-paste BR Code. With an externalRef already used in the last 7 days, answers 200 with the original charge.',
           security: [{ apiKey: [] }],
           body: createChargeBody,
@@ -50,8 +50,8 @@ export const chargeRoutes =
       '/pix/due',
       {
         schema: {
-          tags: ['Charges'],
-          summary: 'Create a PIX charge with a due date (cobv)',
+          tags: ['Cobranças'],
+          summary: 'Cria uma cobrança PIX com vencimento (cobv)',
           description:
             'A charge payable until its last payable day for the amount due on the day it is paid: the original less abatement and discount, plus fine and interest once late (BCB rules; docs/due-charges.md). The payer is named (CPF/CNPJ). With an externalRef already used in the last 7 days, answers 200 with the original charge.',
           security: [{ apiKey: [] }],
@@ -73,8 +73,8 @@ export const chargeRoutes =
       '/pix/due/batch',
       {
         schema: {
-          tags: ['Charges'],
-          summary: 'Create up to 100 PIX charges with a due date (lotecobv)',
+          tags: ['Cobranças'],
+          summary: 'Cria até 100 cobranças PIX com vencimento (lotecobv)',
           description:
             'Each item is checked and created on its own, in order, as POST /v1/pix/due would (its rules, limits, rate limit and externalRef): the answer is 200 with each item’s status and charge, or its error; a refused item writes nothing and does not stop the others. 400 only when the batch itself is malformed.',
           security: [{ apiKey: [] }],
@@ -103,8 +103,8 @@ export const chargeRoutes =
       {
         serializerCompiler: compiledSerializer,
         schema: {
-          tags: ['Charges'],
-          summary: 'The amount a charge with a due date owes on a day',
+          tags: ['Cobranças'],
+          summary: 'Valor devido por uma cobrança com vencimento em uma data',
           description:
             "What a payment on `date` (default today, America/Sao_Paulo) must be, in parts as BCB's componentesValor; payable says whether a payment that day is taken. Errors as { error }: 400 (date, transactionId), 401, 403, 404 (not one of the account's charges with a due date).",
           security: [{ apiKey: [] }],
@@ -124,8 +124,8 @@ export const chargeRoutes =
       '/pix/:id/cancel',
       {
         schema: {
-          tags: ['Charges'],
-          summary: 'Cancel a pending charge',
+          tags: ['Cobranças'],
+          summary: 'Cancela uma cobrança pendente',
           description: 'A payment that still arrives for it is returned to the payer in full, never credited.',
           security: [{ apiKey: [] }],
           params: transactionIdParams,
@@ -142,8 +142,8 @@ export const chargeRoutes =
       '/pix/:id/qrcode',
       {
         schema: {
-          tags: ['Charges'],
-          summary: "The charge's QR image (PNG or SVG) of its pixPayload",
+          tags: ['Cobranças'],
+          summary: 'Imagem do QR Code da cobrança (PNG ou SVG), do seu pixPayload',
           description:
             'Answers 200 image/png (default) or image/svg+xml, an image that decodes to the exact pixPayload; errors as { error }: 400 (format, size, transactionId), 401, 403, 404.',
           security: [{ apiKey: [] }],

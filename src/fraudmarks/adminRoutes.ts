@@ -12,14 +12,14 @@ import type { FraudMarkService } from './service.js';
 export const fraudMarkAdminRoutes =
   ({ fraudMarks }: { fraudMarks: FraudMarkService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Operator: fraud marks'], security: [{ adminToken: [] }] };
+    const common = { tags: ['Operador: marcações de fraude'], security: [{ adminToken: [] }] };
 
     app.post(
       '/fraud-marks',
       {
         schema: {
           ...common,
-          summary: 'Mark a key or a document: withdrawals and recipients to it are refused, PIX received from it held',
+          summary: 'Marca uma chave ou um documento: saques e destinatários para ele são recusados, PIX recebidos dele ficam retidos',
           body: fraudMarkBody,
           response: { 201: fraudMarkSchema, ...errorResponses(400, 401, 422) },
         },
@@ -32,7 +32,7 @@ export const fraudMarkAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'The active marks, newest first',
+          summary: 'Marcações ativas, da mais recente à mais antiga',
           querystring: fraudMarkListQuery,
           response: { 200: z.object({ marks: z.array(fraudMarkSchema), count: z.int(), hasMore: hasMoreField }), ...errorResponses(400, 401) },
         },
@@ -50,7 +50,7 @@ export const fraudMarkAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Remove a mark: it refuses nothing from then on (kept, with who removed it)',
+          summary: 'Remove uma marcação: a partir daí nada é recusado (fica guardada, com quem a removeu)',
           params: z.object({ id: z.string() }),
           response: { 204: z.null(), ...errorResponses(400, 401, 404) },
         },

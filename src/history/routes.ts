@@ -12,8 +12,8 @@ export const historyRoutes =
       '/transactions/export',
       {
         schema: {
-          tags: ['Transactions'],
-          summary: 'Export a period (at most 31 days) as CSV or OFX, streamed',
+          tags: ['Transações'],
+          summary: 'Exporta um período (até 31 dias) em CSV ou OFX, em streaming',
           description:
             'CSV: every transaction created in the period, newest first, one row each (RFC 4180, UTF-8 with BOM, CRLF; amounts in cents and in reais with a dot; times in America/Sao_Paulo and UTC). OFX 2.2: every movement of the balance in the period, oldest first, with the balance at its end. docs/history.md describes the columns. Errors as { error }: 400 (format, delimiter, period, filters), 401, 403.\n\n400 messages:\n' +
             [
@@ -46,8 +46,8 @@ export const historyRoutes =
       '/statements/:date',
       {
         schema: {
-          tags: ['Transactions'],
-          summary: "A closed day's statement: opening, every movement, closing, and the previous day's SHA-256",
+          tags: ['Transações'],
+          summary: 'Extrato de um dia fechado: saldo inicial, cada movimento, saldo final e o SHA-256 do dia anterior',
           description:
             'The body is served exactly as stored when the day closed (after midnight America/Sao_Paulo): its SHA-256 (also in the ETag) is the next day’s previousDigest. docs/history.md shows how to check the chain. Errors as { error }: 400 (date), 401, 403, 404 (a day not closed yet, or before the account existed).\n\n' +
             [messages.statementDateInvalid, messages.statementBeforeAccount('<AAAA-MM-DD>'), messages.statementNotClosed('<AAAA-MM-DD>')]

@@ -31,14 +31,14 @@ function requireTransactionId(id: string): string {
 export const holdAdminRoutes =
   ({ holds }: { holds: HoldService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Operator: charges'], security: [{ adminToken: [] }] };
+    const common = { tags: ['Operador: cobranças'], security: [{ adminToken: [] }] };
 
     app.post(
       '/transactions/:id/hold/release',
       {
         schema: {
           ...common,
-          summary: 'The PSP released a held PIX (cautionary block): the block ends, transaction.hold_released',
+          summary: 'O PSP liberou um PIX retido (bloqueio cautelar): o bloqueio termina, transaction.hold_released',
           params: transactionIdParams,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 404, 422) },
         },
@@ -51,7 +51,8 @@ export const holdAdminRoutes =
       {
         schema: {
           ...common,
-          summary: "The PSP returned a held PIX to its payer: the payment's movement reversed, fee included; refund cautionary_return, transaction.refunded",
+          summary:
+            'O PSP devolveu ao pagador um PIX retido: o movimento do pagamento é estornado, tarifa incluída; devolução cautionary_return, transaction.refunded',
           params: transactionIdParams,
           body: returnHoldBody,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 404, 422) },

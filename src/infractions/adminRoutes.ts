@@ -12,14 +12,14 @@ import { requireInfractionId, acceptInfractionBody, infractionIdParams, infracti
 export const infractionAdminRoutes =
   ({ infractions }: { infractions: InfractionService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Operator: MED disputes'], security: [{ adminToken: [] }] };
+    const common = { tags: ['Operador: disputas MED'], security: [{ adminToken: [] }] };
 
     app.post(
       '/transactions/:id/infractions',
       {
         schema: {
           ...common,
-          summary: 'Open a MED case on a paid charge (blocks its amount)',
+          summary: 'Abre um caso MED em uma cobrança paga (bloqueia o valor)',
           params: transactionIdParams,
           body: openInfractionBody,
           response: { 201: infractionSchema, ...errorResponses(400, 401, 404, 422) },
@@ -37,7 +37,7 @@ export const infractionAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Start the analysis of a MED case',
+          summary: 'Inicia a análise de um caso MED',
           params: infractionIdParams,
           response: { 200: infractionSchema, ...errorResponses(400, 401, 404, 422) },
         },
@@ -50,7 +50,7 @@ export const infractionAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Close a MED case for the merchant (block released)',
+          summary: 'Encerra um caso MED a favor do lojista (bloqueio liberado)',
           params: infractionIdParams,
           response: { 200: infractionSchema, ...errorResponses(400, 401, 404, 422) },
         },
@@ -63,7 +63,7 @@ export const infractionAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Close a MED case against the merchant: chargeback refund debited, block released',
+          summary: 'Encerra um caso MED contra o lojista: devolução debitada, bloqueio liberado',
           params: infractionIdParams,
           body: acceptInfractionBody,
           response: { 200: infractionSchema, ...errorResponses(400, 401, 404, 422) },

@@ -17,14 +17,14 @@ export const evidenceRoutes =
   async (app) => {
     // Multipart bodies are parsed in this scope only.
     await acceptUploads(app, MAX_EVIDENCE_BYTES);
-    const common = { tags: ['MED disputes'], security: [{ apiKey: [] }] };
+    const common = { tags: ['Disputas MED'], security: [{ apiKey: [] }] };
 
     app.post(
       '/infractions/:id/evidence',
       {
         schema: {
           ...common,
-          summary: "Add an evidence file to a MED case's defense",
+          summary: 'Anexa um arquivo de evidência à defesa de um caso MED',
           description:
             'multipart/form-data with one file in the field `file`: PDF, PNG or JPEG (told from its bytes), at most 10 MB, at most 5 files per case, while the case is open or in_defense and before its defenseDeadline. 413 when the file is larger than 10 MB, 415 when its bytes are not PDF, PNG or JPEG; nothing is kept after a refusal.',
           params: infractionIdParams,
@@ -49,7 +49,7 @@ export const evidenceRoutes =
       {
         schema: {
           ...common,
-          summary: "A MED case's evidence files, oldest first",
+          summary: 'Arquivos de evidência de um caso MED, do mais antigo ao mais recente',
           params: infractionIdParams,
           response: { 200: evidenceListResponse, ...errorResponses(400, 401, 403, 404) },
         },
@@ -65,7 +65,7 @@ export const evidenceRoutes =
       {
         schema: {
           ...common,
-          summary: 'Download one evidence file',
+          summary: 'Baixa um arquivo de evidência',
           description: 'Answers the stored bytes as an attachment, with the detected Content-Type; errors as { error }.',
           params: evidenceParams,
           produces: ['application/pdf', 'image/png', 'image/jpeg'],

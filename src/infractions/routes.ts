@@ -8,14 +8,14 @@ import { defenseBody, requireInfractionId, infractionIdParams, infractionListRes
 export const infractionRoutes =
   ({ infractions }: { infractions: InfractionService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['MED disputes'], security: [{ apiKey: [] }] };
+    const common = { tags: ['Disputas MED'], security: [{ apiKey: [] }] };
 
     app.get(
       '/infractions',
       {
         schema: {
           ...common,
-          summary: 'MED cases on your charges, newest first',
+          summary: 'Casos MED nas suas cobranças, do mais recente ao mais antigo',
           querystring: listInfractionsQuery,
           response: { 200: infractionListResponse, ...errorResponses(400, 401, 403) },
         },
@@ -29,7 +29,12 @@ export const infractionRoutes =
     app.get(
       '/infractions/:id',
       {
-        schema: { ...common, summary: 'One MED case', params: infractionIdParams, response: { 200: infractionSchema, ...errorResponses(400, 401, 403, 404) } },
+        schema: {
+          ...common,
+          summary: 'Consulta um caso MED',
+          params: infractionIdParams,
+          response: { 200: infractionSchema, ...errorResponses(400, 401, 403, 404) },
+        },
       },
       async (request) => presentInfraction(await infractions.get(request.merchant.account.id, requireInfractionId(request.params.id))),
     );
@@ -39,7 +44,7 @@ export const infractionRoutes =
       {
         schema: {
           ...common,
-          summary: 'Contest an open MED case before its defense deadline',
+          summary: 'Contesta um caso MED aberto antes do prazo de defesa',
           params: infractionIdParams,
           body: defenseBody,
           response: { 200: infractionSchema, ...errorResponses(400, 401, 403, 404, 422) },

@@ -11,14 +11,14 @@ import type { LedgerService } from './service.js';
 export const ledgerAdminRoutes =
   ({ ledger }: { ledger: LedgerService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Operator: ledger'], security: [{ adminToken: [] }] };
+    const common = { tags: ['Operador: razão'], security: [{ adminToken: [] }] };
 
     app.post(
       '/accounts/:accountId/adjustments',
       {
         schema: {
           ...common,
-          summary: 'Post a signed ledger adjustment',
+          summary: 'Lança um ajuste com sinal no razão',
           params: accountIdParams,
           body: adjustmentBody,
           response: {
@@ -43,7 +43,7 @@ export const ledgerAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Balance with active blocks and the withdrawable amount',
+          summary: 'Saldo com os bloqueios ativos e o valor sacável',
           params: accountIdParams,
           response: {
             200: z.object({ available: z.int(), blocked: z.int(), withdrawable: z.int(), owed: z.int(), shortfall: z.int() }),
@@ -59,7 +59,7 @@ export const ledgerAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Create a precautionary block (reduces the withdrawable amount, not `available`)',
+          summary: 'Cria um bloqueio cautelar (reduz o valor sacável, não o `available`)',
           params: accountIdParams,
           body: blockBody,
           response: {
@@ -84,7 +84,7 @@ export const ledgerAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Release a block',
+          summary: 'Libera um bloqueio',
           description: "422 for a cautionary block: it ends with its charge's hold (POST /admin/v1/transactions/{id}/hold/release).",
           params: z.object({ blockId: z.string() }),
           response: { 204: z.null(), ...errorResponses(400, 401, 404, 422) },

@@ -26,8 +26,8 @@ export const balanceRoutes =
       {
         serializerCompiler: compiledSerializer,
         schema: {
-          tags: ['Balance'],
-          summary: 'Read the account balance',
+          tags: ['Saldo'],
+          summary: 'Consulta o saldo da conta',
           security: [{ apiKey: [] }],
           response: { 200: balanceResponse, ...errorResponses(401, 403) },
         },

@@ -10,19 +10,17 @@ import type { HealthService } from './service.js';
 export const operationsRoutes =
   ({ health, metrics }: { health: HealthService; metrics: Metrics }, options: { metricsHere: boolean }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Operations'] };
+    const common = { tags: ['Operação'] };
 
     if (options.metricsHere) {
-      app.get(
-        '/metrics',
-        { schema: { ...common, summary: 'Prometheus metrics (text format), for a scraper on the private network' } },
-        async (_request, reply) => reply.type(metrics.contentType).send(await metrics.text()),
+      app.get('/metrics', { schema: { ...common, summary: 'Métricas Prometheus (formato texto), para um coletor na rede privada' } }, async (_request, reply) =>
+        reply.type(metrics.contentType).send(await metrics.text()),
       );
     }
 
     // `/health` is the older name of the same probe, kept for existing checks.
     for (const path of ['/healthz', '/health']) {
-      app.get(path, { schema: { ...common, summary: 'The process is alive', response: { 200: z.object({ status: z.literal('ok') }) } } }, async () => ({
+      app.get(path, { schema: { ...common, summary: 'O processo está no ar', response: { 200: z.object({ status: z.literal('ok') }) } } }, async () => ({
         status: 'ok' as const,
       }));
     }
@@ -32,7 +30,7 @@ export const operationsRoutes =
       {
         schema: {
           ...common,
-          summary: 'The process can serve: the database answers and its migrations are current (503 otherwise)',
+          summary: 'O processo pode atender: o banco responde e as migrações estão em dia (503 caso contrário)',
           response: { 200: z.object({ status: z.literal('ready') }), ...errorResponses(503) },
         },
       },

@@ -11,8 +11,8 @@ export const operatorAdminRoutes =
       '/operators',
       {
         schema: {
-          tags: ['Operator: back-office users'],
-          summary: 'Invite a back-office operator (admin, compliance or support): one-time link, 72 h',
+          tags: ['Operador: usuários do back-office'],
+          summary: 'Convida um operador do back-office (admin, compliance ou suporte): link de uso único, 72 h',
           security: [{ adminToken: [] }],
           body: inviteOperatorBody,
           response: { 201: invitedOperatorResponse, ...errorResponses(400, 401, 422) },

@@ -5,6 +5,7 @@
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { messages } from '../messages.js';
+import { OPERATION_EXAMPLES } from './openapiExamples.js';
 
 /**
  * The APIs the document describes: the merchant API, the sandbox, the operator API and the
@@ -13,10 +14,45 @@ import { messages } from '../messages.js';
  * of /healthz). A route outside these prefixes is a page until it is added here.
  */
 const API_PATHS = /^\/(v1|sandbox\/v1|admin\/v1)\//;
-const PROBES = /^\/(healthz|readyz|metrics)$/;
+export const PROBE_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
 
 const isApiPath = (path: string): boolean => API_PATHS.test(path);
-const isDocumentedPath = (path: string): boolean => isApiPath(path) || PROBES.test(path);
+const isDocumentedPath = (path: string): boolean => isApiPath(path) || PROBE_PATHS.includes(path);
+
+/**
+ * The document's tags in the order a reader meets them (Swagger UI and the reference pages follow
+ * it): the merchant API first, in the order a merchant uses it, then the sandbox, the operator
+ * API and last the probes. A route's `tags` name one of these.
+ */
+export const DOCUMENT_TAGS: readonly OpenAPIV3_1.TagObject[] = [
+  { name: 'Cobranças', description: 'Cobranças PIX dinâmicas (cob) e com vencimento (cobv), seus QR Codes e cancelamento.' },
+  { name: 'QR Codes estáticos', description: 'QR Codes de valor fixo ou livre, pagos quantas vezes o pagador quiser.' },
+  { name: 'Pix Automático', description: 'Recorrências autorizadas pelo pagador e seus ciclos.' },
+  { name: 'Saques', description: 'Envio do saldo por PIX para uma chave ou um destinatário aprovado.' },
+  { name: 'Destinatários', description: 'Contas de terceiros para saques, aprovadas pela equipe do gateway.' },
+  { name: 'Saldo', description: 'Saldo disponível, bloqueado e sacável.' },
+  { name: 'Transações', description: 'Consulta, filtros, exportação e extratos diários.' },
+  { name: 'Devoluções', description: 'Devoluções totais ou parciais de cobranças pagas.' },
+  { name: 'Disputas MED', description: 'Casos do Mecanismo Especial de Devolução: consulta, defesa e evidências.' },
+  { name: 'Webhooks', description: 'Eventos que o gateway envia à URL cadastrada, assinados.' },
+  { name: 'Sandbox', description: 'Controles do provedor simulado.' },
+  { name: 'Operador: contas', description: 'Contas de lojistas e chaves de API.' },
+  { name: 'Operador: usuários do painel', description: 'Convites de usuários do painel do lojista.' },
+  { name: 'Operador: usuários do back-office', description: 'Convites de operadores do back-office.' },
+  { name: 'Operador: razão', description: 'Saldo, ajustes e bloqueios cautelares.' },
+  { name: 'Operador: destinatários', description: 'Análise de destinatários: aprovação, recusa e desativação.' },
+  { name: 'Operador: saques', description: 'Saques em modo manual: aprovação e recusa.' },
+  { name: 'Operador: cobranças', description: 'Cancelamento de cobranças e PIX retidos em bloqueio cautelar.' },
+  { name: 'Operador: transações', description: 'Qualquer transação, com a conta e o provedor.' },
+  { name: 'Operador: disputas MED', description: 'Casos MED: abertura, análise e encerramento.' },
+  { name: 'Operador: marcações de fraude', description: 'Chaves e documentos marcados por fraude.' },
+  { name: 'Operador: webhooks', description: 'URLs de webhook das contas, segredos e histórico de entregas.' },
+  { name: 'Operador: envios aos PSPs', description: 'Envios de saques e devoluções aos PSPs e suas tentativas.' },
+  { name: 'Operador: provedores', description: 'Provedores, roteamento, conciliação e tesouraria.' },
+  { name: 'Operador: alertas', description: 'Alertas internos da equipe.' },
+  { name: 'Operador: auditoria', description: 'Registro das ações dos operadores.' },
+  { name: 'Operação', description: 'Sondas de saúde e métricas, sem autenticação.' },
+];
 
 /**
  * Every documented operation's operationId, keyed `METHOD /path` as in the document: a verb and
@@ -247,6 +283,26 @@ function completion(method: string, path: string, operation: OpenAPIV3_1.Operati
   return { ...(operationId ? { operationId } : {}), security, responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))) };
 }
 
+/** A JSON body (request or answer) with its example, when it has a JSON schema. */
+function exampled<T extends OpenAPIV3_1.RequestBodyObject | OpenAPIV3_1.ResponseObject | OpenAPIV3_1.ReferenceObject>(body: T, example: unknown): T {
+  if (!('content' in body) || !body.content?.['application/json']) return body;
+  return { ...body, content: { ...body.content, 'application/json': { ...body.content['application/json'], example } } };
+}
+
+/** The operation with its examples (openapiExamples.ts), if it has some. */
+function withExamples(key: string, operation: OpenAPIV3_1.OperationObject): OpenAPIV3_1.OperationObject {
+  const examples = OPERATION_EXAMPLES[key];
+  if (!examples) return operation;
+  const responses = Object.fromEntries(
+    Object.entries(operation.responses ?? {}).map(([status, response]) => {
+      const example = examples.responses[status];
+      return [status, example === undefined ? response : exampled(response, example)];
+    }),
+  );
+  const requestBody = operation.requestBody && examples.request !== undefined ? exampled(operation.requestBody, examples.request) : operation.requestBody;
+  return { ...operation, ...(requestBody ? { requestBody } : {}), responses };
+}
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 /** Names of the component schemas a part of the document refers to. */
@@ -286,7 +342,7 @@ export function completeDocument(inner: SwaggerTransformObject, schemas: Record<
     for (const [path, item] of Object.entries(document.paths ?? {})) {
       for (const method of METHODS) {
         const operation = item?.[method];
-        if (operation) Object.assign(operation, completion(method, path, operation));
+        if (operation) Object.assign(operation, withExamples(`${method.toUpperCase()} ${path}`, { ...operation, ...completion(method, path, operation) }));
       }
     }
     return { ...document, components: { ...document.components, schemas: usedSchemas(document, schemas) } };

@@ -23,7 +23,7 @@ function requireRecipientId(recipientId: string): string {
 export const recipientAdminRoutes =
   ({ recipients }: { recipients: RecipientService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Operator: recipients'], security: [{ adminToken: [] }] };
+    const common = { tags: ['Operador: destinatários'], security: [{ adminToken: [] }] };
     const transitionResponses = { 200: operatorRecipientSchema, ...errorResponses(400, 401, 404, 422) };
 
     app.get(
@@ -31,7 +31,7 @@ export const recipientAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Recipients of one status (default pending_review), of every account or of one; oldest change first',
+          summary: 'Destinatários de um status (padrão pending_review), de todas as contas ou de uma; da alteração mais antiga à mais recente',
           querystring: operatorRecipientListQuery,
           response: { 200: operatorRecipientListResponse, ...errorResponses(400, 401) },
         },
@@ -47,7 +47,7 @@ export const recipientAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Approve a recipient under review (status active); label = the alias the merchant will see',
+          summary: 'Aprova um destinatário em análise (status active); label = o apelido que o lojista verá',
           params: recipientParams,
           body: approveRecipientBody,
           response: transitionResponses,
@@ -59,7 +59,9 @@ export const recipientAdminRoutes =
 
     app.post(
       '/accounts/:accountId/recipients/:recipientId/reject',
-      { schema: { ...common, summary: 'Reject a recipient under review', params: recipientParams, body: recipientReasonBody, response: transitionResponses } },
+      {
+        schema: { ...common, summary: 'Recusa um destinatário em análise', params: recipientParams, body: recipientReasonBody, response: transitionResponses },
+      },
       async (request) =>
         recipients.reject(requireAccountId(request.params.accountId), requireRecipientId(request.params.recipientId), request.body?.reason || null),
     );
@@ -69,7 +71,7 @@ export const recipientAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Deactivate an active recipient (compliance): no longer listed nor usable in withdrawals',
+          summary: 'Desativa um destinatário ativo (compliance): deixa de ser listado e de poder receber saques',
           params: recipientParams,
           body: recipientReasonBody,
           response: transitionResponses,

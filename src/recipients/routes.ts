@@ -10,8 +10,8 @@ export const recipientRoutes =
       '/recipients',
       {
         schema: {
-          tags: ['Recipients'],
-          summary: 'Register a third-party withdrawal recipient for review',
+          tags: ['Destinatários'],
+          summary: 'Cadastra um destinatário de saques a terceiros, para análise',
           description:
             'Idempotent by document: 201 when new (status pending_review); 200 when it already existed (pending_review, or active if already approved; a rejected or deactivated one goes back to review).',
           security: [{ apiKey: [] }],
@@ -29,8 +29,8 @@ export const recipientRoutes =
       '/recipients',
       {
         schema: {
-          tags: ['Recipients'],
-          summary: 'List the approved (active) recipients, newest approval first',
+          tags: ['Destinatários'],
+          summary: 'Lista os destinatários aprovados (ativos), da aprovação mais recente à mais antiga',
           security: [{ apiKey: [] }],
           response: { 200: approvedRecipientListResponse, ...errorResponses(401, 403) },
         },

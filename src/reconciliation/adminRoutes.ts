@@ -20,14 +20,14 @@ function requireRunId(runId: string): string {
 export const reconciliationAdminRoutes =
   ({ reconciliation }: { reconciliation: ReconciliationService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Operator: providers'], security: [{ adminToken: [] }] };
+    const common = { tags: ['Operador: provedores'], security: [{ adminToken: [] }] };
 
     app.post(
       '/reconciliation',
       {
         schema: {
           ...common,
-          summary: "Compares the ledger with each PSP's records (or the one named) over a period, now",
+          summary: 'Compara agora o razão com os registros de cada PSP (ou do indicado) em um período',
           body: runReconciliationBody,
           response: { 201: z.object({ runs: z.array(reconciliationRunSchema) }), ...errorResponses(400, 401, 404) },
         },
@@ -44,7 +44,7 @@ export const reconciliationAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'The latest reconciliation runs (the daily job and on demand), newest first',
+          summary: 'Últimas conciliações (a diária e as sob demanda), da mais recente à mais antiga',
           querystring: z.object({ providerId: z.string().max(32).optional() }),
           response: { 200: z.object({ runs: z.array(reconciliationRunSchema) }), ...errorResponses(401) },
         },
@@ -57,7 +57,7 @@ export const reconciliationAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'One run with every difference it found',
+          summary: 'Uma conciliação com todas as diferenças encontradas',
           params: runIdParams,
           response: { 200: reconciliationRunSchema.extend({ differences: z.array(differenceSchema) }), ...errorResponses(400, 401, 404) },
         },
@@ -73,7 +73,7 @@ export const reconciliationAdminRoutes =
       {
         schema: {
           ...common,
-          summary: "One run's report for an accountant (CSV: totals, then one row per difference)",
+          summary: 'Relatório de uma conciliação para a contabilidade (CSV: totais, depois uma linha por diferença)',
           params: runIdParams,
           produces: ['text/csv'],
           response: { 200: z.string(), ...errorResponses(400, 401, 404) },

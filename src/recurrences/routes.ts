@@ -32,7 +32,7 @@ export const recurrenceRoutes =
       {
         schema: {
           ...common,
-          summary: 'Create a Pix Automático recurrence',
+          summary: 'Cria uma recorrência do Pix Automático',
           description:
             "BCB's rec with its authorization request (solicrec) to the payer: answers 201 with status awaiting_authorization. Once authorized, each cycle's charge (a pix_in transaction) is created from 10 to 2 days before its date. With an externalRef already used, answers 200 with that recurrence and idempotent: true.",
           body: createRecurrenceBody,
@@ -51,7 +51,7 @@ export const recurrenceRoutes =
       {
         schema: {
           ...common,
-          summary: "The account's recurrences, newest first",
+          summary: 'Recorrências da conta, da mais recente à mais antiga',
           querystring: listRecurrencesQuery,
           response: { 200: recurrenceListResponse, ...errorResponses(400, 401, 403) },
         },
@@ -67,7 +67,7 @@ export const recurrenceRoutes =
       {
         schema: {
           ...common,
-          summary: 'One recurrence with its cycles',
+          summary: 'Consulta uma recorrência com seus ciclos',
           params: recurrenceIdParams,
           response: { 200: recurrenceWithCyclesSchema, ...errorResponses(400, 401, 403, 404) },
         },
@@ -80,7 +80,7 @@ export const recurrenceRoutes =
       {
         schema: {
           ...common,
-          summary: "Change a variable recurrence's amount",
+          summary: 'Altera o valor de uma recorrência variável',
           description:
             "For a recurrence with maxAmountCents (variable): the amount of each cycle not charged yet, up to that ceiling. Cycles already charged keep theirs; a fixed recurrence's amount is the one the payer authorized (422).",
           params: recurrenceIdParams,
@@ -101,7 +101,7 @@ export const recurrenceRoutes =
       {
         schema: {
           ...common,
-          summary: 'Cancel a recurrence',
+          summary: 'Cancela uma recorrência',
           description:
             'Nothing more is debited: the recurrence is cancelled (recurrence.cancelled) and so are its pending cycles (transaction.cancelled each).',
           params: recurrenceIdParams,
@@ -121,7 +121,7 @@ export const recurrenceRoutes =
       {
         schema: {
           ...common,
-          summary: "Cancel one cycle's charge",
+          summary: 'Cancela a cobrança de um ciclo',
           description: "Before the cycle's due date only (BCB); the recurrence goes on. Answers the cycle's transaction, cancelled.",
           params: cycleParams,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422, 502) },

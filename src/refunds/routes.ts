@@ -11,7 +11,7 @@ import { createRefundBody, idempotentRefundSchema, refundListResponse, refundSch
 export const refundRoutes =
   ({ refunds }: { refunds: RefundService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Refunds'], security: [{ apiKey: [] }] };
+    const common = { tags: ['Devoluções'], security: [{ apiKey: [] }] };
     const requireId = (id: string) => {
       if (!isId(id)) throw new InvalidRequestError(messages.transactionIdInvalid);
       return id;
@@ -22,7 +22,7 @@ export const refundRoutes =
       {
         schema: {
           ...common,
-          summary: 'Refund a paid charge, in full or in part',
+          summary: 'Devolve uma cobrança paga, total ou parcialmente',
           description:
             'Debits the amount from the withdrawable balance at once (credited back if the refund fails); the fee is kept. With an externalRef already used in the last 7 days, answers 200 with that refund.',
           params: transactionIdParams,
@@ -47,7 +47,7 @@ export const refundRoutes =
       {
         schema: {
           ...common,
-          summary: "A charge's refunds, newest first",
+          summary: 'Devoluções de uma cobrança, da mais recente à mais antiga',
           params: transactionIdParams,
           response: { 200: refundListResponse, ...errorResponses(400, 401, 403, 404) },
         },

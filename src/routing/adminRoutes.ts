@@ -8,14 +8,14 @@ import type { RoutingService } from './service.js';
 export const routingAdminRoutes =
   ({ routing }: { routing: RoutingService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Operator: providers'], security: [{ adminToken: [] }] };
+    const common = { tags: ['Operador: provedores'], security: [{ adminToken: [] }] };
 
     app.get(
       '/providers',
       {
         schema: {
           ...common,
-          summary: "Every configured provider's breaker state and latency, as this process sees them",
+          summary: 'Estado do disjuntor e latência de cada provedor configurado, como este processo os vê',
           response: { 200: z.object({ providers: z.array(providerHealthSchema) }), ...errorResponses(401) },
         },
       },
@@ -29,7 +29,7 @@ export const routingAdminRoutes =
 
     app.get(
       '/routing',
-      { schema: { ...common, summary: 'The routing rules in force', response: { 200: routingRulesSchema, ...errorResponses(401) } } },
+      { schema: { ...common, summary: 'Regras de roteamento em vigor', response: { 200: routingRulesSchema, ...errorResponses(401) } } },
       async () => routing.rules(),
     );
 
@@ -38,7 +38,7 @@ export const routingAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Replaces the routing rules (audited with before and after); effective in every process within 2 seconds',
+          summary: 'Substitui as regras de roteamento (auditado com antes e depois); vale em todos os processos em até 2 segundos',
           body: routingRulesSchema,
           response: { 200: routingRulesSchema, ...errorResponses(400, 401) },
         },

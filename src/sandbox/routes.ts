@@ -144,7 +144,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: 'A payer pays the charge',
+          summary: 'Um pagador paga a cobrança',
           description:
             'Its amount (amountCents, when given, must equal it). A charge with a due date owes the amount due on the day of payment: today, or the day given as paidOn (422 outside its payable days or for a charge without a due date); its money moves now.',
           params: transactionIdParams,
@@ -164,7 +164,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: 'The PSP releases a held PIX (cautionary block)',
+          summary: 'O PSP libera um PIX retido (bloqueio cautelar)',
           description: 'The block ends and the money is withdrawable: held false, transaction.hold_released. 422 when the charge is not held.',
           params: transactionIdParams,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
@@ -178,7 +178,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: 'The PSP returns a held PIX to its payer (cautionary block)',
+          summary: 'O PSP devolve ao pagador um PIX retido (bloqueio cautelar)',
           description:
             "The payment's whole movement is reversed, fee included (the balance is as before the PIX), with a settled refund of kind cautionary_return: the charge ends refunded, transaction.refunded. 422 when the charge is not held.",
           params: transactionIdParams,
@@ -194,7 +194,7 @@ export const sandboxRoutes =
         {
           schema: {
             ...common,
-            summary: answer === 'authorize' ? 'The payer authorizes a recurrence' : 'The payer refuses a recurrence',
+            summary: answer === 'authorize' ? 'O pagador autoriza uma recorrência' : 'O pagador recusa uma recorrência',
             description: `Pix Automático: the payer's answer to the authorization request (recurrence.${answer === 'authorize' ? 'authorized' : 'refused'}). 422 unless it awaits authorization.`,
             params: recurrenceIdParams,
             response: { 200: recurrenceSchema, ...errorResponses(400, 401, 403, 404, 422) },
@@ -209,7 +209,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: 'The payer cancels a recurrence',
+          summary: 'O pagador cancela uma recorrência',
           description: 'As the merchant’s cancellation, with cancelledBy payer: its pending cycles are cancelled too.',
           params: recurrenceIdParams,
           response: { 200: recurrenceSchema, ...errorResponses(400, 401, 403, 404, 422, 502) },
@@ -223,7 +223,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: "The payer's bank debits the recurrence's next cycle now",
+          summary: 'O banco do pagador debita agora o próximo ciclo da recorrência',
           description:
             "Its earliest pending cycle, or else its next cycle, whose charge is created first as the worker creates it (however far ahead its date): debited at once, whatever its attempt day. paid (the default: transaction.paid, credited) or failed (retried per the recurrence's policy: recurrence.retry_scheduled, then the next call debits it again; otherwise transaction.failed). 422 unless the recurrence is authorized, or when it has no cycle left.",
           params: recurrenceIdParams,
@@ -248,7 +248,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: "The payer's bank debits a cycle",
+          summary: 'O banco do pagador debita um ciclo',
           description:
             "On the cycle's attempt day or later (422 before): paid (transaction.paid, credited) or failed; a failed debit is retried the next day when the recurrence allows retries (recurrence.retry_scheduled), otherwise the charge fails (transaction.failed).",
           params: cycleParams,
@@ -273,7 +273,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: "The payer cancels a cycle's debit",
+          summary: 'O pagador cancela o débito de um ciclo',
           description: 'Before its due date only (BCB: until the day before); transaction.cancelled.',
           params: cycleParams,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422, 502) },
@@ -288,7 +288,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: 'A payer pays a static QR code',
+          summary: 'Um pagador paga um QR Code estático',
           description:
             'Its fixed amount (amountCents, when given, must equal it), or for a code without one the amountCents given (required). Answers the new pix_in transaction, paid. 404 for a code of another account, 422 for an inactive one.',
           params: staticQrIdParams,
@@ -307,7 +307,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: "The charge's validity elapses now",
+          summary: 'A validade da cobrança termina agora',
           params: transactionIdParams,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
         },
@@ -320,7 +320,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: 'The next charge creation fails at the provider (502)',
+          summary: 'A próxima criação de cobrança falha no provedor (502)',
           body: nextChargeBody,
           response: { 201: armedResponse, ...errorResponses(400, 401, 403) },
         },
@@ -336,7 +336,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: "The provider's answer for a withdrawal: paid, failed, or returned after paid",
+          summary: 'Resposta do provedor para um saque: pago, falhou ou devolvido depois de pago',
           params: transactionIdParams,
           body: settleBody,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
@@ -358,7 +358,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: "The next withdrawal's submission fails: 502 with rollback, 202 failed_unknown, or 502 confirmation interrupted",
+          summary: 'O envio do próximo saque falha: 502 com estorno, 202 failed_unknown ou 502 com confirmação interrompida',
           body: nextWithdrawalBody,
           response: { 201: armedResponse, ...errorResponses(400, 401, 403) },
         },
@@ -374,7 +374,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: 'Register who holds an email/phone/evp key in the simulated DICT, and whether it is fraud-marked',
+          summary: 'Registra no DICT simulado quem é o titular de uma chave email/telefone/evp e se ela tem marcação de fraude',
           body: dictKeyBody,
           response: {
             201: z.object({ key: z.string(), keyType: z.string(), owner: partySchema, fraudMarked: z.boolean() }),
@@ -395,7 +395,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: 'The provider removes the pending charge (it ends failed)',
+          summary: 'O provedor remove a cobrança pendente (ela termina como falha)',
           params: transactionIdParams,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404, 422) },
         },
@@ -408,7 +408,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: 'A payment arrives after the charge stopped being pending: returned to the payer in full, never credited',
+          summary: 'Chega um pagamento depois que a cobrança deixou de estar pendente: devolvido integralmente ao pagador, nunca creditado',
           params: transactionIdParams,
           body: latePaymentBody,
           response: { 201: refundSchema, ...errorResponses(400, 401, 403, 404, 422) },
@@ -430,7 +430,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: "The provider's answer for a processing refund",
+          summary: 'Resposta do provedor para uma devolução em processamento',
           params: refundIdParams,
           body: settleRefundBody,
           response: { 200: refundSchema, ...errorResponses(400, 401, 403, 404, 422) },
@@ -447,7 +447,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: 'The next refund is refused by the provider (502, nothing debited)',
+          summary: 'A próxima devolução é recusada pelo provedor (502, nada é debitado)',
           body: nextChargeBody,
           response: { 201: armedResponse, ...errorResponses(400, 401, 403) },
         },
@@ -463,7 +463,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: "The payer's bank opens a MED case on a paid charge (its amount is blocked)",
+          summary: 'O banco do pagador abre um caso MED em uma cobrança paga (o valor fica bloqueado)',
           params: transactionIdParams,
           body: openInfractionBody,
           response: { 201: infractionSchema, ...errorResponses(400, 401, 403, 404, 422) },
@@ -480,7 +480,7 @@ export const sandboxRoutes =
       {
         schema: {
           ...common,
-          summary: 'The PSP closes a MED case: accepted (chargeback) or rejected (block released)',
+          summary: 'O PSP encerra um caso MED: aceito (devolução) ou recusado (bloqueio liberado)',
           params: infractionIdParams,
           body: closeInfractionBody,
           response: { 200: infractionSchema, ...errorResponses(400, 401, 403, 404, 422) },
@@ -506,7 +506,7 @@ export const sandboxOutageRoutes =
         schema: {
           tags: ['Sandbox'],
           security: [{ adminToken: [] }],
-          summary: 'Puts a simulated provider down, in timeouts, or up again (operator token)',
+          summary: 'Derruba um provedor simulado, o põe em timeouts ou o traz de volta (token do operador)',
           params: z.object({ providerId: z.string().max(64) }),
           body: outageBody,
           response: { 200: z.object({ providerId: z.string(), mode: z.enum(['down', 'timeout', 'up']) }), ...errorResponses(400, 401, 404) },

@@ -26,13 +26,13 @@ const sendSchema = z.object({
 export const providerSendAdminRoutes =
   ({ providerSends }: { providerSends: ProviderSendService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Operator: PSP sends'], security: [{ adminToken: [] }] };
+    const common = { tags: ['Operador: envios aos PSPs'], security: [{ adminToken: [] }] };
     app.get(
       '/provider-sends',
       {
         schema: {
           ...common,
-          summary: 'Sends without an outcome past 24 hours, and debits owed after a late completion, oldest first',
+          summary: 'Envios sem resultado há mais de 24 horas e débitos devidos após uma conclusão tardia, do mais antigo ao mais recente',
           response: { 200: z.object({ sends: z.array(sendSchema) }), ...errorResponses(401) },
         },
       },
@@ -43,7 +43,7 @@ export const providerSendAdminRoutes =
       {
         schema: {
           ...common,
-          summary: "A withdrawal's or refund's send with its attempts, checks and decisions",
+          summary: 'Envio de um saque ou devolução com suas tentativas, verificações e decisões',
           params: z.object({ id: z.string() }),
           response: { 200: sendSchema, ...errorResponses(400, 401, 404) },
         },

@@ -18,14 +18,14 @@ const codeIdOf = (id: string) => {
 export const staticQrRoutes =
   ({ staticQr }: { staticQr: StaticQrService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Static QR codes'], security: [{ apiKey: [] }] };
+    const common = { tags: ['QR Codes estáticos'], security: [{ apiKey: [] }] };
 
     app.post(
       '/pix/static',
       {
         schema: {
           ...common,
-          summary: 'Create a static QR code',
+          summary: 'Cria um QR Code estático',
           description:
             'A reusable BR Code (optionally with a fixed amount, a description and a txid): every PIX paid to it is a new pix_in transaction, created paid, with transaction.paid. With an externalRef already used, answers 200 with that code and idempotent: true.',
           body: createStaticQrBody,
@@ -44,7 +44,7 @@ export const staticQrRoutes =
       {
         schema: {
           ...common,
-          summary: "The account's static QR codes, newest first (100 at most)",
+          summary: 'QR Codes estáticos da conta, do mais recente ao mais antigo (no máximo 100)',
           response: { 200: z.object({ codes: z.array(staticQrSchema) }), ...errorResponses(401, 403) },
         },
       },
@@ -53,7 +53,14 @@ export const staticQrRoutes =
 
     app.get(
       '/pix/static/:id',
-      { schema: { ...common, summary: 'One static QR code', params: staticQrIdParams, response: { 200: staticQrSchema, ...errorResponses(401, 403, 404) } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Consulta um QR Code estático',
+          params: staticQrIdParams,
+          response: { 200: staticQrSchema, ...errorResponses(401, 403, 404) },
+        },
+      },
       async (request) => presentStaticQr(await staticQr.get(request.merchant.account.id, codeIdOf(request.params.id))),
     );
 
@@ -62,7 +69,7 @@ export const staticQrRoutes =
       {
         schema: {
           ...common,
-          summary: 'Deactivate a static QR code',
+          summary: 'Desativa um QR Code estático',
           description: 'It takes no PIX any more (the sandbox refuses to pay it with 422). 422 when it is already inactive.',
           params: staticQrIdParams,
           response: { 200: staticQrSchema, ...errorResponses(401, 403, 404, 422) },
@@ -76,7 +83,7 @@ export const staticQrRoutes =
       {
         schema: {
           ...common,
-          summary: "The code's QR image (PNG or SVG)",
+          summary: 'Imagem do QR Code (PNG ou SVG)',
           description: 'As GET /v1/pix/{id}/qrcode: 200 image/png (default) or image/svg+xml; errors as { error }: 400 (format, size), 401, 403, 404.',
           params: staticQrIdParams,
           querystring: qrImageQuery,

@@ -14,8 +14,8 @@ export const transactionAdminRoutes =
       '/transactions/:id',
       {
         schema: {
-          tags: ['Operator: transactions'],
-          summary: "Read any account's transaction, with its account and provider",
+          tags: ['Operador: transações'],
+          summary: 'Consulta a transação de qualquer conta, com a conta e o provedor',
           security: [{ adminToken: [] }],
           params: transactionIdParams,
           response: { 200: operatorTransactionSchema, ...errorResponses(400, 401, 404) },

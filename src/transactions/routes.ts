@@ -16,8 +16,8 @@ export const transactionRoutes =
       {
         serializerCompiler: compiledSerializer,
         schema: {
-          tags: ['Transactions'],
-          summary: 'List transactions, most recent first; filters and cursor paging (DESIGN.md §15)',
+          tags: ['Transações'],
+          summary: 'Lista as transações, da mais recente à mais antiga; filtros e paginação por cursor',
           description: [
             'Without the optional parameters: the newest `limit` (default 50), as the spec describes, plus `hasMore`. With `startingAfter` = the last transactionId of a page: the next page in the same order (createdAt desc, transactionId desc). docs/history.md.',
             '',
@@ -50,8 +50,8 @@ export const transactionRoutes =
       {
         serializerCompiler: compiledSerializer,
         schema: {
-          tags: ['Transactions'],
-          summary: 'Read one transaction (real-time status)',
+          tags: ['Transações'],
+          summary: 'Consulta uma transação (status em tempo real)',
           security: [{ apiKey: [] }],
           params: transactionIdParams,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 403, 404) },

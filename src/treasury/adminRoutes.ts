@@ -25,7 +25,7 @@ const present = (reading: ProviderTreasury) => ({ ...reading, readAt: reading.re
 export const treasuryAdminRoutes =
   ({ treasury }: { treasury: TreasuryService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Operator: providers'], security: [{ adminToken: [] }] };
+    const common = { tags: ['Operador: provedores'], security: [{ adminToken: [] }] };
     const answer = z.object({ providers: z.array(treasurySchema) });
 
     app.get(
@@ -33,7 +33,7 @@ export const treasuryAdminRoutes =
       {
         schema: {
           ...common,
-          summary: "Each PSP's money in and out and its reported balance, as last read (every minute)",
+          summary: 'Entradas, saídas e saldo informado de cada PSP, na última leitura (a cada minuto)',
           response: { 200: answer, ...errorResponses(401) },
         },
       },
@@ -42,7 +42,7 @@ export const treasuryAdminRoutes =
 
     app.post(
       '/treasury/refresh',
-      { schema: { ...common, summary: 'Reads every PSP now (their balances and the ledger)', response: { 200: answer, ...errorResponses(401) } } },
+      { schema: { ...common, summary: 'Lê agora todos os PSPs (seus saldos e o razão)', response: { 200: answer, ...errorResponses(401) } } },
       async () => ({ providers: (await treasury.refresh()).map(present) }),
     );
   };

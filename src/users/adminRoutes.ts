@@ -15,8 +15,8 @@ export const userAdminRoutes =
       '/accounts/:accountId/users',
       {
         schema: {
-          tags: ['Operator: dashboard users'],
-          summary: 'Invite a dashboard user to an account (one-time link, 72 h)',
+          tags: ['Operador: usuários do painel'],
+          summary: 'Convida um usuário do painel para uma conta (link de uso único, 72 h)',
           security: [{ adminToken: [] }],
           params: z.object({ accountId: z.string() }),
           body: inviteUserBody,

@@ -31,14 +31,14 @@ const requireId = (value: string, message: string): string => {
 export const webhookAdminRoutes =
   ({ accounts, webhooks }: { accounts: AccountService; webhooks: WebhookService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Operator: webhooks'], security: [{ adminToken: [] }] };
+    const common = { tags: ['Operador: webhooks'], security: [{ adminToken: [] }] };
 
     app.post(
       '/accounts/:accountId/webhook-endpoints',
       {
         schema: {
           ...common,
-          summary: 'Register a webhook URL (at most 6 per account); the signing secret is shown once',
+          summary: 'Cadastra uma URL de webhook (no máximo 6 por conta); o segredo de assinatura aparece uma única vez',
           params: accountIdParams,
           body: endpointBody,
           response: { 201: createdEndpointSchema, ...errorResponses(400, 401, 404, 422) },
@@ -52,7 +52,7 @@ export const webhookAdminRoutes =
       {
         schema: {
           ...common,
-          summary: "The account's webhook URLs",
+          summary: 'URLs de webhook da conta',
           params: accountIdParams,
           response: { 200: endpointListResponse, ...errorResponses(400, 401, 404) },
         },
@@ -66,7 +66,14 @@ export const webhookAdminRoutes =
 
     app.get(
       '/accounts/:accountId/webhook-endpoints/:endpointId',
-      { schema: { ...common, summary: 'One webhook URL', params: accountEndpointParams, response: { 200: endpointSchema, ...errorResponses(400, 401, 404) } } },
+      {
+        schema: {
+          ...common,
+          summary: 'Consulta uma URL de webhook',
+          params: accountEndpointParams,
+          response: { 200: endpointSchema, ...errorResponses(400, 401, 404) },
+        },
+      },
       async (request) =>
         webhooks.getEndpoint(requireAccountId(request.params.accountId), requireId(request.params.endpointId, messages.webhookEndpointIdInvalid)),
     );
@@ -76,7 +83,7 @@ export const webhookAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Remove a webhook URL: its pending deliveries stop; its history stays',
+          summary: 'Remove uma URL de webhook: as entregas pendentes param; o histórico fica',
           params: accountEndpointParams,
           response: { 204: z.null(), ...errorResponses(400, 401, 404) },
         },
@@ -92,7 +99,7 @@ export const webhookAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'New signing secret; the old one also signs (second signature) until the overlap ends',
+          summary: 'Novo segredo de assinatura; o antigo também assina (segunda assinatura) até o fim da sobreposição',
           params: endpointParams,
           body: rotateSecretBody,
           response: { 201: rotateSecretResponse, ...errorResponses(400, 401, 404) },
@@ -109,7 +116,7 @@ export const webhookAdminRoutes =
       {
         schema: {
           ...common,
-          summary: "Delivery attempts of the account's webhooks (60 days), newest first",
+          summary: 'Tentativas de entrega dos webhooks da conta (60 dias), da mais recente à mais antiga',
           params: accountIdParams,
           querystring: deliveriesQuery,
           response: { 200: attemptListResponse, ...errorResponses(400, 401, 404) },
@@ -130,7 +137,7 @@ export const webhookAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Re-fire a past delivery: same event id and body, new timestamp and signature (10 per hour per account)',
+          summary: 'Reenvia uma entrega passada: mesmo id de evento e corpo, novo horário e assinatura (10 por hora por conta)',
           params: deliveryParams,
           response: { 202: resendResponse, ...errorResponses(400, 401, 404, 422, 429) },
         },

@@ -145,7 +145,7 @@ export function openApiWebhooks(eventBodySchema: (name: GatewayEventName) => z.Z
       post: {
         operationId: `on${pascalCase(name)}`,
         tags: ['Webhooks'],
-        summary: `Event ${name}`,
+        summary: `Evento ${name}`,
         description: 'Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.',
         // No credential: the receiver checks the signature headers below.
         security: [],

@@ -10,7 +10,7 @@ import type { WithdrawalService } from './service.js';
 export const withdrawalAdminRoutes =
   ({ withdrawals }: { withdrawals: WithdrawalService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const common = { tags: ['Operator: withdrawals'], security: [{ adminToken: [] }] };
+    const common = { tags: ['Operador: saques'], security: [{ adminToken: [] }] };
     const requireId = (id: string) => {
       if (!isId(id)) throw new InvalidRequestError(messages.transactionIdInvalid);
       return id;
@@ -21,7 +21,7 @@ export const withdrawalAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Approve a manual-mode withdrawal (debits, then sends it)',
+          summary: 'Aprova um saque em modo manual (debita e depois envia)',
           params: transactionIdParams,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 404, 422, 502) },
         },
@@ -34,7 +34,7 @@ export const withdrawalAdminRoutes =
       {
         schema: {
           ...common,
-          summary: 'Reject a manual-mode withdrawal (nothing was debited; it ends cancelled)',
+          summary: 'Recusa um saque em modo manual (nada foi debitado; termina cancelado)',
           params: transactionIdParams,
           response: { 200: transactionSchema, ...errorResponses(400, 401, 404, 422) },
         },

@@ -25,8 +25,8 @@ export const withdrawalRoutes =
         // Parsed once, in the handler, with the schema of the account's limits; the schema here documents it.
         validatorCompiler: acceptAsIs,
         schema: {
-          tags: ['Withdrawals'],
-          summary: 'Start a PIX withdrawal',
+          tags: ['Saques'],
+          summary: 'Inicia um saque PIX',
           description:
             "Mode 1 (no recipientId): to the holder's own CPF/CNPJ. Mode 2: to an approved recipient. With an externalRef already used, answers 200 with the original withdrawal.",
           security: [{ apiKey: [] }],

@@ -13,7 +13,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Create a dynamic PIX charge
+     * Cria uma cobrança PIX dinâmica
      * @description Returns the copy-and-paste BR Code. With an externalRef already used in the last 7 days, answers 200 with the original charge.
      */
     post: operations['createCharge'];
@@ -33,7 +33,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Create a PIX charge with a due date (cobv)
+     * Cria uma cobrança PIX com vencimento (cobv)
      * @description A charge payable until its last payable day for the amount due on the day it is paid: the original less abatement and discount, plus fine and interest once late (BCB rules; docs/due-charges.md). The payer is named (CPF/CNPJ). With an externalRef already used in the last 7 days, answers 200 with the original charge.
      */
     post: operations['createDueCharge'];
@@ -53,7 +53,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Create up to 100 PIX charges with a due date (lotecobv)
+     * Cria até 100 cobranças PIX com vencimento (lotecobv)
      * @description Each item is checked and created on its own, in order, as POST /v1/pix/due would (its rules, limits, rate limit and externalRef): the answer is 200 with each item’s status and charge, or its error; a refused item writes nothing and does not stop the others. 400 only when the batch itself is malformed.
      */
     post: operations['createDueChargeBatch'];
@@ -71,7 +71,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The amount a charge with a due date owes on a day
+     * Valor devido por uma cobrança com vencimento em uma data
      * @description What a payment on `date` (default today, America/Sao_Paulo) must be, in parts as BCB's componentesValor; payable says whether a payment that day is taken. Errors as { error }: 400 (date, transactionId), 401, 403, 404 (not one of the account's charges with a due date).
      */
     get: operations['getDueChargeAmount'];
@@ -93,7 +93,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Cancel a pending charge
+     * Cancela uma cobrança pendente
      * @description A payment that still arrives for it is returned to the payer in full, never credited.
      */
     post: operations['cancelCharge'];
@@ -111,7 +111,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The charge's QR image (PNG or SVG) of its pixPayload
+     * Imagem do QR Code da cobrança (PNG ou SVG), do seu pixPayload
      * @description Answers 200 image/png (default) or image/svg+xml, an image that decodes to the exact pixPayload; errors as { error }: 400 (format, size, transactionId), 401, 403, 404.
      */
     get: operations['getChargeQrCode'];
@@ -130,11 +130,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The account's static QR codes, newest first (100 at most) */
+    /** QR Codes estáticos da conta, do mais recente ao mais antigo (no máximo 100) */
     get: operations['listStaticQrCodes'];
     put?: never;
     /**
-     * Create a static QR code
+     * Cria um QR Code estático
      * @description A reusable BR Code (optionally with a fixed amount, a description and a txid): every PIX paid to it is a new pix_in transaction, created paid, with transaction.paid. With an externalRef already used, answers 200 with that code and idempotent: true.
      */
     post: operations['createStaticQrCode'];
@@ -151,7 +151,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One static QR code */
+    /** Consulta um QR Code estático */
     get: operations['getStaticQrCode'];
     put?: never;
     post?: never;
@@ -171,7 +171,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Deactivate a static QR code
+     * Desativa um QR Code estático
      * @description It takes no PIX any more (the sandbox refuses to pay it with 422). 422 when it is already inactive.
      */
     post: operations['deactivateStaticQrCode'];
@@ -189,7 +189,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The code's QR image (PNG or SVG)
+     * Imagem do QR Code (PNG ou SVG)
      * @description As GET /v1/pix/{id}/qrcode: 200 image/png (default) or image/svg+xml; errors as { error }: 400 (format, size), 401, 403, 404.
      */
     get: operations['getStaticQrCodeImage'];
@@ -208,11 +208,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The account's recurrences, newest first */
+    /** Recorrências da conta, da mais recente à mais antiga */
     get: operations['listRecurrences'];
     put?: never;
     /**
-     * Create a Pix Automático recurrence
+     * Cria uma recorrência do Pix Automático
      * @description BCB's rec with its authorization request (solicrec) to the payer: answers 201 with status awaiting_authorization. Once authorized, each cycle's charge (a pix_in transaction) is created from 10 to 2 days before its date. With an externalRef already used, answers 200 with that recurrence and idempotent: true.
      */
     post: operations['createRecurrence'];
@@ -229,7 +229,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One recurrence with its cycles */
+    /** Consulta uma recorrência com seus ciclos */
     get: operations['getRecurrence'];
     put?: never;
     post?: never;
@@ -237,7 +237,7 @@ export interface paths {
     options?: never;
     head?: never;
     /**
-     * Change a variable recurrence's amount
+     * Altera o valor de uma recorrência variável
      * @description For a recurrence with maxAmountCents (variable): the amount of each cycle not charged yet, up to that ceiling. Cycles already charged keep theirs; a fixed recurrence's amount is the one the payer authorized (422).
      */
     patch: operations['changeRecurrenceAmount'];
@@ -253,7 +253,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Cancel a recurrence
+     * Cancela uma recorrência
      * @description Nothing more is debited: the recurrence is cancelled (recurrence.cancelled) and so are its pending cycles (transaction.cancelled each).
      */
     post: operations['cancelRecurrence'];
@@ -273,7 +273,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Cancel one cycle's charge
+     * Cancela a cobrança de um ciclo
      * @description Before the cycle's due date only (BCB); the recurrence goes on. Answers the cycle's transaction, cancelled.
      */
     post: operations['cancelRecurrenceCycle'];
@@ -291,7 +291,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Export a period (at most 31 days) as CSV or OFX, streamed
+     * Exporta um período (até 31 dias) em CSV ou OFX, em streaming
      * @description CSV: every transaction created in the period, newest first, one row each (RFC 4180, UTF-8 with BOM, CRLF; amounts in cents and in reais with a dot; times in America/Sao_Paulo and UTC). OFX 2.2: every movement of the balance in the period, oldest first, with the balance at its end. docs/history.md describes the columns. Errors as { error }: 400 (format, delimiter, period, filters), 401, 403.
      *
      *     400 messages:
@@ -320,7 +320,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A closed day's statement: opening, every movement, closing, and the previous day's SHA-256
+     * Extrato de um dia fechado: saldo inicial, cada movimento, saldo final e o SHA-256 do dia anterior
      * @description The body is served exactly as stored when the day closed (after midnight America/Sao_Paulo): its SHA-256 (also in the ETag) is the next day’s previousDigest. docs/history.md shows how to check the chain. Errors as { error }: 400 (date), 401, 403, 404 (a day not closed yet, or before the account existed).
      *
      *     - `Data do extrato inválida: use AAAA-MM-DD.`
@@ -344,7 +344,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List transactions, most recent first; filters and cursor paging (DESIGN.md §15)
+     * Lista as transações, da mais recente à mais antiga; filtros e paginação por cursor
      * @description Without the optional parameters: the newest `limit` (default 50), as the spec describes, plus `hasMore`. With `startingAfter` = the last transactionId of a page: the next page in the same order (createdAt desc, transactionId desc). docs/history.md.
      *
      *     400 messages:
@@ -374,7 +374,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read one transaction (real-time status) */
+    /** Consulta uma transação (status em tempo real) */
     get: operations['getTransaction'];
     put?: never;
     post?: never;
@@ -391,7 +391,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read the account balance */
+    /** Consulta o saldo da conta */
     get: operations['getBalance'];
     put?: never;
     post?: never;
@@ -408,11 +408,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List the approved (active) recipients, newest approval first */
+    /** Lista os destinatários aprovados (ativos), da aprovação mais recente à mais antiga */
     get: operations['listRecipients'];
     put?: never;
     /**
-     * Register a third-party withdrawal recipient for review
+     * Cadastra um destinatário de saques a terceiros, para análise
      * @description Idempotent by document: 201 when new (status pending_review); 200 when it already existed (pending_review, or active if already approved; a rejected or deactivated one goes back to review).
      */
     post: operations['createRecipient'];
@@ -432,7 +432,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Start a PIX withdrawal
+     * Inicia um saque PIX
      * @description Mode 1 (no recipientId): to the holder's own CPF/CNPJ. Mode 2: to an approved recipient. With an externalRef already used, answers 200 with the original withdrawal.
      */
     post: operations['createWithdrawal'];
@@ -449,11 +449,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A charge's refunds, newest first */
+    /** Devoluções de uma cobrança, da mais recente à mais antiga */
     get: operations['listRefunds'];
     put?: never;
     /**
-     * Refund a paid charge, in full or in part
+     * Devolve uma cobrança paga, total ou parcialmente
      * @description Debits the amount from the withdrawable balance at once (credited back if the refund fails); the fee is kept. With an externalRef already used in the last 7 days, answers 200 with that refund.
      */
     post: operations['createRefund'];
@@ -470,7 +470,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** MED cases on your charges, newest first */
+    /** Casos MED nas suas cobranças, do mais recente ao mais antigo */
     get: operations['listInfractions'];
     put?: never;
     post?: never;
@@ -487,7 +487,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One MED case */
+    /** Consulta um caso MED */
     get: operations['getInfraction'];
     put?: never;
     post?: never;
@@ -506,7 +506,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Contest an open MED case before its defense deadline */
+    /** Contesta um caso MED aberto antes do prazo de defesa */
     post: operations['defendInfraction'];
     delete?: never;
     options?: never;
@@ -521,11 +521,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A MED case's evidence files, oldest first */
+    /** Arquivos de evidência de um caso MED, do mais antigo ao mais recente */
     get: operations['listEvidence'];
     put?: never;
     /**
-     * Add an evidence file to a MED case's defense
+     * Anexa um arquivo de evidência à defesa de um caso MED
      * @description multipart/form-data with one file in the field `file`: PDF, PNG or JPEG (told from its bytes), at most 10 MB, at most 5 files per case, while the case is open or in_defense and before its defenseDeadline. 413 when the file is larger than 10 MB, 415 when its bytes are not PDF, PNG or JPEG; nothing is kept after a refusal.
      */
     post: operations['uploadEvidence'];
@@ -543,7 +543,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Download one evidence file
+     * Baixa um arquivo de evidência
      * @description Answers the stored bytes as an attachment, with the detected Content-Type; errors as { error }.
      */
     get: operations['downloadEvidence'];
@@ -565,7 +565,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * A payer pays the charge
+     * Um pagador paga a cobrança
      * @description Its amount (amountCents, when given, must equal it). A charge with a due date owes the amount due on the day of payment: today, or the day given as paidOn (422 outside its payable days or for a charge without a due date); its money moves now.
      */
     post: operations['sandboxPayCharge'];
@@ -585,7 +585,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * The PSP releases a held PIX (cautionary block)
+     * O PSP libera um PIX retido (bloqueio cautelar)
      * @description The block ends and the money is withdrawable: held false, transaction.hold_released. 422 when the charge is not held.
      */
     post: operations['sandboxReleaseHeldCharge'];
@@ -605,7 +605,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * The PSP returns a held PIX to its payer (cautionary block)
+     * O PSP devolve ao pagador um PIX retido (bloqueio cautelar)
      * @description The payment's whole movement is reversed, fee included (the balance is as before the PIX), with a settled refund of kind cautionary_return: the charge ends refunded, transaction.refunded. 422 when the charge is not held.
      */
     post: operations['sandboxReturnHeldCharge'];
@@ -625,7 +625,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * The payer authorizes a recurrence
+     * O pagador autoriza uma recorrência
      * @description Pix Automático: the payer's answer to the authorization request (recurrence.authorized). 422 unless it awaits authorization.
      */
     post: operations['sandboxAuthorizeRecurrence'];
@@ -645,7 +645,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * The payer refuses a recurrence
+     * O pagador recusa uma recorrência
      * @description Pix Automático: the payer's answer to the authorization request (recurrence.refused). 422 unless it awaits authorization.
      */
     post: operations['sandboxRefuseRecurrence'];
@@ -665,7 +665,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * The payer cancels a recurrence
+     * O pagador cancela uma recorrência
      * @description As the merchant’s cancellation, with cancelledBy payer: its pending cycles are cancelled too.
      */
     post: operations['sandboxCancelRecurrence'];
@@ -685,7 +685,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * The payer's bank debits the recurrence's next cycle now
+     * O banco do pagador debita agora o próximo ciclo da recorrência
      * @description Its earliest pending cycle, or else its next cycle, whose charge is created first as the worker creates it (however far ahead its date): debited at once, whatever its attempt day. paid (the default: transaction.paid, credited) or failed (retried per the recurrence's policy: recurrence.retry_scheduled, then the next call debits it again; otherwise transaction.failed). 422 unless the recurrence is authorized, or when it has no cycle left.
      */
     post: operations['sandboxDebitNextRecurrenceCycle'];
@@ -705,7 +705,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * The payer's bank debits a cycle
+     * O banco do pagador debita um ciclo
      * @description On the cycle's attempt day or later (422 before): paid (transaction.paid, credited) or failed; a failed debit is retried the next day when the recurrence allows retries (recurrence.retry_scheduled), otherwise the charge fails (transaction.failed).
      */
     post: operations['sandboxDebitRecurrenceCycle'];
@@ -725,7 +725,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * The payer cancels a cycle's debit
+     * O pagador cancela o débito de um ciclo
      * @description Before its due date only (BCB: until the day before); transaction.cancelled.
      */
     post: operations['sandboxCancelRecurrenceCycle'];
@@ -745,7 +745,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * A payer pays a static QR code
+     * Um pagador paga um QR Code estático
      * @description Its fixed amount (amountCents, when given, must equal it), or for a code without one the amountCents given (required). Answers the new pix_in transaction, paid. 404 for a code of another account, 422 for an inactive one.
      */
     post: operations['sandboxPayStaticQrCode'];
@@ -764,7 +764,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The charge's validity elapses now */
+    /** A validade da cobrança termina agora */
     post: operations['sandboxExpireCharge'];
     delete?: never;
     options?: never;
@@ -781,7 +781,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The next charge creation fails at the provider (502) */
+    /** A próxima criação de cobrança falha no provedor (502) */
     post: operations['sandboxFailNextCharge'];
     delete?: never;
     options?: never;
@@ -798,7 +798,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The provider's answer for a withdrawal: paid, failed, or returned after paid */
+    /** Resposta do provedor para um saque: pago, falhou ou devolvido depois de pago */
     post: operations['sandboxSettleWithdrawal'];
     delete?: never;
     options?: never;
@@ -815,7 +815,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The next withdrawal's submission fails: 502 with rollback, 202 failed_unknown, or 502 confirmation interrupted */
+    /** O envio do próximo saque falha: 502 com estorno, 202 failed_unknown ou 502 com confirmação interrompida */
     post: operations['sandboxFailNextWithdrawal'];
     delete?: never;
     options?: never;
@@ -832,7 +832,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Register who holds an email/phone/evp key in the simulated DICT, and whether it is fraud-marked */
+    /** Registra no DICT simulado quem é o titular de uma chave email/telefone/evp e se ela tem marcação de fraude */
     post: operations['sandboxRegisterDictKey'];
     delete?: never;
     options?: never;
@@ -849,7 +849,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The provider removes the pending charge (it ends failed) */
+    /** O provedor remove a cobrança pendente (ela termina como falha) */
     post: operations['sandboxFailCharge'];
     delete?: never;
     options?: never;
@@ -866,7 +866,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** A payment arrives after the charge stopped being pending: returned to the payer in full, never credited */
+    /** Chega um pagamento depois que a cobrança deixou de estar pendente: devolvido integralmente ao pagador, nunca creditado */
     post: operations['sandboxPayChargeLate'];
     delete?: never;
     options?: never;
@@ -883,7 +883,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The provider's answer for a processing refund */
+    /** Resposta do provedor para uma devolução em processamento */
     post: operations['sandboxSettleRefund'];
     delete?: never;
     options?: never;
@@ -900,7 +900,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The next refund is refused by the provider (502, nothing debited) */
+    /** A próxima devolução é recusada pelo provedor (502, nada é debitado) */
     post: operations['sandboxFailNextRefund'];
     delete?: never;
     options?: never;
@@ -917,7 +917,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The payer's bank opens a MED case on a paid charge (its amount is blocked) */
+    /** O banco do pagador abre um caso MED em uma cobrança paga (o valor fica bloqueado) */
     post: operations['sandboxOpenInfraction'];
     delete?: never;
     options?: never;
@@ -934,7 +934,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The PSP closes a MED case: accepted (chargeback) or rejected (block released) */
+    /** O PSP encerra um caso MED: aceito (devolução) ou recusado (bloqueio liberado) */
     post: operations['sandboxCloseInfraction'];
     delete?: never;
     options?: never;
@@ -951,7 +951,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Puts a simulated provider down, in timeouts, or up again (operator token) */
+    /** Derruba um provedor simulado, o põe em timeouts ou o traz de volta (token do operador) */
     post: operations['sandboxSetProviderOutage'];
     delete?: never;
     options?: never;
@@ -971,7 +971,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transaction.paid
+     * Evento transaction.paid
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransactionPaid'];
@@ -991,7 +991,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transaction.refunded
+     * Evento transaction.refunded
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransactionRefunded'];
@@ -1011,7 +1011,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transaction.partially_refunded
+     * Evento transaction.partially_refunded
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransactionPartiallyRefunded'];
@@ -1031,7 +1031,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transaction.failed
+     * Evento transaction.failed
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransactionFailed'];
@@ -1051,7 +1051,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transaction.cancelled
+     * Evento transaction.cancelled
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransactionCancelled'];
@@ -1071,7 +1071,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transaction.expired
+     * Evento transaction.expired
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransactionExpired'];
@@ -1091,7 +1091,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transaction.infraction
+     * Evento transaction.infraction
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransactionInfraction'];
@@ -1111,7 +1111,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transaction.dispute
+     * Evento transaction.dispute
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransactionDispute'];
@@ -1131,7 +1131,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transaction.protest
+     * Evento transaction.protest
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransactionProtest'];
@@ -1151,7 +1151,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transaction.blocked
+     * Evento transaction.blocked
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransactionBlocked'];
@@ -1171,7 +1171,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transaction.chargeback
+     * Evento transaction.chargeback
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransactionChargeback'];
@@ -1191,7 +1191,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transfer.created
+     * Evento transfer.created
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransferCreated'];
@@ -1211,7 +1211,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transfer.processing
+     * Evento transfer.processing
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransferProcessing'];
@@ -1231,7 +1231,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transfer.pending_approval
+     * Evento transfer.pending_approval
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransferPendingApproval'];
@@ -1251,7 +1251,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transfer.approved
+     * Evento transfer.approved
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransferApproved'];
@@ -1271,7 +1271,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transfer.rejected
+     * Evento transfer.rejected
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransferRejected'];
@@ -1291,7 +1291,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transfer.failed
+     * Evento transfer.failed
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransferFailed'];
@@ -1311,7 +1311,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transfer.cancelled
+     * Evento transfer.cancelled
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransferCancelled'];
@@ -1331,7 +1331,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transfer.paid
+     * Evento transfer.paid
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransferPaid'];
@@ -1351,7 +1351,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transfer.refunded
+     * Evento transfer.refunded
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransferRefunded'];
@@ -1371,7 +1371,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transfer.partially_refunded
+     * Evento transfer.partially_refunded
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransferPartiallyRefunded'];
@@ -1391,7 +1391,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transaction.dispute_deadline
+     * Evento transaction.dispute_deadline
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransactionDisputeDeadline'];
@@ -1411,7 +1411,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event transaction.hold_released
+     * Evento transaction.hold_released
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onTransactionHoldReleased'];
@@ -1431,7 +1431,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event recurrence.authorized
+     * Evento recurrence.authorized
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onRecurrenceAuthorized'];
@@ -1451,7 +1451,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event recurrence.refused
+     * Evento recurrence.refused
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onRecurrenceRefused'];
@@ -1471,7 +1471,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event recurrence.expired
+     * Evento recurrence.expired
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onRecurrenceExpired'];
@@ -1491,7 +1491,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event recurrence.cancelled
+     * Evento recurrence.cancelled
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onRecurrenceCancelled'];
@@ -1511,7 +1511,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event recurrence.retry_scheduled
+     * Evento recurrence.retry_scheduled
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onRecurrenceRetryScheduled'];
@@ -1531,7 +1531,7 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Event recurrence.cycle_skipped
+     * Evento recurrence.cycle_skipped
      * @description Verify the signature with any Standard Webhooks library and the endpoint secret; answer 2xx within 8 s.
      */
     post: operations['onRecurrenceCycleSkipped'];
@@ -3244,6 +3244,22 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amountCents": 15000,
+         *       "customer": {
+         *         "name": "Ana Pagadora",
+         *         "email": "ana@example.com",
+         *         "phone": "11987654321",
+         *         "document": {
+         *           "number": "529.982.247-25",
+         *           "type": "cpf"
+         *         }
+         *       },
+         *       "externalRef": "pedido-1234",
+         *       "expiresInDays": 2
+         *     }
+         */
         'application/json': {
           /** @description Amount in cents (integer, minimum 100). */
           amountCents: number;
@@ -3272,6 +3288,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "transactionId": "01a2533d-cf60-7681-b06a-3ad26887b5c6",
+           *       "status": "pending",
+           *       "pixPayload": "00020101021226770014br.gov.bcb.pix2555pix.example.com/pix/v2/7b03b3162f5c44a6adebe9d27a098e885204000053039865802BR5910Loja Teste6008Curitiba62070503***63043138",
+           *       "expiresAt": 1796865689,
+           *       "amountCents": 15000,
+           *       "idempotent": true
+           *     }
+           */
           'application/json': {
             transactionId: string;
             /** @description Current status of the original charge. */
@@ -3292,6 +3318,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "transactionId": "01a2533d-cf60-7681-b06a-3ad26887b5c6",
+           *       "status": "pending",
+           *       "pixPayload": "00020101021226770014br.gov.bcb.pix2555pix.example.com/pix/v2/7b03b3162f5c44a6adebe9d27a098e885204000053039865802BR5910Loja Teste6008Curitiba62070503***63043138",
+           *       "expiresAt": 1796865689,
+           *       "amountCents": 15000
+           *     }
+           */
           'application/json': {
             transactionId: string;
             /** @enum {string} */
@@ -5633,6 +5668,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "transactionId": "01a2533d-cf60-7681-b06a-3ad26887b5c6",
+           *       "type": "pix_in",
+           *       "amountCents": 15000,
+           *       "feeCents": 149,
+           *       "netCents": 14851,
+           *       "status": "paid",
+           *       "externalRef": "pedido-1234",
+           *       "pixPayload": "00020101021226770014br.gov.bcb.pix2555pix.example.com/pix/v2/7b03b3162f5c44a6adebe9d27a098e885204000053039865802BR5910Loja Teste6008Curitiba62070503***63043138",
+           *       "expiresAt": 1796865689,
+           *       "paidAt": 1796692889996,
+           *       "createdAt": 1796692889424,
+           *       "updatedAt": 1796692889996,
+           *       "endToEndId": "E99999999202612080121ECabKS01dS8",
+           *       "payer": {
+           *         "name": "Pagador Sandbox",
+           *         "document": "52998224725",
+           *         "documentType": "cpf",
+           *         "bankAccount": {
+           *           "ispb": "99999999",
+           *           "branch": "0001",
+           *           "account": "123456"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['Transaction'];
         };
       };
@@ -5727,6 +5789,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "available": 14851,
+           *       "pending": 0,
+           *       "currency": "BRL",
+           *       "updatedAt": 1796692890218,
+           *       "blocked": 0,
+           *       "withdrawable": 14851,
+           *       "owed": 0,
+           *       "shortfall": 0
+           *     }
+           */
           'application/json': components['schemas']['Balance'];
         };
       };
@@ -5879,6 +5953,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "legalName": "Fornecedor Exemplo LTDA",
+         *       "document": "11.222.333/0001-81",
+         *       "documentType": "cnpj",
+         *       "label": "Fornecedor",
+         *       "pixKey": "financeiro@fornecedor.com.br",
+         *       "pixKeyType": "email"
+         *     }
+         */
         'application/json': {
           /** @description 2 to 120 characters. */
           legalName: string;
@@ -5923,6 +6007,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "recipientId": "620c24e4140c3ad3183117ae",
+           *       "status": "pending_review",
+           *       "note": "Destinatário em análise pelo time SVC. Saques para ele só serão liberados após a aprovação."
+           *     }
+           */
           'application/json': {
             /** @description 24 hexadecimal characters, derived from the document. */
             recipientId: string;
@@ -6040,6 +6131,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amountCents": 5000,
+         *       "pixKey": "52998224725",
+         *       "pixKeyType": "cpf"
+         *     }
+         */
         'application/json': {
           /** @description Amount in cents (integer, minimum 100). */
           amountCents: number;
@@ -6083,6 +6181,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "transactionId": "01a2533d-d2ce-75e5-8086-9176c0422733",
+           *       "status": "processing",
+           *       "amountCents": 5000,
+           *       "feeCents": 100,
+           *       "totalDeducted": 5100
+           *     }
+           */
           'application/json': {
             transactionId: string;
             /** @description `processing` (automatic mode) or `pending_approval` (manual approval mode). */
@@ -6339,6 +6446,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amountCents": 5000,
+         *       "reason": "Produto devolvido"
+         *     }
+         */
         'application/json': {
           /** @description Default: the refundable remainder of the charge. */
           amountCents?: number;
@@ -6385,6 +6498,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "refundId": "01a2533d-d278-7196-b6fc-83fff81b2d7b",
+           *       "transactionId": "01a2533d-cf60-7681-b06a-3ad26887b5c6",
+           *       "kind": "merchant",
+           *       "amountCents": 5000,
+           *       "status": "processing",
+           *       "reason": "Produto devolvido",
+           *       "externalRef": null,
+           *       "createdAt": 1796692890226,
+           *       "settledAt": null
+           *     }
+           */
           'application/json': components['schemas']['Refund'];
         };
       };

@@ -15,11 +15,11 @@ export type Attention = {
 
 /** The chart's drawing, in SVG user units: narrow enough that its text stays readable on a phone, scaled up on a desktop. */
 const WIDTH = 360;
-const HEIGHT = 200;
-const LEFT = 58;
+const HEIGHT = 210;
+const LEFT = 66;
 const RIGHT = 6;
 const TOP = 10;
-const BOTTOM = 26;
+const BOTTOM = 30;
 const PLOT_WIDTH = WIDTH - LEFT - RIGHT;
 const PLOT_HEIGHT = HEIGHT - TOP - BOTTOM;
 /** Colors with at least 3:1 contrast on white (WCAG 1.4.11), told apart by the legend and the table too. */
@@ -71,12 +71,12 @@ export function MoneyChart(props: { days: readonly DailyMoney[] }) {
   return (
     <section aria-labelledby="grafico" class="chart">
       <h2 id="grafico">Últimos 30 dias</h2>
-      <svg role="img" aria-label={summary} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width="100%" preserveAspectRatio="xMidYMid meet" font-size="10" fill="#57606a">
+      <svg role="img" aria-label={summary} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width="100%" preserveAspectRatio="xMidYMid meet" font-size="12" fill="#57606a">
         <title safe>{summary}</title>
         {[0, 0.5, 1].map((share) => (
           <g class="tick">
             <line x1={LEFT} x2={WIDTH - RIGHT} y1={y(top * share)} y2={y(top * share)} stroke="#d0d7de" />
-            <text x={LEFT - 4} y={y(top * share) + 3} text-anchor="end" safe>
+            <text x={LEFT - 4} y={y(top * share) + 4} text-anchor="end" safe>
               {axisMoney.format((top * share) / 100)}
             </text>
           </g>
@@ -91,7 +91,7 @@ export function MoneyChart(props: { days: readonly DailyMoney[] }) {
               {index % 7 === days.length % 7 || index === days.length - 1 ? (
                 <text
                   x={index === days.length - 1 ? x + 2 * bar : x + bar}
-                  y={HEIGHT - BOTTOM + 14}
+                  y={HEIGHT - BOTTOM + 17}
                   text-anchor={index === days.length - 1 ? 'end' : 'middle'}
                   safe
                 >
@@ -145,7 +145,7 @@ export function AttentionList(props: { attention: Attention }) {
     <section aria-labelledby="atencao">
       <h2 id="atencao">O que precisa de atenção</h2>
       {empty ? (
-        <p class="muted empty">Nada precisa de atenção agora: nenhuma disputa perto do prazo de defesa, nenhum dinheiro retido e nenhum webhook falhando.</p>
+        <p class="muted">Nada precisa de atenção agora: nenhuma disputa perto do prazo de defesa, nenhum dinheiro retido e nenhum webhook falhando.</p>
       ) : (
         <ul class="attention">
           {disputes.rows.map((dispute) => (

@@ -95,7 +95,7 @@ code.digest { display: inline-block; min-width: 17ch; overflow-wrap: anywhere; }
 @media (min-width: 60rem) { .home-top { grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); } }
 .chart { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .5rem 1rem 1rem; }
 .chart h2 { margin: .25rem 0; font-size: 1.1rem; }
-.chart svg[role="img"] { display: block; max-width: 34rem; height: auto; }
+.chart svg[role="img"] { display: block; max-width: 32rem; height: auto; }
 .chart .legend { margin: .25rem 0; font-size: .9rem; }
 ul.attention { padding-left: 1.25rem; }
 ul.attention li { margin: .25rem 0; }

@@ -46,7 +46,7 @@ function axisTop(largestCents: number): number {
 const dayMonth = (day: string): string => formatDay(day).slice(0, 5);
 
 /** The chart's summary for screen readers and the svg's title: the period and its totals. */
-export function chartSummary(days: readonly DailyMoney[]): string {
+function chartSummary(days: readonly DailyMoney[]): string {
   const received = days.reduce((sum, day) => sum + day.receivedCents, 0);
   const sent = days.reduce((sum, day) => sum + day.sentCents, 0);
   const first = days[0];

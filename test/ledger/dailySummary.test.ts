@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { sql } from 'kysely';
 import fc from 'fast-check';
 import { createCharge, fund, settleWithdrawal, withdraw } from '../helpers/api.js';
 import { startGateway, withdrawalToHolder, type Gateway, type Merchant } from '../helpers/gateway.js';
@@ -111,6 +113,28 @@ describe('the ledger daily summary', () => {
       `account ${merchant.accountId}, day ${row?.day}: summary credited 2400 and debited 0 but merchant entries credited 2500 and debited 0`,
     );
     await gateway.database.db.updateTable('ledgerDays').set({ creditedCents: 2_500 }).where('accountId', '=', merchant.accountId).execute();
+    expect(await gateway.ledgerProblems()).toEqual([]);
+  });
+
+  it("migration 040's backfill rebuilds the summary of entries written before it", async () => {
+    const merchant = await gateway.createMerchant();
+    await fund(gateway, merchant, 4_000);
+    gateway.clock.advance(26 * HOUR);
+    const id = await createCharge(gateway, merchant, { amountCents: 1_500 });
+    expect((await gateway.call('POST', `/sandbox/v1/pix/${id}/pay`, { key: merchant.apiKey })).status).toBe(200);
+    expect((await withdraw(gateway, merchant, withdrawalToHolder({ amountCents: 700 }))).status).toBe(201);
+    const before = await bothSides(merchant.accountId);
+    expect(before.summary.length).toBe(2);
+    // The migration's INSERT … SELECT, run on this account's entries alone (the other tests' accounts keep their rows).
+    const migration = readFileSync(new URL('../../src/migrations/040_ledger_days.sql', import.meta.url), 'utf8');
+    const backfill = migration
+      .slice(migration.indexOf('INSERT INTO ledger_days'))
+      .replace("WHERE book = 'merchant'", `WHERE account_id = '${merchant.accountId}' AND book = 'merchant'`)
+      .replace(/;\s*$/, '');
+    expect(backfill).toContain(`account_id = '${merchant.accountId}'`);
+    await gateway.database.db.deleteFrom('ledgerDays').where('accountId', '=', merchant.accountId).execute();
+    await sql.raw(backfill).execute(gateway.database.db);
+    expect(await bothSides(merchant.accountId)).toEqual(before);
     expect(await gateway.ledgerProblems()).toEqual([]);
   });
 });

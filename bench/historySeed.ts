@@ -33,7 +33,7 @@ const DAY_MS = 86_400_000;
  * a refund's debit an hour after the payment, a withdrawal's debit (all but those awaiting approval
  * or cancelled before being sent) and a failed one's reversal a minute later, each movement with its
  * merchant, fees and settlement entries as the services post them, in time order; the balance row
- * gets the merchant book's sum.
+ * gets the merchant book's sum, the daily summary (ledger_days) its sums per São Paulo day.
  */
 export async function seedHistory(databaseUrl: string, accountId: string, rows: number, days = 30): Promise<HistorySeed> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -61,6 +61,8 @@ export async function seedHistory(databaseUrl: string, accountId: string, rows: 
     await client.query(`SET session_replication_role = replica`);
     await step('transactions', () => client.query(SEED_SQL, [accountId, rows, startMs, endMs - startMs]));
     const ledger = await step('ledger', () => client.query(LEDGER_SQL, [accountId]));
+    // The ledger's daily summary (migration 040), as the statements that post movements keep it.
+    await step('days', () => client.query(DAYS_SQL, [accountId]));
     await client.query(`SET session_replication_role = DEFAULT`);
     await step('indexes', async () => {
       for (const index of indexes) await client.query(index.definition);
@@ -181,3 +183,12 @@ FROM movements CROSS JOIN LATERAL (VALUES (1, 'merchant', merchant), (2, 'fees',
 WHERE entry.amount <> 0 OR entry.book = 'merchant'
 ORDER BY at, id, n, entry.position
 `;
+
+/** $1 account: its merchant entries summed per America/Sao_Paulo day (migration 040's backfill). */
+const DAYS_SQL = `
+INSERT INTO ledger_days (account_id, day, credited_cents, debited_cents)
+SELECT account_id, (created_at AT TIME ZONE 'America/Sao_Paulo')::date,
+       coalesce(sum(amount_cents) FILTER (WHERE amount_cents > 0), 0),
+       coalesce(-sum(amount_cents) FILTER (WHERE amount_cents < 0), 0)
+FROM ledger_entries WHERE account_id = $1 AND book = 'merchant' AND amount_cents <> 0
+GROUP BY 1, 2`;

@@ -22,6 +22,7 @@ import {
   type Fleet,
 } from './scenarios.js';
 import { historyScenarios } from './historyScenario.js';
+import { homeScenario } from './homeScenario.js';
 import { webhookDrainScenario, webhookScenario } from './webhookScenario.js';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
@@ -69,6 +70,12 @@ function steps(config: BenchConfig): Step[] {
       title: `history at scale: ${config.historyRows.toLocaleString('en-US')} transactions in one account (DESIGN.md §15)`,
       database: 'postgres',
       run: async () => historyScenarios(config, { databaseUrl: await recreateDatabase(config, 'bench_history'), backend: 'postgres', merchants: null }),
+    },
+    {
+      id: 'home',
+      title: `Início (GET /dashboard) on ${config.historyRows.toLocaleString('en-US')} transactions in one account (DESIGN.md §24)`,
+      database: 'postgres',
+      run: async () => homeScenario(config, { databaseUrl: await recreateDatabase(config, 'bench_home'), backend: 'postgres', merchants: null }),
     },
   ];
 }

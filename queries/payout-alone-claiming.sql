@@ -73,18 +73,28 @@ WITH locked AS (
                   $102::text[], $103::timestamptz[])
            WITH ORDINALITY AS e(account_id, movement_id, book, kind, transaction_id, amount_cents, memo, at, position)
       ORDER BY e.position),
+    days AS (
+      INSERT INTO ledger_days (account_id, day, credited_cents, debited_cents)
+      SELECT d.account_id, (d.at AT TIME ZONE 'America/Sao_Paulo')::date, sum(d.credited), sum(d.debited)
+      FROM unnest($104::uuid[], $105::timestamptz[],
+                  $106::int8[], $107::int8[])
+           AS d(account_id, at, credited, debited)
+      WHERE d.credited <> 0 OR d.debited <> 0
+      GROUP BY 1, 2 ORDER BY 1, 2
+      ON CONFLICT (account_id, day) DO UPDATE SET credited_cents = ledger_days.credited_cents + excluded.credited_cents,
+        debited_cents = ledger_days.debited_cents + excluded.debited_cents),
     send AS (
     INSERT INTO provider_sends (id, kind, account_id, state, acknowledged, attempts, attempt_started_at, reached_maybe_at, lease_until,
                                 next_check_at, checks, deadline_at, escalated_at, block_id, history, created_at, updated_at)
     SELECT s.id, s.kind, s.account_id, 'unsent', false, s.attempts, s.attempt_started_at, NULL, s.lease_until,
            NULL, 0, s.deadline_at, NULL, NULL, '[]', s.created_at, s.created_at
-    FROM unnest($104::uuid[], $105::text[], $106::uuid[],
-                $107::int4[], $108::timestamptz[], $109::timestamptz[],
-                $110::timestamptz[], $111::timestamptz[])
+    FROM unnest($108::uuid[], $109::text[], $110::uuid[],
+                $111::int4[], $112::timestamptz[], $113::timestamptz[],
+                $114::timestamptz[], $115::timestamptz[])
          AS s(id, kind, account_id, attempts, attempt_started_at, lease_until, deadline_at, created_at)),
     alert AS (
     INSERT INTO alerts (id, severity, account_id, kind, transaction_id, details, created_at)
-    SELECT * FROM unnest($112::uuid[], $113::text[], $114::uuid[],
-                         $115::text[], $116::uuid[],
-                         $117::jsonb[], $118::timestamptz[]))
+    SELECT * FROM unnest($116::uuid[], $117::text[], $118::uuid[],
+                         $119::text[], $120::uuid[],
+                         $121::jsonb[], $122::timestamptz[]))
     SELECT created.id FROM created, verdict

@@ -67,18 +67,28 @@ WITH locked AS (
                   $96::text[], $97::timestamptz[])
            WITH ORDINALITY AS e(account_id, movement_id, book, kind, transaction_id, amount_cents, memo, at, position)
       ORDER BY e.position),
+    days AS (
+      INSERT INTO ledger_days (account_id, day, credited_cents, debited_cents)
+      SELECT d.account_id, (d.at AT TIME ZONE 'America/Sao_Paulo')::date, sum(d.credited), sum(d.debited)
+      FROM unnest($98::uuid[], $99::timestamptz[],
+                  $100::int8[], $101::int8[])
+           AS d(account_id, at, credited, debited)
+      WHERE d.credited <> 0 OR d.debited <> 0
+      GROUP BY 1, 2 ORDER BY 1, 2
+      ON CONFLICT (account_id, day) DO UPDATE SET credited_cents = ledger_days.credited_cents + excluded.credited_cents,
+        debited_cents = ledger_days.debited_cents + excluded.debited_cents),
     send AS (
     INSERT INTO provider_sends (id, kind, account_id, state, acknowledged, attempts, attempt_started_at, reached_maybe_at, lease_until,
                                 next_check_at, checks, deadline_at, escalated_at, block_id, history, created_at, updated_at)
     SELECT s.id, s.kind, s.account_id, 'unsent', false, s.attempts, s.attempt_started_at, NULL, s.lease_until,
            NULL, 0, s.deadline_at, NULL, NULL, '[]', s.created_at, s.created_at
-    FROM unnest($98::uuid[], $99::text[], $100::uuid[],
-                $101::int4[], $102::timestamptz[], $103::timestamptz[],
-                $104::timestamptz[], $105::timestamptz[])
+    FROM unnest($102::uuid[], $103::text[], $104::uuid[],
+                $105::int4[], $106::timestamptz[], $107::timestamptz[],
+                $108::timestamptz[], $109::timestamptz[])
          AS s(id, kind, account_id, attempts, attempt_started_at, lease_until, deadline_at, created_at)),
     alert AS (
     INSERT INTO alerts (id, severity, account_id, kind, transaction_id, details, created_at)
-    SELECT * FROM unnest($106::uuid[], $107::text[], $108::uuid[],
-                         $109::text[], $110::uuid[],
-                         $111::jsonb[], $112::timestamptz[]))
+    SELECT * FROM unnest($110::uuid[], $111::text[], $112::uuid[],
+                         $113::text[], $114::uuid[],
+                         $115::jsonb[], $116::timestamptz[]))
     SELECT created.id FROM created, verdict

@@ -24,17 +24,27 @@ WITH created AS (INSERT INTO transactions (id, account_id, type, status, amount_
                   $41::text[], $42::timestamptz[])
            WITH ORDINALITY AS e(account_id, movement_id, book, kind, transaction_id, amount_cents, memo, at, position)
       ORDER BY e.position),
+    days AS (
+      INSERT INTO ledger_days (account_id, day, credited_cents, debited_cents)
+      SELECT d.account_id, (d.at AT TIME ZONE 'America/Sao_Paulo')::date, sum(d.credited), sum(d.debited)
+      FROM unnest($43::uuid[], $44::timestamptz[],
+                  $45::int8[], $46::int8[])
+           AS d(account_id, at, credited, debited)
+      WHERE d.credited <> 0 OR d.debited <> 0
+      GROUP BY 1, 2 ORDER BY 1, 2
+      ON CONFLICT (account_id, day) DO UPDATE SET credited_cents = ledger_days.credited_cents + excluded.credited_cents,
+        debited_cents = ledger_days.debited_cents + excluded.debited_cents),
     send AS (
     INSERT INTO provider_sends (id, kind, account_id, state, acknowledged, attempts, attempt_started_at, reached_maybe_at, lease_until,
                                 next_check_at, checks, deadline_at, escalated_at, block_id, history, created_at, updated_at)
     SELECT s.id, s.kind, s.account_id, 'unsent', false, s.attempts, s.attempt_started_at, NULL, s.lease_until,
            NULL, 0, s.deadline_at, NULL, NULL, '[]', s.created_at, s.created_at
-    FROM unnest($43::uuid[], $44::text[], $45::uuid[],
-                $46::int4[], $47::timestamptz[], $48::timestamptz[],
-                $49::timestamptz[], $50::timestamptz[])
+    FROM unnest($47::uuid[], $48::text[], $49::uuid[],
+                $50::int4[], $51::timestamptz[], $52::timestamptz[],
+                $53::timestamptz[], $54::timestamptz[])
          AS s(id, kind, account_id, attempts, attempt_started_at, lease_until, deadline_at, created_at)),
     alert AS (
     INSERT INTO alerts (id, severity, account_id, kind, transaction_id, details, created_at)
-    SELECT * FROM unnest($51::uuid[], $52::text[], $53::uuid[],
-                         $54::text[], $55::uuid[],
-                         $56::jsonb[], $57::timestamptz[])) SELECT created.id FROM created
+    SELECT * FROM unnest($55::uuid[], $56::text[], $57::uuid[],
+                         $58::text[], $59::uuid[],
+                         $60::jsonb[], $61::timestamptz[])) SELECT created.id FROM created

@@ -2,6 +2,7 @@ import type { AccountService } from '../accounts/service.js';
 import type { ChargeService } from '../charges/service.js';
 import type { Config } from '../config.js';
 import type { HistoryService } from '../history/service.js';
+import type { HoldService } from '../holds/service.js';
 import type { DeadlineReminderService } from '../infractions/reminders.js';
 import type { InfractionService } from '../infractions/service.js';
 import type { EvidenceService } from '../infractions/evidenceService.js';
@@ -38,6 +39,7 @@ export type DashboardServices = {
   withdrawals: WithdrawalService;
   recipients: RecipientService;
   webhooks: WebhookService;
+  holds: HoldService;
   history: HistoryService;
   staticQr: StaticQrService;
   recurrences: RecurrenceService;

@@ -20,6 +20,9 @@ import { assertMayDo, assertTotpEnrolled, mayDo } from '../users/roles.js';
 import { ApiKeysPage, WebhooksPage, HomePage, SecurityPage, type SecurityData } from './views.js';
 import { ErrorPage } from '../pages/signInViews.js';
 
+/** How many disputes and held charges Início lists by name; the rest are counted, with a link to their page. */
+const ATTENTION_ROWS = 5;
+
 /**
  * The merchant dashboard (DESIGN.md §10), server-rendered in Portuguese on the same services as
  * the API. Sessions are an HttpOnly, SameSite=Lax cookie (Secure on https) holding a random token
@@ -28,7 +31,7 @@ import { ErrorPage } from '../pages/signInViews.js';
 export const dashboardRoutes =
   (services: DashboardServices) =>
   async (app: FastifyInstance): Promise<void> => {
-    const { users, ledger, transactions, accounts, webhooks, config, deadlineReminders, clock } = services;
+    const { users, ledger, transactions, accounts, webhooks, config, deadlineReminders, clock, holds } = services;
     // The MED deadline banner of the request's account (DeadlineBanner), read once the user is known.
     const banners = new WeakMap<FastifyRequest, JSX.Element>();
     const stack = await pageStack(app, {
@@ -66,12 +69,24 @@ export const dashboardRoutes =
     app.get(
       '/',
       asUser(async (request, reply, user) => {
-        const [balance, heldCents, latest] = await Promise.all([
+        const [balance, heldCents, latest, days, disputes, held, failing] = await Promise.all([
           ledger.balanceOf(user.accountId),
           ledger.heldOf(user.accountId),
           transactions.page(user.accountId, { limit: 10 }),
+          ledger.dailyMoney(user.accountId, 30),
+          deadlineReminders.nearDeadlineCases(user.accountId, ATTENTION_ROWS),
+          holds.heldCharges(user.accountId, ATTENTION_ROWS),
+          webhooks.failingEndpoints(user.accountId),
         ]);
-        return send(reply, <HomePage context={contextOf(reply, user)} data={{ balance, heldCents, transactions: latest.rows.map(presentTransaction) }} />);
+        const attention = {
+          disputes: { rows: disputes.rows.map(presentInfraction), total: disputes.total },
+          held: { rows: held.rows.map((row) => ({ ...row, heldUntil: row.heldUntil.getTime() })), total: held.total },
+          webhooks: failing.map((row) => ({ ...row, lastFailedAt: row.lastFailedAt.getTime() })),
+        };
+        return send(
+          reply,
+          <HomePage context={contextOf(reply, user)} data={{ balance, heldCents, transactions: latest.rows.map(presentTransaction), days, attention }} />,
+        );
       }),
     );
 

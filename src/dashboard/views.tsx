@@ -1,4 +1,6 @@
 import type { TransactionView } from '../transactions/presenter.js';
+import type { DailyMoney } from '../ledger/service.js';
+import { AttentionList, MoneyChart, type Attention } from './homeViews.js';
 import { Alert, CsrfField, formatDate, Layout, Money, Notice, ShownOnce, Status, TotpEnrolment, type PageContext, DataTable } from '../pages/components.js';
 
 export type HomeData = {
@@ -6,6 +8,9 @@ export type HomeData = {
   /** Of `blocked`: received PIX the PSP holds (cautionary blocks). */
   heldCents: number;
   transactions: TransactionView[];
+  /** The last 30 days' money, oldest first, and what needs attention (homeViews.tsx). */
+  days: DailyMoney[];
+  attention: Attention;
 };
 
 const TYPE_NAMES: Record<string, string> = { pix_in: 'Cobrança', withdrawal: 'Saque' };
@@ -15,46 +20,49 @@ export function HomePage(props: { context: PageContext; data: HomeData }) {
   return (
     <Layout title="Início" context={props.context}>
       <h1>Início</h1>
-      <section aria-labelledby="saldo" class="cards">
-        <h2 id="saldo" class="skip">
-          Saldo
-        </h2>
-        <div class="card">
-          <div class="label">Disponível</div>
-          <div class="value">
-            <Money cents={balance.available} />
+      <div class="home-top">
+        <section aria-labelledby="saldo" class="cards">
+          <h2 id="saldo" class="skip">
+            Saldo
+          </h2>
+          <div class="card">
+            <div class="label">Disponível</div>
+            <div class="value">
+              <Money cents={balance.available} />
+            </div>
           </div>
-        </div>
-        <div class="card">
-          <div class="label">Bloqueado</div>
-          <div class="value">
-            <Money cents={balance.blocked} />
+          <div class="card">
+            <div class="label">Bloqueado</div>
+            <div class="value">
+              <Money cents={balance.blocked} />
+            </div>
+            {heldCents > 0 ? (
+              <div class="muted">
+                dos quais <Money cents={heldCents} /> retidos pelo PSP (bloqueio cautelar, até 72 h)
+              </div>
+            ) : (
+              ''
+            )}
           </div>
-          {heldCents > 0 ? (
-            <div class="muted">
-              dos quais <Money cents={heldCents} /> retidos pelo PSP (bloqueio cautelar, até 72 h)
+          <div class="card">
+            <div class="label">Sacável</div>
+            <div class="value">
+              <Money cents={balance.withdrawable} />
+            </div>
+          </div>
+          {balance.owed > 0 ? (
+            <div class="card">
+              <div class="label">Devido (MED)</div>
+              <div class="value">
+                <Money cents={balance.owed} />
+              </div>
             </div>
           ) : (
             ''
           )}
-        </div>
-        <div class="card">
-          <div class="label">Sacável</div>
-          <div class="value">
-            <Money cents={balance.withdrawable} />
-          </div>
-        </div>
-        {balance.owed > 0 ? (
-          <div class="card">
-            <div class="label">Devido (MED)</div>
-            <div class="value">
-              <Money cents={balance.owed} />
-            </div>
-          </div>
-        ) : (
-          ''
-        )}
-      </section>
+        </section>
+        <MoneyChart days={props.data.days} />
+      </div>
       {balance.owed > 0 || balance.shortfall > 0 ? (
         <p class="alert" role="status">
           {balance.owed > 0 ? (
@@ -76,6 +84,7 @@ export function HomePage(props: { context: PageContext; data: HomeData }) {
       ) : (
         ''
       )}
+      <AttentionList attention={props.data.attention} />
       <h2>Últimas transações</h2>
       {transactions.length === 0 ? (
         <p class="muted empty">

@@ -32,3 +32,15 @@ export async function findHoldProblems(db: Executor): Promise<string[]> {
     HAVING sum(e.amount_cents) <> 0`.execute(db);
   return rows.map((row) => row.problem);
 }
+
+/** A charge the PSP holds (cautionary block): what Início lists under what needs attention. */
+export type HeldCharge = { transactionId: string; netCents: number; heldUntil: Date };
+
+/** The account's held charges, the first to be released first (up to `limit`), and how many there are. */
+export async function heldCharges(db: Executor, accountId: string, limit: number): Promise<{ rows: HeldCharge[]; total: number }> {
+  const { rows } = await sql<HeldCharge & { total: number }>`
+    SELECT id AS transaction_id, net_cents, held_until, count(*) OVER ()::int8 AS total
+    FROM transactions WHERE account_id = ${accountId} AND hold_status = 'held'
+    ORDER BY held_until, id LIMIT ${limit}`.execute(db);
+  return { rows: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
+}

@@ -6,6 +6,7 @@ import type { Db, Tx } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
 import type { RefundRow, TransactionRow } from '../platform/schema.js';
 import { presentRefund } from '../refunds/presenter.js';
+import { heldCharges } from './repository.js';
 import * as refunds from '../refunds/repository.js';
 import { recordTransactionEvents } from '../transactions/events.js';
 import { lockExpiredHolds, lockTransaction, setHold } from '../transactions/repository.js';
@@ -25,6 +26,11 @@ export class HoldService {
     private readonly db: Db,
     private readonly clock: Clock,
   ) {}
+
+  /** The account's held charges (Início's attention list): the first `limit`, sooner released first, and how many. */
+  heldCharges(accountId: string, limit: number) {
+    return heldCharges(this.db, accountId, limit);
+  }
 
   /** The PSP releases a held charge (of the account, when given). */
   release(transactionId: string, accountId?: string): Promise<TransactionRow> {

@@ -76,6 +76,11 @@ export class DeadlineReminderService {
     });
   }
 
+  /** The account's running cases whose deadline is within 48 h, the nearest `limit` first, and how many (Início's attention list). */
+  async nearDeadlineCases(accountId: string, limit: number) {
+    return repository.nearDeadlines(this.db, accountId, REMINDED_STATUSES, this.clock.now(), BANNER_WINDOW_MS, limit);
+  }
+
   /** The account's running cases whose deadline is within 48 h (the dashboard's banner); null when none. */
   async nearDeadlines(accountId: string): Promise<NearDeadlines | null> {
     const { rows, total } = await repository.nearDeadlines(this.db, accountId, REMINDED_STATUSES, this.clock.now(), BANNER_WINDOW_MS, 1);

@@ -43,6 +43,29 @@ function entriesInsert(movements: readonly (Omit<Movement, 'forbidNegativeBalanc
 }
 
 /**
+ * The daily summary's rows of movements (migration 040) as one upsert, a CTE of the same statement
+ * as their entries (and so of their transaction): each movement's merchant credits and debits,
+ * summed per account and America/Sao_Paulo day. With `afterBalance`, written only when the
+ * statement's `balance` CTE moved the balance row; a day's row is thus only updated by a holder of
+ * the account's balance row lock, in (account, day) order. The arrays' lengths change nothing of
+ * the text: a movement without merchant entries counts 0.
+ */
+function dailyUpsert(movements: readonly Pick<Movement, 'accountId' | 'at' | 'entries'>[], options: { afterBalance: boolean }) {
+  const merchant = (movement: (typeof movements)[number], sign: 1 | -1) =>
+    movement.entries.filter((entry) => entry.book === 'merchant' && entry.amountCents * sign > 0).reduce((sum, entry) => sum + entry.amountCents * sign, 0);
+  return sql`
+      INSERT INTO ledger_days (account_id, day, credited_cents, debited_cents)
+      SELECT d.account_id, (d.at AT TIME ZONE 'America/Sao_Paulo')::date, sum(d.credited), sum(d.debited)
+      FROM ${options.afterBalance ? sql`balance, ` : sql``}unnest(${movements.map((movement) => movement.accountId)}::uuid[], ${movements.map((movement) => movement.at)}::timestamptz[],
+                  ${movements.map((movement) => merchant(movement, 1))}::int8[], ${movements.map((movement) => merchant(movement, -1))}::int8[])
+           AS d(account_id, at, credited, debited)
+      WHERE d.credited <> 0 OR d.debited <> 0
+      GROUP BY 1, 2 ORDER BY 1, 2
+      ON CONFLICT (account_id, day) DO UPDATE SET credited_cents = ledger_days.credited_cents + excluded.credited_cents,
+        debited_cents = ledger_days.debited_cents + excluded.debited_cents`;
+}
+
+/**
  * Writes one balanced movement and moves the merchant's balance row by its merchant entries,
  * inside the caller's transaction. Returns the new available balance, or null when refused
  * (`forbidNegativeBalance`). A balance that would leave the range where cents are exact
@@ -53,6 +76,7 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
   const movementId = newId();
   const inRange = sql`available_cents + ${merchantDelta} BETWEEN ${sql.lit(-Number.MAX_SAFE_INTEGER)} AND ${sql.lit(Number.MAX_SAFE_INTEGER)}`;
   const entries = entriesInsert([{ ...movement, movementId }], { afterBalance: true });
+  const days = dailyUpsert([movement], { afterBalance: true });
   // One statement (one round trip): the balance row moves, and the entries are written only if it did.
   // A credit also tops up the blocks of running MED cases that lack money (DESIGN.md §19), from
   // what it makes withdrawable: `old` locks the row first so `top` is computed on its latest version.
@@ -67,7 +91,7 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
         shortfall_cents = shortfall_cents - old.top_cents, updated_at = ${movement.at}
       FROM old WHERE account_id = ${movement.accountId} AND ${inRange}
       RETURNING available_cents, old.top_cents
-    ), entries AS (${entries})
+    ), entries AS (${entries}), days AS (${days})
     SELECT available_cents, top_cents FROM balance`.execute(tx)
       : await sql<{ availableCents: number; topCents: number }>`
     WITH balance AS (
@@ -75,7 +99,7 @@ export async function postMovement(tx: Tx, movement: Movement): Promise<{ moveme
       WHERE account_id = ${movement.accountId} AND (NOT ${movement.forbidNegativeBalance ?? false}::boolean OR ${merchantDelta}::int8 >= 0 OR available_cents + ${merchantDelta} >= 0)
         AND ${inRange}
       RETURNING available_cents
-    ), entries AS (${entries})
+    ), entries AS (${entries}), days AS (${days})
     SELECT available_cents, 0::int8 AS top_cents FROM balance`.execute(tx);
   const balance = rows[0];
   if (balance) {
@@ -106,16 +130,17 @@ async function topUpCaseBlocks(db: Executor, accountId: string, topCents: number
 }
 
 /**
- * The ledger entries of the debits of new withdrawals, in one insert for a caller's statement (the
- * payout engine's); a reservation without a debit (manual mode) writes none. They need no
+ * The ledger entries of the debits of new withdrawals, and their days in the daily summary, as two
+ * CTEs for a caller's statement (the payout engine's); a reservation without a debit (manual mode)
+ * writes none. They need no
  * `balance` CTE to follow: the engine's reservation moved the balance row in the same transaction,
  * or raised its refusal, which undoes them.
  */
 export function withdrawalDebits(
   reservations: readonly { accountId: string; at: Date; debit: Omit<Movement, 'accountId' | 'at' | 'forbidNegativeBalance'> | null }[],
-): RawBuilder<unknown> {
+): { entries: RawBuilder<unknown>; days: RawBuilder<unknown> } {
   const movements = reservations.flatMap(({ debit, accountId, at }) => (debit ? [{ ...debit, accountId, at, movementId: newId() }] : []));
-  return entriesInsert(movements, { afterBalance: false });
+  return { entries: entriesInsert(movements, { afterBalance: false }), days: dailyUpsert(movements, { afterBalance: false }) };
 }
 
 const availableOf = precompiled((db, accountId: string) => db.selectFrom('balances').select('availableCents').where('accountId', '=', accountId));
@@ -322,6 +347,29 @@ export async function findLedgerProblems(db: Executor): Promise<string[]> {
   for (const row of shortfallMismatch.rows) {
     problems.push(`account ${row.accountId}: shortfall ${row.shortfallCents} but running cases' blocks lack ${row.lackCents}`);
   }
+  // The daily summary (migration 040) is the ledger's merchant entries summed per day, nothing else.
+  const dayMismatch = await sql<{
+    accountId: string;
+    day: string;
+    summaryCredited: number | null;
+    summaryDebited: number | null;
+    ledgerCredited: number | null;
+    ledgerDebited: number | null;
+  }>`
+    SELECT coalesce(s.account_id, l.account_id) AS account_id, coalesce(s.day, l.day)::text AS day,
+           s.credited_cents AS summary_credited, s.debited_cents AS summary_debited, l.credited_cents AS ledger_credited, l.debited_cents AS ledger_debited
+    FROM ledger_days s FULL JOIN (
+      SELECT account_id, (created_at AT TIME ZONE 'America/Sao_Paulo')::date AS day,
+             coalesce(sum(amount_cents) FILTER (WHERE amount_cents > 0), 0)::int8 AS credited_cents,
+             coalesce(-sum(amount_cents) FILTER (WHERE amount_cents < 0), 0)::int8 AS debited_cents
+      FROM ledger_entries WHERE book = 'merchant' AND amount_cents <> 0 GROUP BY 1, 2
+    ) l ON l.account_id = s.account_id AND l.day = s.day
+    WHERE s.credited_cents IS DISTINCT FROM l.credited_cents OR s.debited_cents IS DISTINCT FROM l.debited_cents`.execute(db);
+  for (const row of dayMismatch.rows) {
+    problems.push(
+      `account ${row.accountId}, day ${row.day}: summary credited ${row.summaryCredited ?? 0} and debited ${row.summaryDebited ?? 0} but merchant entries credited ${row.ledgerCredited ?? 0} and debited ${row.ledgerDebited ?? 0}`,
+    );
+  }
   const overfull = await sql<{ blockId: string }>`
     SELECT k.id AS block_id FROM blocks k JOIN infractions i ON i.id = k.infraction_id WHERE k.amount_cents > i.amount_cents`.execute(db);
   for (const row of overfull.rows) problems.push(`block ${row.blockId} holds more than its MED case`);
@@ -374,6 +422,19 @@ export async function merchantMovements(
     WHERE m.account_id = ${accountId} AND m.book = 'merchant' AND m.created_at >= ${period.from} AND m.created_at < ${period.to} ${after}
     ORDER BY m.created_at, m.id
     LIMIT ${page.limit}`.execute(db);
+  return rows;
+}
+
+/** What the merchant entries credited and debited on each day from `first` to `last` (AAAA-MM-DD, America/Sao_Paulo) that moved money: the daily summary's rows, one primary-key range scan. */
+export async function dailySums(
+  db: Executor,
+  accountId: string,
+  first: string,
+  last: string,
+): Promise<{ day: string; creditedCents: number; debitedCents: number }[]> {
+  const { rows } = await sql<{ day: string; creditedCents: number; debitedCents: number }>`
+    SELECT day::text AS day, credited_cents, debited_cents FROM ledger_days
+    WHERE account_id = ${accountId} AND day BETWEEN ${first}::date AND ${last}::date ORDER BY day`.execute(db);
   return rows;
 }
 

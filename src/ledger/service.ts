@@ -4,7 +4,11 @@ import { messages } from '../messages.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
 import { newId } from '../platform/ids.js';
+import { dayAfter, dayOf } from '../platform/saoPauloDay.js';
 import * as repository from './repository.js';
+
+/** One day of Início's chart: AAAA-MM-DD (America/Sao_Paulo) and what came in and went out. */
+export type DailyMoney = { day: string; receivedCents: number; sentCents: number };
 
 /** Balances and operator movements: ledger adjustments and precautionary blocks. */
 export class LedgerService {
@@ -86,6 +90,21 @@ export class LedgerService {
   /** Of the account's blocked money, what the PSP holds on received PIX (cautionary blocks). */
   heldOf(accountId: string): Promise<number> {
     return repository.findHeldCents(this.db, accountId);
+  }
+
+  /**
+   * The money received (net credited) and sent (debited, fees included) on each of the `days`
+   * days ending today (America/Sao_Paulo), oldest first, days without money at zero: Início's chart.
+   */
+  async dailyMoney(accountId: string, days: number): Promise<DailyMoney[]> {
+    const last = dayOf(this.clock.now());
+    const first = dayAfter(last, 1 - days);
+    const sums = new Map((await repository.dailySums(this.db, accountId, first, last)).map((row) => [row.day, row]));
+    return Array.from({ length: days }, (_, index) => {
+      const day = dayAfter(first, index);
+      const row = sums.get(day);
+      return { day, receivedCents: row?.creditedCents ?? 0, sentCents: row?.debitedCents ?? 0 };
+    });
   }
 
   /** Any account's balance (operator); NotFoundError for an unknown account. */

@@ -89,6 +89,17 @@ code.small { font-size: .85rem; }
 code.digest { display: inline-block; min-width: 17ch; overflow-wrap: anywhere; }
 .skip { position: absolute; left: -999px; }
 .skip:focus { left: 1rem; top: .5rem; background: #fff; padding: .5rem; }
+/* Início: the balances beside the 30 days' chart on a wide screen, above it on a phone. */
+.home-top { display: grid; grid-template-columns: minmax(0, 1fr); gap: 1rem; align-items: start; }
+.home-top .cards { grid-template-columns: repeat(auto-fit, minmax(10rem, 1fr)); }
+@media (min-width: 60rem) { .home-top { grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); } }
+.chart { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .5rem 1rem 1rem; }
+.chart h2 { margin: .25rem 0; font-size: 1.1rem; }
+.chart svg[role="img"] { display: block; max-width: 32rem; height: auto; }
+.chart .legend { margin: .25rem 0; font-size: .9rem; }
+ul.attention { padding-left: 1.25rem; }
+ul.attention li { margin: .25rem 0; }
+ul.attention a { display: inline-block; padding: .25rem 0; }
 `;
 
 /**

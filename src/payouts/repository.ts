@@ -244,13 +244,15 @@ function reservationStatement(executor: Executor, write: PayoutWrite): CompiledQ
 
 /**
  * What withdrawals whose reservations hold write, as CTEs of one statement (`created` and the
- * events' first, then `entries`, `send`, `alert`), each one insert for all of them. Every CTE is
+ * events' first, then `entries`, `days`, `send`, `alert`), each one insert for all of them. Every CTE is
  * there even when it writes nothing, so that every batch runs the same prepared statement.
  */
 function records(writes: readonly PayoutWrite[]): RawBuilder<unknown> {
   const present = <T>(value: T | undefined): value is T => value !== undefined;
+  const debits = withdrawalDebits(writes.map((write) => write.reservation));
   return sql`${creationsWithEvents(writes.map((write) => write.creation))},
-    entries AS (${withdrawalDebits(writes.map((write) => write.reservation))}),
+    entries AS (${debits.entries}),
+    days AS (${debits.days}),
     send AS (${sendsInsert(writes.map((write) => write.send).filter(present))}),
     alert AS (${alertsInsert(writes.map((write) => write.alert).filter(present))})`;
 }

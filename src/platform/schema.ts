@@ -179,6 +179,14 @@ export interface LedgerEntriesTable {
   createdAt: Generated<Date>;
 }
 
+/** Per account and America/Sao_Paulo day, what the merchant entries credited and debited (migration 040), kept by the ledger's statements. */
+export interface LedgerDaysTable {
+  accountId: string;
+  day: string;
+  creditedCents: number;
+  debitedCents: number;
+}
+
 export interface BalancesTable {
   accountId: string;
   availableCents: number;
@@ -809,6 +817,7 @@ export interface DB {
   idempotencyKeys: IdempotencyKeysTable;
   rateCounters: RateCountersTable;
   ledgerEntries: LedgerEntriesTable;
+  ledgerDays: LedgerDaysTable;
   balances: BalancesTable;
   blocks: BlocksTable;
   events: EventsTable;

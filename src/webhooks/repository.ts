@@ -280,3 +280,31 @@ export async function lockAccountForEndpoints(tx: Tx, accountId: string): Promis
   const row = await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().executeTakeFirst();
   return row !== undefined;
 }
+
+/** An endpoint whose latest attempts failed: how many in a row, and when the last one was. */
+export type FailingEndpoint = { endpointId: string; url: string; failures: number; lastFailedAt: Date };
+
+/**
+ * The account's endpoints (not deleted) whose latest attempt, among its latest `window` attempts
+ * since `since`, failed (no 2xx answer), with the failed attempts after its last success: one range
+ * scan of webhook_attempts_account, bounded whatever the history's size.
+ */
+export async function failingEndpoints(db: Executor, accountId: string, since: Date, window: number): Promise<FailingEndpoint[]> {
+  const { rows } = await sql<FailingEndpoint>`
+    WITH recent AS (
+      SELECT d.endpoint_id, a.attempted_at, coalesce(a.http_status BETWEEN 200 AND 299, false) AS ok
+      FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+      WHERE a.account_id = ${accountId} AND a.attempted_at >= ${since}
+      ORDER BY a.attempted_at DESC LIMIT ${window}
+    ), marked AS (
+      SELECT endpoint_id, attempted_at,
+             bool_or(ok) OVER (PARTITION BY endpoint_id ORDER BY attempted_at DESC ROWS UNBOUNDED PRECEDING) AS succeeded_since
+      FROM recent
+    )
+    SELECT e.id AS endpoint_id, e.url, count(*)::int8 AS failures, max(m.attempted_at) AS last_failed_at
+    FROM marked m JOIN webhook_endpoints e ON e.id = m.endpoint_id AND e.deleted_at IS NULL
+    WHERE NOT m.succeeded_since
+    GROUP BY e.id, e.url
+    ORDER BY last_failed_at DESC, e.id`.execute(db);
+  return rows;
+}

@@ -51,12 +51,23 @@ function presentAttempt(record: repository.AttemptRecord) {
 }
 
 /** Endpoints, their secrets and the delivery history: what the operator API and the dashboard use. */
+/** How far back Início looks for failed webhook attempts. */
+const FAILING_WINDOW_MS = 7 * 86_400_000;
+
 export class WebhookService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly config: Pick<Config, 'secretKey' | 'webhookAllowPrivate'>,
   ) {}
+
+  /**
+   * The account's endpoints whose latest attempt failed, among the attempts of the last 7 days (at
+   * most 500): Início's attention list. A delivery retried to success clears its endpoint.
+   */
+  failingEndpoints(accountId: string) {
+    return repository.failingEndpoints(this.db, accountId, new Date(this.clock.now().getTime() - FAILING_WINDOW_MS), 500);
+  }
 
   /** HTTPS (http too when private receivers are allowed); a literal address must be public. */
   private checkUrl(url: string): void {

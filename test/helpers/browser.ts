@@ -57,14 +57,14 @@ export async function tableRegions(page: Page): Promise<TableRegion[]> {
 
 /**
  * Amounts a line could break inside: every text with "R$" before a digit must be inside a `.money`
- * (which never wraps) and sit on one line. Answers the offending texts.
+ * (which never wraps) and sit on one line; an SVG's text never wraps. Answers the offending texts.
  */
 export async function breakableMoney(page: Page): Promise<string[]> {
   return page.evaluate<string[]>(`(() => {
     const offending = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (!/R\\$\\s*\\d/.test(node.textContent) || node.parentElement.closest('option, textarea, pre')) continue;
+      if (!/R\\$\\s*\\d/.test(node.textContent) || node.parentElement.closest('option, textarea, pre, svg')) continue;
       const money = node.parentElement.closest('.money');
       if (!money || getComputedStyle(money).whiteSpace !== 'nowrap' || money.getClientRects().length !== 1) offending.push(node.textContent);
     }

@@ -176,6 +176,11 @@ describe('ledger invariants (what doctor reads)', () => {
       gateway.database.db,
     );
     await sql`UPDATE balances SET available_cents = available_cents + ${amountCents} WHERE account_id = ${accountId}`.execute(gateway.database.db);
+    // The daily summary moves with the entries, as the ledger's statements keep it (migration 040).
+    await sql`INSERT INTO ledger_days (account_id, day, credited_cents, debited_cents)
+      VALUES (${accountId}, (now() AT TIME ZONE 'America/Sao_Paulo')::date, ${Math.max(0, amountCents)}, ${Math.max(0, -amountCents)})
+      ON CONFLICT (account_id, day) DO UPDATE SET credited_cents = ledger_days.credited_cents + excluded.credited_cents,
+        debited_cents = ledger_days.debited_cents + excluded.debited_cents`.execute(gateway.database.db);
   };
 
   it("the balance row's blocked amount follows the active blocks; a drift is reported", async () => {

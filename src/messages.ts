@@ -224,6 +224,7 @@ export const messages = {
   signInFailed: 'E-mail ou senha inválidos.',
   userLocked: 'Muitas tentativas. Tente novamente em 15 minutos.',
   totpCodeInvalid: 'Código de verificação inválido.',
+  totpCodeReused: 'Este código já foi usado; aguarde o próximo.',
   totpAlreadyEnrolled: 'A verificação em duas etapas já está ativa.',
   totpEnrolmentNotStarted: 'Inicie a ativação da verificação em duas etapas antes de confirmar.',
   currentPasswordWrong: 'Senha atual incorreta.',

@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import semver from 'semver';
+
+/** npm's own range rules (the semver package npm installs with the tools; it ships no types). */
+const semver = createRequire(import.meta.url)('semver') as {
+  satisfies(version: string, range: string): boolean;
+  minVersion(range: string): { version: string } | null;
+};
 
 /**
  * Honest engines (DESIGN.md §2): every package the lockfile installs runs on the oldest Node the

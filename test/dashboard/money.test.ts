@@ -73,7 +73,7 @@ describe('Saques', () => {
     await screenshot(page, 'saques');
 
     await fillWithdrawal(page, { amount: '100,00', code });
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe(messages.totpCodeInvalid);
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe(messages.totpCodeReused);
     expect(await withdrawalsOf(merchant)).toHaveLength(1);
     expect(await balanceOf(gateway, merchant)).toBe(afterFirst);
     expect(await page.getByLabel('Valor (R$)').inputValue()).toBe('100,00');
@@ -337,7 +337,7 @@ describe('Cobranças: filters, cancel and refund', () => {
     await page.getByLabel('Valor (R$, vazio = todo o restante)').fill('1,00');
     await page.getByLabel('Código do aplicativo autenticador').fill(code);
     await page.getByRole('button', { name: 'Devolver ao pagador' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe(messages.totpCodeInvalid);
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe(messages.totpCodeReused);
     await page.getByLabel('Valor (R$, vazio = todo o restante)').fill('8,00');
     await page.getByLabel('Código do aplicativo autenticador').fill(nextCode(gateway, user.secret));
     await page.getByRole('button', { name: 'Devolver ao pagador' }).click();

@@ -164,6 +164,7 @@ export const messages = {
   exportFormatInvalid: "format deve ser 'csv' ou 'ofx'.",
   exportDelimiterInvalid: "delimiter deve ser 'comma' ou 'semicolon'.",
   exportRangeRequired: 'createdFrom e createdTo são obrigatórios na exportação.',
+  exportPeriodRequired: 'Para exportar, preencha De e Até nos filtros (no máximo 31 dias).',
   exportRangeTooLarge: (days: number) => `O período de exportação é de no máximo ${days} dias.`,
   statementDateInvalid: 'Data do extrato inválida: use AAAA-MM-DD.',
   statementNotClosed: (date: string) => `O extrato de ${date} ainda não foi fechado: fica disponível depois da meia-noite (horário de Brasília).`,

@@ -20,6 +20,7 @@ import { userAdminRoutes } from './users/adminRoutes.js';
 import { operatorAdminRoutes } from './operators/adminRoutes.js';
 import { apiReferenceRoutes } from './docs/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
+import { FAVICON_SVG } from './pages/favicon.js';
 import { backofficeRoutes } from './backoffice/routes.js';
 import { ledgerAdminRoutes } from './ledger/adminRoutes.js';
 import { fraudMarkAdminRoutes } from './fraudmarks/adminRoutes.js';
@@ -182,6 +183,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     openApiDocument ??= JSON.stringify(app.swagger());
     return reply.type('application/json; charset=utf-8').send(openApiDocument);
   });
+  // Browsers and tools ask for it on their own; the pages name the same icon inline.
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON_SVG),
+  );
   await app.register(operationsRoutes(services, { metricsHere: config.metricsPort === undefined }));
 
   const authenticateMerchant = merchantAuthentication(services.accounts);

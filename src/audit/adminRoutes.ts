@@ -40,6 +40,7 @@ export function auditOperatorActions({ audit, transactions }: { audit: AuditServ
     const params = request.params;
     const transactionId = request.routeOptions.url?.includes('/transactions/:id') ? textField(params, 'id') : textField(after, 'transactionId');
     const accountId =
+      request.auditAccountId ??
       textField(params, 'accountId') ??
       textField(after, 'accountId') ??
       (transactionId && isId(transactionId) ? await transactions.accountOf(transactionId) : undefined);
@@ -63,6 +64,8 @@ declare module 'fastify' {
     auditBefore?: unknown;
     /** Who acts, when not the admin token (an operator user of the back-office). */
     auditActor?: string;
+    /** The account acted on, when neither the route's parameters nor its answer name it (a webhook resend). */
+    auditAccountId?: string;
   }
 }
 

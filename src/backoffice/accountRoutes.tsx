@@ -136,6 +136,7 @@ export const accountPages =
           url: attempt.url,
           status: attempt.deliveryStatus,
           httpStatus: attempt.httpStatus,
+          error: attempt.error,
           at: attempt.attemptedAt,
         })),
         may: {

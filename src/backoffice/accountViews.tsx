@@ -1,4 +1,5 @@
-import { CsrfField, formatDate, DataTable, Money, Status, type PageContext } from '../pages/components.js';
+import { CsrfField, formatDate, DataTable, Money, type PageContext } from '../pages/components.js';
+import type { WebhookDeliveryStatus } from '../platform/schema.js';
 import { LIMIT_NAMES, type presentAccount } from '../accounts/model.js';
 import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
 import type { TeamMember } from '../users/service.js';
@@ -126,7 +127,45 @@ export type BlockView = {
   releasedAt: number | null;
 };
 
-export type AttemptView = { deliveryId: string; event: string; url: string; status: string; httpStatus: number | null; at: number };
+/** One webhook attempt: its own answer (`httpStatus`, `error`) and where its delivery stands now (`status`). */
+export type AttemptView = {
+  deliveryId: string;
+  event: string;
+  url: string;
+  status: WebhookDeliveryStatus;
+  httpStatus: number | null;
+  error: string | null;
+  at: number;
+};
+
+/** The most characters of an attempt's error shown in the table; the rest is in the title. */
+const ERROR_CHARACTERS = 120;
+
+/**
+ * What an attempt got: delivered (2xx) or failed, with its HTTP status (or none: a network error,
+ * a timeout), and whether the delivery will be tried again; then the error's text, cut short.
+ */
+function AttemptResult(props: { attempt: AttemptView }) {
+  const { httpStatus, error, status } = props.attempt;
+  const answer = httpStatus === null ? 'sem resposta' : `HTTP ${httpStatus}`;
+  const delivered = httpStatus !== null && httpStatus >= 200 && httpStatus < 300;
+  const result = delivered ? `Entregue (${answer})` : `Falhou (${answer})${status === 'pending' ? '; nova tentativa agendada' : ''}`;
+  return (
+    <>
+      <span safe>{result}</span>
+      {error ? (
+        <>
+          <br />
+          <span class="muted wrap-anywhere" title={error} safe>
+            {error.length > ERROR_CHARACTERS ? `${error.slice(0, ERROR_CHARACTERS - 1)}…` : error}
+          </span>
+        </>
+      ) : (
+        ''
+      )}
+    </>
+  );
+}
 
 export type AccountData = {
   account: ReturnType<typeof presentAccount>;
@@ -416,8 +455,7 @@ export function AccountPage(props: { context: PageContext; data: AccountData; er
               <td safe>{attempt.event}</td>
               <td safe>{attempt.url}</td>
               <td>
-                <Status status={attempt.status} />
-                <span safe>{attempt.httpStatus === null ? '' : ` HTTP ${attempt.httpStatus}`}</span>
+                <AttemptResult attempt={attempt} />
               </td>
               {data.may.webhookResend ? (
                 <td>

@@ -113,6 +113,20 @@ const fieldRank = (path: string): number => {
 const NESTED_FIELD_NAMES: Readonly<Record<string, string>> = {
   'responsible.name': 'responsável',
   'responsible.cpf': 'CPF do responsável',
+  ...feeNames('pixIn', 'Tarifa PIX recebido'),
+  ...feeNames('withdrawal', 'Tarifa de saque'),
+};
+
+/** A fee plan's parts as the account page's form names them (`fees.pixIn.bps` → "Tarifa PIX recebido (bps)"). */
+function feeNames(plan: 'pixIn' | 'withdrawal', title: string): Record<string, string> {
+  const parts = { fixedCents: 'fixa', bps: 'bps', minCents: 'mínima', maxCents: 'máxima' };
+  return Object.fromEntries(Object.entries(parts).map(([part, name]) => [`fees.${plan}.${part}`, `${title} (${name})`]));
+}
+
+/** The API's words in a field's value, as a person reads them ("KYC: aprovado", not "approved"). */
+const VALUE_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  kycStatus: { approved: 'aprovado', pending: 'pendente', rejected: 'recusado' },
+  withdrawalMode: { automatic: 'automático', manual: 'manual' },
 };
 
 /** A top-level field (or a limit) by its name; a field inside another object by its path (named when known). */
@@ -126,6 +140,7 @@ function fieldName(path: string): string {
 function shownValue(path: string, value: unknown): string {
   if (typeof value === 'number' && path.endsWith('Cents') && Number.isSafeInteger(value)) return formatBrl(value);
   if (typeof value === 'boolean') return value ? 'sim' : 'não';
+  if (typeof value === 'string' && VALUE_NAMES[path]?.[value]) return VALUE_NAMES[path][value];
   if (value === null || value === undefined || value === '') return '—';
   if (Array.isArray(value)) return value.length === 0 ? 'nenhum' : value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))).join(', ');
   const text = typeof value === 'string' ? value : JSON.stringify(value);

@@ -38,10 +38,13 @@ export function Page(props: { context: PageContext; title: string; error?: strin
   );
 }
 
-/** One click from an item to its account. */
+/**
+ * One click from an item to its account: its name, or the id's last 8 digits (a UUIDv7 begins with
+ * its creation time, the same for every account of a minute; it ends at random). The full id is the title.
+ */
 export const AccountLink = (props: { accountId: string; name?: string | undefined }) => (
-  <a href={`/backoffice/contas/${props.accountId}`} safe>
-    {props.name ?? `${props.accountId.slice(0, 8)}…`}
+  <a href={`/backoffice/contas/${props.accountId}`} title={props.accountId} safe>
+    {props.name ?? `…${props.accountId.slice(-8)}`}
   </a>
 );
 

@@ -1,5 +1,5 @@
 import { formatBrl } from '../messages.js';
-import type { RefundView } from '../refunds/presenter.js';
+import { refundableCents, type RefundView } from '../refunds/presenter.js';
 import type { TransactionView } from '../transactions/presenter.js';
 import { CHARGE_STATUSES } from '../platform/schema.js';
 import {
@@ -305,6 +305,9 @@ function HoldLines(props: { charge: TransactionView }) {
   );
 }
 
+/** An amount as typed in a form's field labelled "(R$)": `1.234,56`. */
+const amountAsTyped = (cents: number): string => formatBrl(cents).replace(/^R\$\s/, '');
+
 export function ChargePage(props: {
   context: PageContext;
   charge: TransactionView;
@@ -435,7 +438,7 @@ export function ChargePage(props: {
       {props.mayCancel ? (
         <form method="post" action={`/dashboard/cobrancas/${charge.transactionId}/cancelar`}>
           <CsrfField token={props.context.csrfToken} />
-          <p class="muted">Cancelada, a cobrança não aceita mais pagamento; um PIX que chegar depois é devolvido ao pagador.</p>
+          <p class="muted">Cancelar: a cobrança deixará de aceitar pagamento; um PIX que chegar depois será devolvido ao pagador.</p>
           <button type="submit" class="danger">
             Cancelar cobrança
           </button>
@@ -460,7 +463,12 @@ export function ChargePage(props: {
               <p class="muted">O valor sai do saldo sacável agora e volta se a devolução falhar. A tarifa não é devolvida.</p>
               <label>
                 Valor (R$, vazio = todo o restante)
-                <input name="amount" inputmode="decimal" placeholder="15,00" value={refundForm.amount} />
+                <input
+                  name="amount"
+                  inputmode="decimal"
+                  placeholder={`${amountAsTyped(refundableCents(charge.amountCents, props.refunds))} (todo o restante)`}
+                  value={refundForm.amount}
+                />
               </label>
               <label>
                 Motivo (opcional)

@@ -65,7 +65,7 @@ export const historyPages =
       }),
     );
 
-    // The file is produced as it is sent (constant memory); the service checks the period (required, at most 31 days) with the API's messages.
+    // The file is produced as it is sent (constant memory); the service checks the period's length (at most 31 days).
     app.get(
       '/transacoes/exportar',
       asUser(async (request, reply, user) => {
@@ -73,6 +73,8 @@ export const historyPages =
         try {
           const format = EXPORT_FORMATS[field(request.query, 'formato')];
           if (!format) throw new InvalidRequestError(messages.exportFormatInvalid);
+          // The API's message names its parameters (createdFrom, createdTo); the page's names the form's fields.
+          if (form.from === '' || form.to === '') throw new InvalidRequestError(messages.exportPeriodRequired);
           const { query } = parseHistoryForm({ ...form, search: '', after: '' }, { operator: false });
           const file = history.exportFile(user.accountId, {
             ...format,

@@ -34,13 +34,42 @@ const CSV_COLUMNS = [
   'paidAtUtc',
 ] as const;
 
+/** The same columns for Excel in Portuguese (the semicolon variant): named in Portuguese. */
+const EXCEL_COLUMNS: Record<(typeof CSV_COLUMNS)[number], string> = {
+  transactionId: 'ID da transação',
+  type: 'Tipo',
+  status: 'Status',
+  amountCents: 'Valor (centavos)',
+  feeCents: 'Tarifa (centavos)',
+  netCents: 'Líquido (centavos)',
+  amount: 'Valor (R$)',
+  fee: 'Tarifa (R$)',
+  net: 'Líquido (R$)',
+  externalRef: 'Referência externa',
+  endToEndId: 'EndToEndId',
+  counterpartName: 'Nome da contraparte',
+  counterpartDocument: 'Documento da contraparte',
+  createdAt: 'Criada em',
+  createdAtUtc: 'Criada em (UTC)',
+  paidAt: 'Paga em',
+  paidAtUtc: 'Paga em (UTC)',
+};
+
+/**
+ * `comma`: RFC 4180 for programs, the API's names and a decimal point. `semicolon`: for Excel in
+ * Portuguese, which splits on `;` and reads `1234,50` as a number: Portuguese names, decimal comma.
+ */
 export type CsvDelimiter = 'comma' | 'semicolon';
 
 const csvOptions = (delimiter: CsvDelimiter) => ({ delimiter: delimiter === 'semicolon' ? ';' : ',', record_delimiter: 'windows' as const });
 
+/** Reais with two decimals: `1234.50`, or `1234,50` for Excel in Portuguese. */
+const reais = (cents: number, delimiter: CsvDelimiter): string => (delimiter === 'semicolon' ? decimalOf(cents).replace('.', ',') : decimalOf(cents));
+
 /** The CSV's first bytes: the UTF-8 byte order mark (spreadsheets then read the accents right) and the header row. */
 export function csvHeader(delimiter: CsvDelimiter): string {
-  return `\uFEFF${stringify([[...CSV_COLUMNS]], csvOptions(delimiter))}`;
+  const names = delimiter === 'semicolon' ? CSV_COLUMNS.map((column) => EXCEL_COLUMNS[column]) : [...CSV_COLUMNS];
+  return `\uFEFF${stringify([names], csvOptions(delimiter))}`;
 }
 
 /** Rows of the CSV (RFC 4180: CRLF, quotes doubled), one per transaction, as the list shows it. */
@@ -56,9 +85,9 @@ export function csvRows(rows: readonly ExportedRow[], delimiter: CsvDelimiter): 
         row.amountCents,
         row.feeCents,
         row.netCents,
-        decimalOf(row.amountCents),
-        decimalOf(row.feeCents),
-        decimalOf(row.netCents),
+        reais(row.amountCents, delimiter),
+        reais(row.feeCents, delimiter),
+        reais(row.netCents, delimiter),
         inert(row.externalRef),
         (settled && row.endToEndId) || '',
         settled ? inert(row.counterpartName) : '',

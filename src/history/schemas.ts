@@ -10,10 +10,10 @@ export const exportQuery = z
     format: z.enum(['csv', 'ofx'], { error: messages.exportFormatInvalid }).meta({
       description: 'csv: one row per transaction (RFC 4180, UTF-8 with BOM); ofx: OFX 2.2, one entry per movement of the balance.',
     }),
-    delimiter: z
-      .enum(['comma', 'semicolon'], { error: messages.exportDelimiterInvalid })
-      .optional()
-      .meta({ description: "CSV only: 'comma' (default, RFC 4180) or 'semicolon' (Excel in Portuguese opens it with a double click)." }),
+    delimiter: z.enum(['comma', 'semicolon'], { error: messages.exportDelimiterInvalid }).optional().meta({
+      description:
+        "CSV only: 'comma' (default, RFC 4180: these names, decimal point) or 'semicolon' (for Excel in Portuguese, which opens it with a double click: Portuguese column names, decimal comma).",
+    }),
   })
   .extend(transactionFilterQuery.shape)
   .meta({ description: `createdFrom and createdTo are required; at most ${EXPORT_MAX_DAYS} days.` });

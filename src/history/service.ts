@@ -28,7 +28,7 @@ const DAYS_PER_ACCOUNT_PER_ROUND = 31;
 /** What an export asks for (DESIGN.md §15): a format and a creation period, optionally a type and a status. */
 export type ExportRequest = {
   format: 'csv' | 'ofx';
-  /** CSV only: comma (RFC 4180, the default) or semicolon (Excel in Portuguese opens it by double click). */
+  /** CSV only: comma (RFC 4180, the default) or semicolon (Excel in Portuguese opens it by double click; Portuguese names, decimal comma). */
   delimiter?: CsvDelimiter | undefined;
   createdFrom?: Date | undefined;
   createdTo?: Date | undefined;

@@ -1,5 +1,6 @@
 import type { Children } from '@kitajs/html';
 import { formatBrl } from '../messages.js';
+import { FAVICON_HREF } from './favicon.js';
 import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
 import type { ChargeStatus, CycleStatus, RecurrenceStatus } from '../platform/schema.js';
 
@@ -124,6 +125,7 @@ export function Layout(props: { title: string; context: PageContext; children?: 
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <title safe>{`${props.title} · ${site.brand}`}</title>
+          <link rel="icon" type="image/svg+xml" href={FAVICON_HREF} />
           <link rel="stylesheet" href={`${site.base}/assets/app.css`} />
           <script src={`${site.base}/assets/app.js`} defer></script>
         </head>

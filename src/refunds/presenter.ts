@@ -28,3 +28,12 @@ export function presentRefund(row: RefundRow): RefundView {
     settledAt: row.settledAt ? row.settledAt.getTime() : null,
   };
 }
+
+/** Kinds that give back the charge's own money (a returned late payment never was the merchant's). */
+export const CHARGE_MONEY_KINDS: readonly RefundKind[] = ['merchant', 'med', 'cautionary_return'];
+
+/** What a charge can still give back, as the refund rule counts it: its amount less the refunds of its money not failed. */
+export function refundableCents(amountCents: number, refunds: readonly Pick<RefundView, 'kind' | 'status' | 'amountCents'>[]): number {
+  const committed = refunds.filter((refund) => refund.status !== 'failed' && CHARGE_MONEY_KINDS.includes(refund.kind));
+  return amountCents - committed.reduce((sum, refund) => sum + refund.amountCents, 0);
+}

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../platform/database.js';
-import type { RefundKind, RefundRow, RefundsTable } from '../platform/schema.js';
+import type { RefundRow, RefundsTable } from '../platform/schema.js';
+import { CHARGE_MONEY_KINDS } from './presenter.js';
 import type { Insertable } from 'kysely';
 
 export type NewRefund = Insertable<RefundsTable>;
@@ -44,9 +45,6 @@ export function listRefunds(db: Executor, accountId: string, transactionId: stri
     .orderBy('id', 'desc')
     .execute();
 }
-
-/** Kinds that give back the charge's own money (a returned late payment never was the merchant's). */
-const CHARGE_MONEY_KINDS: readonly RefundKind[] = ['merchant', 'med', 'cautionary_return'];
 
 /** What of a charge's amount is spoken for: refunds not failed and the amount of its open MED case (call under the charge's lock). */
 export async function committedAmount(tx: Tx, transactionId: string): Promise<{ refundsCents: number; openCaseCents: number }> {

@@ -197,7 +197,8 @@ export class Credentials<P extends Person> {
     const step = person.totpSecretEncrypted ? this.matchingStep(person, code, now) : null;
     if (step === null || !(await repository.claimTotpStep(this.db, this.realm, personId, step, now))) {
       await this.recordFailure(person);
-      throw new UnauthenticatedError(messages.totpCodeInvalid);
+      // A right code whose step was already used: the person typed it twice, not wrongly; the next one works.
+      throw new UnauthenticatedError(step === null ? messages.totpCodeInvalid : messages.totpCodeReused);
     }
   }
 

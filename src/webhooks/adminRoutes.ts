@@ -142,6 +142,11 @@ export const webhookAdminRoutes =
           response: { 202: resendResponse, ...errorResponses(400, 401, 404, 422, 429) },
         },
       },
-      async (request, reply) => reply.code(202).send(await webhooks.resend(requireId(request.params.deliveryId, messages.webhookDeliveryIdInvalid))),
+      async (request, reply) => {
+        const { accountId, ...resent } = await webhooks.resend(requireId(request.params.deliveryId, messages.webhookDeliveryIdInvalid));
+        // Neither the address nor the answer names the account: the audit log is told it, so that its `accountId` filter finds the resend.
+        request.auditAccountId = accountId;
+        return reply.code(202).send(resent);
+      },
     );
   };

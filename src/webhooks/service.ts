@@ -141,7 +141,7 @@ export class WebhookService {
     return { attempts: records.map(presentAttempt), count: records.length };
   }
 
-  /** Re-fires a past delivery: same event id and body, new timestamp and signature; 10 per hour per account. With `accountId`, only that account's. */
+  /** Re-fires a past delivery: same event id and body, new timestamp and signature; 10 per hour per account. With `accountId`, only that account's. Says whose it was (the audit log files it under that account). */
   async resend(deliveryId: string, accountId?: string) {
     const now = this.clock.now();
     const resendId = newId();
@@ -159,7 +159,7 @@ export class WebhookService {
       await repository.insertResend(tx, delivery, resendId, now);
       return delivery;
     });
-    return { deliveryId: resendId, resendOf: original.id, eventId: original.eventId, status: 'pending' as const };
+    return { deliveryId: resendId, resendOf: original.id, eventId: original.eventId, status: 'pending' as const, accountId: original.accountId };
   }
 
   /** The outbox backlog (metrics): deliveries due now and the age of the oldest, in seconds. */

@@ -130,7 +130,9 @@ describe('the queues', () => {
     const before = Number(await menuCount(page, 'Destinatários').locator('.count').textContent());
     expect(before).toBeGreaterThanOrEqual(1);
     const card = page.getByRole('article', { name: RECIPIENT.legalName }).last();
-    await expect(card.getByRole('link', { name: /…$/ }).getAttribute('href')).resolves.toBe(`/backoffice/contas/${merchant.accountId}`);
+    await expect(card.getByRole('link', { name: `…${merchant.accountId.slice(-8)}`, exact: true }).getAttribute('href')).resolves.toBe(
+      `/backoffice/contas/${merchant.accountId}`,
+    );
     await expectAccessible(page);
     await screenshot(page, 'backoffice-recipients');
     await card.getByLabel('Apelido que o lojista verá').fill('Fornecedor aprovado');

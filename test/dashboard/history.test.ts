@@ -277,14 +277,18 @@ describe('Exportar', { timeout: 120_000 }, () => {
     const excel = await downloaded(page, 'Exportar CSV (Excel)');
     expect(excel.name).toBe(`transacoes-${from}-a-${to}.csv`);
     expect(excel.bytes.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf])); // the BOM: Excel reads the accents right
+    // For Excel in Portuguese: semicolons, Portuguese headers, reais with a decimal comma.
     const records = csvOf(excel.bytes, ';');
-    expect(records.map((record) => record.transactionId)).toEqual(inPeriod.map((row) => row.id));
-    expect(records[0]).toMatchObject({ type: 'pix_in', status: 'paid', amountCents: '1000', amount: '10.00', externalRef: 'pedido-0' });
-    expect(excel.bytes.toString('utf8').split('\r\n')[0]).toContain(';');
+    expect(records.map((record) => record['ID da transação'])).toEqual(inPeriod.map((row) => row.id));
+    expect(records[0]).toMatchObject({ Tipo: 'pix_in', Status: 'paid', 'Valor (centavos)': '1000', 'Valor (R$)': '10,00', 'Referência externa': 'pedido-0' });
+    expect(excel.bytes.toString('utf8').split('\r\n')[0]).toMatch(/^\uFEFFID da transação;Tipo;Status;/);
 
+    // For machines: commas, the API's names, a decimal point.
     const comma = await downloaded(page, 'Exportar CSV');
     expect(comma.name).toBe(excel.name);
-    expect(csvOf(comma.bytes, ',')).toEqual(records);
+    const plain = csvOf(comma.bytes, ',');
+    expect(plain.map((record) => record.transactionId)).toEqual(inPeriod.map((row) => row.id));
+    expect(plain[0]).toMatchObject({ type: 'pix_in', status: 'paid', amountCents: '1000', amount: '10.00', externalRef: 'pedido-0' });
 
     const ofx = await downloaded(page, 'Exportar OFX');
     expect(ofx.name).toBe(`transacoes-${from}-a-${to}.ofx`);
@@ -294,7 +298,7 @@ describe('Exportar', { timeout: 120_000 }, () => {
     await page.context().close();
   });
 
-  it('needs a period of at most 31 days: the API’s messages, with a 400, on the list', async () => {
+  it('needs a period of at most 31 days: messages naming the form’s fields, with a 400, on the list', async () => {
     const page = await signedInPage(gateway, browser, merchant.accountId, 'viewer', { totp: false });
     await page.goto(`${gateway.url}/dashboard/transacoes`);
     const [response] = await Promise.all([
@@ -302,14 +306,16 @@ describe('Exportar', { timeout: 120_000 }, () => {
       page.getByRole('link', { name: 'Exportar CSV (Excel)' }).click(),
     ]);
     expect(response.status()).toBe(400);
-    await expect(page.getByRole('alert').textContent()).resolves.toBe(messages.exportRangeRequired);
+    // The form's fields by their labels, not the API's parameters (createdFrom, createdTo).
+    await expect(page.getByRole('alert').textContent()).resolves.toBe(messages.exportPeriodRequired);
+    expect(messages.exportPeriodRequired).toBe('Para exportar, preencha De e Até nos filtros (no máximo 31 dias).');
     expect(await amountsOn(page)).toEqual(amountsOf(rows.slice(0, 50)));
     await expectAccessible(page);
     await screenshot(page, 'painel-transacoes-exportar-sem-periodo-390');
 
     const refusals: [string, string][] = [
       ['?formato=csv&de=2026-01-01&ate=2026-02-15', messages.exportRangeTooLarge(31)],
-      ['?formato=csv&de=2026-01-01', messages.exportRangeRequired],
+      ['?formato=csv&de=2026-01-01', messages.exportPeriodRequired],
       ['?formato=xlsx&de=2026-01-01&ate=2026-01-02', messages.exportFormatInvalid],
       ['?formato=csv&de=2026-01-02&ate=2026-01-01', messages.filterRangeInvalid],
     ];

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages } from '../../src/messages.js';
+import { formatBrl, messages } from '../../src/messages.js';
 import { balanceOf, createCharge, fund, paidCharge, readTransaction, reviewRecipient } from '../helpers/api.js';
 import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
 import { nextCode, postFromPage, signedInPage, signedInUser } from '../helpers/dashboard.js';
@@ -73,7 +73,7 @@ describe('Saques', () => {
     await screenshot(page, 'saques');
 
     await fillWithdrawal(page, { amount: '100,00', code });
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe(messages.totpCodeInvalid);
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe(messages.totpCodeReused);
     expect(await withdrawalsOf(merchant)).toHaveLength(1);
     expect(await balanceOf(gateway, merchant)).toBe(afterFirst);
     expect(await page.getByLabel('Valor (R$)').inputValue()).toBe('100,00');
@@ -295,6 +295,9 @@ describe('Cobranças: filters, cancel and refund', () => {
 
     await page.goto(`${gateway.url}/dashboard/cobrancas/${pending}`);
     expect(await page.getByText('Aguardando pagamento').count()).toBe(1);
+    // The button's explanation says what cancelling does, not a status the pending charge does not have.
+    expect(await page.getByText('Cancelar: a cobrança deixará de aceitar pagamento; um PIX que chegar depois será devolvido ao pagador.').count()).toBe(1);
+    expect(await page.getByText(/^Cancelada,/).count()).toBe(0);
     await page.getByRole('button', { name: 'Cancelar cobrança' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe(messages.chargeCancelled);
     expect(await readTransaction(gateway, merchant, pending)).toMatchObject({ status: 'cancelled' });
@@ -317,6 +320,10 @@ describe('Cobranças: filters, cancel and refund', () => {
         .getByText('Nenhuma devolução. Para devolver todo o valor ou parte dele ao pagador, use Devolver acima (até 90 dias após o pagamento).')
         .count(),
     ).toBe(1);
+    // The amount field's example is what this charge can still give back, whole (no fixed "15,00").
+    const { amountCents } = await readTransaction(gateway, merchant, paid);
+    const remainderExample = (cents: number) => `${formatBrl(cents).replace(/^R\$\s/, '')} (todo o restante)`;
+    expect(await page.getByLabel('Valor (R$, vazio = todo o restante)').getAttribute('placeholder')).toBe(remainderExample(amountCents));
     const code = nextCode(gateway, user.secret);
     await page.getByLabel('Valor (R$, vazio = todo o restante)').fill('3,00');
     await page.getByLabel('Motivo (opcional)').fill('produto devolvido');
@@ -331,13 +338,14 @@ describe('Cobranças: filters, cancel and refund', () => {
     const row = page.locator('tbody tr').first();
     expect(await row.locator('td').nth(2).textContent()).toBe('R$ 3,00');
     expect(await row.locator('td').nth(4).textContent()).toBe('produto devolvido');
+    expect(await page.getByLabel('Valor (R$, vazio = todo o restante)').getAttribute('placeholder')).toBe(remainderExample(amountCents - 300));
     await expectAccessible(page);
     await screenshot(page, 'cobranca-devolucao');
 
     await page.getByLabel('Valor (R$, vazio = todo o restante)').fill('1,00');
     await page.getByLabel('Código do aplicativo autenticador').fill(code);
     await page.getByRole('button', { name: 'Devolver ao pagador' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe(messages.totpCodeInvalid);
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe(messages.totpCodeReused);
     await page.getByLabel('Valor (R$, vazio = todo o restante)').fill('8,00');
     await page.getByLabel('Código do aplicativo autenticador').fill(nextCode(gateway, user.secret));
     await page.getByRole('button', { name: 'Devolver ao pagador' }).click();

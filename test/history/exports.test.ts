@@ -29,6 +29,27 @@ const COLUMNS = [
   'paidAtUtc',
 ];
 
+/** The Excel variant's header row: the same columns, named in Portuguese. */
+const EXCEL_COLUMNS = [
+  'ID da transação',
+  'Tipo',
+  'Status',
+  'Valor (centavos)',
+  'Tarifa (centavos)',
+  'Líquido (centavos)',
+  'Valor (R$)',
+  'Tarifa (R$)',
+  'Líquido (R$)',
+  'Referência externa',
+  'EndToEndId',
+  'Nome da contraparte',
+  'Documento da contraparte',
+  'Criada em',
+  'Criada em (UTC)',
+  'Paga em',
+  'Paga em (UTC)',
+];
+
 let gateway: Gateway;
 let merchant: Merchant;
 let other: Merchant;
@@ -156,11 +177,18 @@ describe('CSV', () => {
     });
   });
 
-  it('semicolon-separated for Excel in Portuguese: the same records', async () => {
+  it('semicolon-separated for Excel in Portuguese: Portuguese headers, reais with a decimal comma, otherwise the same records', async () => {
     const comma = await download({ format: 'csv', createdFrom: start, createdTo: start + 2 * DAY_MS });
     const semicolon = await download({ format: 'csv', delimiter: 'semicolon', createdFrom: start, createdTo: start + 2 * DAY_MS });
-    expect(semicolon.bytes.toString('utf8').split('\r\n')[0]).toBe(`\uFEFF${COLUMNS.join(';')}`);
-    expect(parse(semicolon.bytes, { bom: true, columns: true, delimiter: ';' })).toEqual(parse(comma.bytes, { bom: true, columns: true }));
+    expect(semicolon.bytes.toString('utf8').split('\r\n')[0]).toBe(`\uFEFF${EXCEL_COLUMNS.join(';')}`);
+    const excel: string[][] = parse(semicolon.bytes, { bom: true, delimiter: ';' });
+    const plain: string[][] = parse(comma.bytes, { bom: true });
+    expect(excel.length).toBe(plain.length);
+    expect(excel.length).toBeGreaterThan(2);
+    const decimals = [COLUMNS.indexOf('amount'), COLUMNS.indexOf('fee'), COLUMNS.indexOf('net')];
+    const withComma = (row: string[]) => row.map((value, index) => (decimals.includes(index) ? value.replace('.', ',') : value));
+    expect(excel.slice(1)).toEqual(plain.slice(1).map(withComma));
+    expect(excel.slice(1).every((row) => decimals.every((index) => /^-?\d+,\d{2}$/.test(row[index] ?? '')))).toBe(true);
   });
 
   it('type and status narrow it; another account’s rows are never in it', async () => {

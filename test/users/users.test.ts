@@ -136,9 +136,10 @@ describe('sign-in', () => {
     const code = codeFor(user.secret);
     await users().completeSignIn(sessionToken, code);
     expect(await users().session(sessionToken)).toMatchObject({ stage: 'full' });
-    // The same code again (another sign-in within its 30 s) is refused: a code is good once.
+    // The same code again (another sign-in within its 30 s) is refused: a code is good once, and the refusal says so.
     const second = await users().signIn(user.email, PASSWORD);
-    expect(await refusal(users().completeSignIn(second.sessionToken, code))).toMatchObject({ message: messages.totpCodeInvalid });
+    expect(await refusal(users().completeSignIn(second.sessionToken, code))).toMatchObject({ message: messages.totpCodeReused });
+    expect(messages.totpCodeReused).toBe('Este código já foi usado; aguarde o próximo.');
     // One step of drift either way is accepted.
     gateway.clock.advance(30_000);
     await users().completeSignIn(second.sessionToken, codeFor(user.secret, 1));
@@ -226,8 +227,8 @@ describe('fresh codes for money actions (verifyCode)', () => {
     const outcomes = await Promise.allSettled([1, 2, 3, 4].map(() => users().verifyCode(user.userId, code)));
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
     const reasons = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as Error).message] : []));
-    expect(reasons).toEqual([messages.totpCodeInvalid, messages.totpCodeInvalid, messages.totpCodeInvalid]);
-    expect(((await refusal(users().verifyCode(user.userId, code))) as Error).message).toBe(messages.totpCodeInvalid);
+    expect(reasons).toEqual([messages.totpCodeReused, messages.totpCodeReused, messages.totpCodeReused]);
+    expect(((await refusal(users().verifyCode(user.userId, code))) as Error).message).toBe(messages.totpCodeReused);
     gateway.clock.advance(30_000);
     await users().verifyCode(user.userId, codeFor(user.secret));
   });

@@ -5352,7 +5352,7 @@ export interface operations {
       query: {
         /** @description csv: one row per transaction (RFC 4180, UTF-8 with BOM); ofx: OFX 2.2, one entry per movement of the balance. */
         format: 'csv' | 'ofx';
-        /** @description CSV only: 'comma' (default, RFC 4180) or 'semicolon' (Excel in Portuguese opens it with a double click). */
+        /** @description CSV only: 'comma' (default, RFC 4180: these names, decimal point) or 'semicolon' (for Excel in Portuguese, which opens it with a double click: Portuguese column names, decimal comma). */
         delimiter?: 'comma' | 'semicolon';
         /** @description Unix milliseconds, inclusive. */
         createdFrom?: string;

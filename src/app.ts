@@ -20,7 +20,7 @@ import { userAdminRoutes } from './users/adminRoutes.js';
 import { operatorAdminRoutes } from './operators/adminRoutes.js';
 import { apiReferenceRoutes } from './docs/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
-import { FAVICON_SVG } from './pages/favicon.js';
+import { FAVICON_SVG } from './platform/favicon.js';
 import { backofficeRoutes } from './backoffice/routes.js';
 import { ledgerAdminRoutes } from './ledger/adminRoutes.js';
 import { fraudMarkAdminRoutes } from './fraudmarks/adminRoutes.js';

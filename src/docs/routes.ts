@@ -5,6 +5,7 @@
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { FAVICON_SVG } from '../platform/favicon.js';
 import { PROBE_PATHS } from '../platform/openapi.js';
 
 type ReferencePage = {
@@ -132,10 +133,6 @@ body { background: #fff; color: #1b1f24; }
 /** The page is in Portuguese (Swagger UI's own page says English). */
 const DOCS_JS = "document.documentElement.lang = 'pt-BR';\n";
 
-/** A plain mark of ours, in place of Swagger UI's icon. */
-const FAVICON =
-  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0b5cad"/><path d="M9 23V9h8a5 5 0 0 1 0 10h-4v4z" fill="#fff"/></svg>';
-
 /** Registers the three pages: each a Swagger UI of its part of the document. */
 export async function apiReferenceRoutes(app: FastifyInstance): Promise<void> {
   for (const page of REFERENCE_PAGES) {
@@ -162,7 +159,7 @@ export async function apiReferenceRoutes(app: FastifyInstance): Promise<void> {
           title: `${page.title} · PIX gateway`,
           css: [{ filename: 'docs.css', content: DOCS_CSS }],
           js: [{ filename: 'docs.js', content: DOCS_JS }],
-          favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: FAVICON }],
+          favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: FAVICON_SVG }],
         },
       });
     });

@@ -1,6 +1,6 @@
 import type { Children } from '@kitajs/html';
 import { formatBrl } from '../messages.js';
-import { FAVICON_HREF } from './favicon.js';
+import { FAVICON_HREF } from '../platform/favicon.js';
 import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
 import type { ChargeStatus, CycleStatus, RecurrenceStatus } from '../platform/schema.js';
 

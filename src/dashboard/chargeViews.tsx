@@ -316,7 +316,7 @@ function CustomerLines(props: { customer: ChargeCustomer }) {
       <dt>Cliente</dt>
       <dd safe>{customer.name}</dd>
       <dt>Documento</dt>
-      <dd class="nowrap" safe>{`${customer.document.type.toUpperCase()} ${maskAnyDocument(normalizeDocument(customer.document.number))}`}</dd>
+      <dd safe>{`${customer.document.type.toUpperCase()} ${maskAnyDocument(normalizeDocument(customer.document.number))}`}</dd>
       {customer.email ? (
         <>
           <dt>E-mail</dt>

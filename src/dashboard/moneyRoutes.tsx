@@ -61,8 +61,16 @@ export const moneyPages =
         if (!isId(id)) throw new NotFoundError(messages.transactionNotFound);
         const { withdrawal, failure } = await withdrawals.detail(user.accountId, id);
         if (withdrawal.pixKey === null || withdrawal.pixKeyType === null) throw new NotFoundError(messages.transactionNotFound);
-        const destination = { pixKey: withdrawal.pixKey, pixKeyType: withdrawal.pixKeyType, holder: withdrawal.expectedHolder, recipientId: withdrawal.recipientId };
-        return send(reply, <WithdrawalPage context={contextOf(reply, user)} withdrawal={presentTransaction(withdrawal)} destination={destination} failure={failure} />);
+        const destination = {
+          pixKey: withdrawal.pixKey,
+          pixKeyType: withdrawal.pixKeyType,
+          holder: withdrawal.expectedHolder,
+          recipientId: withdrawal.recipientId,
+        };
+        return send(
+          reply,
+          <WithdrawalPage context={contextOf(reply, user)} withdrawal={presentTransaction(withdrawal)} destination={destination} failure={failure} />,
+        );
       }),
     );
 

@@ -13,7 +13,8 @@ export type WithdrawalDestination = { pixKey: string; pixKeyType: PixKeyType; ho
 export const shownPixKey = (key: string, type: PixKeyType): string => (type === 'cpf' || type === 'cnpj' ? maskDocument(type, key) : key);
 
 /** A person or company with their document masked (`Loja Exemplo · CNPJ **.222.333/0001-**`). */
-export const holderText = (holder: Holder): string => `${holder.name} · ${holder.documentType.toUpperCase()} ${maskDocument(holder.documentType, holder.document)}`;
+export const holderText = (holder: Holder): string =>
+  `${holder.name} · ${holder.documentType.toUpperCase()} ${maskDocument(holder.documentType, holder.document)}`;
 
 /** The link of a withdrawal in a list, named for screen readers by its amount and date. */
 export const WithdrawalLink = (props: { withdrawal: Pick<TransactionView, 'transactionId' | 'amountCents' | 'createdAt'> }) => (
@@ -26,7 +27,12 @@ export const WithdrawalLink = (props: { withdrawal: Pick<TransactionView, 'trans
 );
 
 /** A withdrawal's page (DESIGN.md §24): its status, money, destination, network id, dates and why it failed. */
-export function WithdrawalPage(props: { context: PageContext; withdrawal: TransactionView; destination: WithdrawalDestination; failure: WithdrawalFailure | null }) {
+export function WithdrawalPage(props: {
+  context: PageContext;
+  withdrawal: TransactionView;
+  destination: WithdrawalDestination;
+  failure: WithdrawalFailure | null;
+}) {
   const { withdrawal, destination } = props;
   const paidTo = withdrawal.beneficiary ?? destination.holder;
   return (
@@ -58,13 +64,7 @@ export function WithdrawalPage(props: { context: PageContext; withdrawal: Transa
         <dt>{withdrawal.beneficiary ? 'Favorecido' : 'Titular esperado'}</dt>
         <dd safe>{paidTo ? holderText(paidTo) : '—'}</dd>
         <dt>Destino</dt>
-        <dd>
-          {destination.recipientId ? (
-            <a href="/dashboard/destinatarios">Destinatário cadastrado</a>
-          ) : (
-            <span>Conta do titular</span>
-          )}
-        </dd>
+        <dd>{destination.recipientId ? <a href="/dashboard/destinatarios">Destinatário cadastrado</a> : <span>Conta do titular</span>}</dd>
         <dt>Chave PIX</dt>
         <dd safe>{`${pixKeyTypeName(destination.pixKeyType)}: ${shownPixKey(destination.pixKey, destination.pixKeyType)}`}</dd>
         <dt>Criado em</dt>

@@ -33,11 +33,15 @@ header nav .menu .group-title { display: block; color: var(--muted); font-size: 
   header nav .menu button.link { width: 100%; text-align: left; }
 }
 @media (width > 40rem) {
+  /* The brand and Sair on the first line, the menu's groups on the lines under them. */
+  header nav { position: relative; }
+  details.menu-fold { flex-basis: 100%; }
   details.menu-fold > summary { display: none; }
   details.menu-fold::details-content { content-visibility: visible; }
-  header nav .menu { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0 .75rem; margin: 0 -.375rem; }
+  header nav .menu { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0 1rem; margin: 0 -.3rem; font-size: .9rem; }
+  header nav .menu a { padding: .375rem .3rem .5rem; }
   header nav .menu .group ul { display: flex; flex-wrap: wrap; }
-  header nav .menu .signout { margin-left: auto; }
+  header nav .menu .signout { position: absolute; top: .25rem; right: .625rem; }
 }
 main { max-width: 76rem; margin: 0 auto; padding: 1rem; }
 h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
@@ -87,9 +91,11 @@ th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line);
   table.cards-narrow, table.cards-narrow > tbody, table.cards-narrow > tbody > tr, table.cards-narrow > tbody > tr > td { display: block; }
   table.cards-narrow > thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
   table.cards-narrow > tbody > tr { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; margin: 0 0 .75rem; }
-  table.cards-narrow > tbody > tr > td { display: grid; grid-template-columns: minmax(0, 8.5rem) minmax(0, 1fr); gap: .75rem; border: 0; padding: .25rem 0; overflow-wrap: anywhere; }
-  table.cards-narrow > tbody > tr > td::before { content: attr(data-label); content: attr(data-label) / ""; font-weight: 600; color: var(--muted); }
-  table.cards-narrow > tbody > tr > td > * { min-width: 0; }
+  /* The name floats on the left, the value (text, links, a form) flows beside it and wraps anywhere:
+     a code that never breaks on a wide screen (an endToEndId) breaks here rather than widen the page. */
+  table.cards-narrow > tbody > tr > td { display: flow-root; border: 0; padding: .25rem 0; overflow-wrap: anywhere; }
+  table.cards-narrow > tbody > tr > td::before { content: attr(data-label); content: attr(data-label) / ""; float: left; width: 8.5rem; margin-right: .75rem; font-weight: 600; color: var(--muted); }
+  table.cards-narrow > tbody > tr > td :is(code, .nowrap, .status) { white-space: normal; overflow-wrap: anywhere; }
 }
 .money { white-space: nowrap; }
 .wrap-anywhere { overflow-wrap: anywhere; }

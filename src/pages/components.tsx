@@ -209,11 +209,7 @@ export function Layout(props: { title: string; context: PageContext; children?: 
               <span class="brand" safe>
                 {site.brand}
               </span>
-              {props.context.user ? (
-                <Menu context={props.context} />
-              ) : (
-                ''
-              )}
+              {props.context.user ? <Menu context={props.context} /> : ''}
             </nav>
           </header>
           <main id="conteudo">

@@ -28,20 +28,7 @@ afterAll(async () => {
   await gateway.close();
 });
 
-const MENU = [
-  'Filas',
-  'Destinatários',
-  'Saques',
-  'MED',
-  'Envios',
-  'Contas',
-  'Transações',
-  'Alertas',
-  'Provedores',
-  'Auditoria',
-  'Operadores',
-  'Sair',
-];
+const MENU = ['Filas', 'Destinatários', 'Saques', 'MED', 'Envios', 'Contas', 'Transações', 'Alertas', 'Provedores', 'Auditoria', 'Operadores', 'Sair'];
 
 const normalized = (text: string) => text.replace(/\s+/g, ' ').trim();
 const emptyStates = async (page: Page) => (await page.locator('.empty').allInnerTexts()).map(normalized);

@@ -36,7 +36,8 @@ export type MenuLayout = { labels: string[]; folded: boolean; groups: string[]; 
 export async function menuLayout(page: Page): Promise<MenuLayout> {
   return page.evaluate<MenuLayout>(`(() => {
     const nav = document.querySelector('header nav');
-    const shown = (element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== 'hidden';
+    // checkVisibility: false inside a closed details element too (its content is not rendered).
+    const shown = (element) => element.checkVisibility({ visibilityProperty: true });
     const items = [...nav.querySelectorAll('.menu a, .menu button')];
     const summary = nav.querySelector('details.menu-fold > summary');
     const visible = [nav.querySelector('.brand'), summary, ...items].filter((element) => element && shown(element));

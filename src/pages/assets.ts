@@ -38,8 +38,9 @@ header nav .menu .group-title { display: block; color: var(--muted); font-size: 
   details.menu-fold { flex-basis: 100%; }
   details.menu-fold > summary { display: none; }
   details.menu-fold::details-content { content-visibility: visible; }
-  header nav .menu { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0 1rem; margin: 0 -.3rem; font-size: .9rem; }
-  header nav .menu a { padding: .375rem .3rem .5rem; }
+  header nav .menu { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0 .625rem; margin: 0 -.25rem; font-size: .875rem; }
+  header nav .menu a { padding: .375rem .25rem .5rem; }
+  header nav .menu .group-title { padding: 0 .25rem; }
   header nav .menu .group ul { display: flex; flex-wrap: wrap; }
   header nav .menu .signout { position: absolute; top: .25rem; right: .625rem; }
 }

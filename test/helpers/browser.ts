@@ -57,10 +57,15 @@ export async function menuLayout(page: Page): Promise<MenuLayout> {
  * (a phone): what a person does to reach a page.
  */
 export async function menuLink(page: Page, name: string): Promise<Locator> {
+  await openMenu(page);
+  return page.getByRole('navigation', { name: 'Principal' }).getByRole('link', { name }).first();
+}
+
+/** Opens the menu with its Menu button when it is folded (a phone); a wide screen's is open already. */
+export async function openMenu(page: Page): Promise<void> {
   const nav = page.getByRole('navigation', { name: 'Principal' });
   const open = await nav.locator('details.menu-fold').evaluate((element) => Reflect.get(element, 'open') === true);
   if (!open) await nav.getByText('Menu', { exact: true }).click();
-  return nav.getByRole('link', { name }).first();
 }
 
 /** Each table's scroll region: its role, name and tab stop, and whether its table is wider than it (it scrolls). */

@@ -267,6 +267,14 @@ export const messages = {
   memberRemoved: 'Membro removido. As sessões dele foram encerradas.',
   otherSessionsEnded: 'As outras sessões foram encerradas.',
   withdrawalSent: 'Saque enviado. O status muda para Pago quando o banco de destino confirmar.',
+  /** Why a withdrawal ended without paying (its page), by WithdrawalFailure. */
+  withdrawalFailure: {
+    fraud_marked: 'A chave PIX tem marcação de fraude no DICT: o PSP recusou o saque. Valor e tarifa voltaram ao saldo.',
+    refused: 'O PSP recusou o saque (a chave não existe ou o titular não é o esperado). Valor e tarifa voltaram ao saldo.',
+    not_sent: 'O saque não chegou ao PSP. Valor e tarifa voltaram ao saldo; você pode sacar de novo.',
+    failed: 'O PSP informou que o pagamento não foi concluído. Valor e tarifa voltaram ao saldo.',
+    rejected_by_team: 'A equipe do serviço recusou o saque. Valor e tarifa voltaram ao saldo.',
+  },
   withdrawalAwaitingApproval: 'Saque criado: aguarda a aprovação da equipe do serviço. O saldo é debitado na aprovação.',
   refundRequested: 'Devolução solicitada. O status muda para Devolvido quando o banco do pagador confirmar.',
 

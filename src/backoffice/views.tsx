@@ -1,5 +1,5 @@
 import type { Children } from '@kitajs/html';
-import { Alert, CsrfField, formatDate, Layout, Notice, DataTable, type MenuItem, type PageContext, type Site } from '../pages/components.js';
+import { Alert, CsrfField, formatDate, Layout, Notice, DataTable, type MenuGroup, type MenuItem, type PageContext, type Site } from '../pages/components.js';
 import type { OperatorRole } from '../platform/schema.js';
 import { OPERATOR_ROLES } from '../operators/roles.js';
 import type { OperatorView } from '../operators/service.js';
@@ -23,7 +23,9 @@ export function backofficeSite(counts: QueueCounts | undefined): Site {
     { href: '/backoffice/auditoria', title: 'Auditoria' },
     { href: '/backoffice/operadores', title: 'Operadores' },
   ];
-  return { base: '/backoffice', brand: 'Back-office PIX', menu };
+  // One group without a title: the back-office's pages side by side, folded into Menu on a phone.
+  const groups: MenuGroup[] = [{ items: menu }];
+  return { base: '/backoffice', brand: 'Back-office PIX', menu: groups };
 }
 
 /** A page of the back-office: its title, what the last action said, its content. */

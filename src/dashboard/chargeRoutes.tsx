@@ -4,6 +4,7 @@ import { NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
 import { isId } from '../platform/ids.js';
 import { parseBrl } from '../pix/money.js';
+import { presentInfraction } from '../infractions/presenter.js';
 import { presentRefund } from '../refunds/presenter.js';
 import { createRefundBody } from '../refunds/schemas.js';
 import { presentTransaction } from '../transactions/presenter.js';
@@ -18,7 +19,7 @@ import { ChargePage, ChargesPage, DueChargePage, EMPTY_DUE_CHARGE_FORM, type Cha
 
 /** Cobranças (DESIGN.md §10): list with filters, create, a charge with its QR, cancel and refund. */
 export const chargePages =
-  (kit: DashboardKit, { charges, transactions, accounts, refunds, users }: DashboardServices) =>
+  (kit: DashboardKit, { charges, transactions, accounts, refunds, users, infractions }: DashboardServices) =>
   async (app: FastifyInstance): Promise<void> => {
     const { asUser, send, contextOf, attempt, redirect, checkCsrf, filteredPage } = kit;
 
@@ -134,13 +135,19 @@ export const chargePages =
     /** A charge's page: its figures, QR, refunds, and the actions its status and the user's role allow. */
     const chargeView = async (reply: FastifyReply, user: SessionUser, id: string, extra: { notice?: string; error?: string; refund?: RefundForm } = {}) => {
       const charge = await chargeOf(user, id);
-      const chargeRefunds = await refunds.list(user.accountId, charge.id);
+      const [chargeRefunds, disputes, { customer }] = await Promise.all([
+        refunds.list(user.accountId, charge.id),
+        infractions.listOfCharge(user.accountId, charge.id),
+        charges.findCharge(user.accountId, charge.id),
+      ]);
       const today = charge.due ? (await charges.amountDue(user.accountId, charge.id)).amount : undefined;
       return (
         <ChargePage
           context={contextOf(reply, user)}
           charge={presentTransaction(charge)}
           refunds={chargeRefunds.map(presentRefund)}
+          customer={customer}
+          disputes={disputes.map(presentInfraction)}
           // A cycle's charge is not cancelled as a plain charge (the service refuses it): its recurrence's page cancels.
           mayCancel={mayDo(user.role, 'charges') && allows(CHARGE.cancel, charge.status) && charge.recurrenceId === null}
           mayRefund={mayDo(user.role, 'refunds') && allows(CHARGE.refundInPart, charge.status) && charge.holdStatus !== 'held'}

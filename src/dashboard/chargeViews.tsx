@@ -1,4 +1,7 @@
+import type { InfractionView } from '../infractions/presenter.js';
 import { formatBrl } from '../messages.js';
+import { maskAnyDocument, normalizeDocument } from '../pix/documents.js';
+import type { ChargeCustomer } from '../platform/schema.js';
 import { refundableCents, type RefundView } from '../refunds/presenter.js';
 import type { TransactionView } from '../transactions/presenter.js';
 import { CHARGE_STATUSES } from '../platform/schema.js';
@@ -308,10 +311,66 @@ function HoldLines(props: { charge: TransactionView }) {
 /** An amount as typed in a form's field labelled "(R$)": `1.234,56`. */
 const amountAsTyped = (cents: number): string => formatBrl(cents).replace(/^R\$\s/, '');
 
+/** The charge's customer: name, document masked as the API masks it (CPF, CNPJ, alphanumeric CNPJ), e-mail. */
+function CustomerLines(props: { customer: ChargeCustomer }) {
+  const { customer } = props;
+  return (
+    <>
+      <dt>Cliente</dt>
+      <dd safe>{customer.name}</dd>
+      <dt>Documento</dt>
+      <dd safe>{`${customer.document.type.toUpperCase()} ${maskAnyDocument(normalizeDocument(customer.document.number))}`}</dd>
+      {customer.email ? (
+        <>
+          <dt>E-mail</dt>
+          <dd safe>{customer.email}</dd>
+        </>
+      ) : (
+        ''
+      )}
+    </>
+  );
+}
+
+/** The MED cases of a charge, each linking to its case on Disputas. */
+function ChargeDisputes(props: { disputes: InfractionView[] }) {
+  return (
+    <>
+      <h2>Disputas</h2>
+      {props.disputes.length === 0 ? (
+        <p class="muted">Nenhuma disputa (MED) aberta sobre esta cobrança.</p>
+      ) : (
+        <DataTable label="Disputas da cobrança" columns={['Aberta em', 'Valor', 'Status', 'Detalhe']}>
+          {props.disputes.map((dispute) => (
+            <tr>
+              <td safe>{formatDate(dispute.openedAt)}</td>
+              <td>
+                <Money cents={dispute.amountCents} />
+              </td>
+              <td>
+                <Status status={dispute.status} of="infraction" />
+              </td>
+              <td>
+                <a href={`/dashboard/disputas#caso-${dispute.infractionId}`} aria-label={`Ver a disputa aberta em ${formatDate(dispute.openedAt)}`}>
+                  Ver
+                </a>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </>
+  );
+}
+
 export function ChargePage(props: {
   context: PageContext;
   charge: TransactionView;
   refunds: RefundView[];
+  /** Who the charge was made out to (null on a static QR's payment or a recurrence's cycle). */
+  customer: ChargeCustomer | null;
+  /** The MED cases opened on it. */
+  disputes: InfractionView[];
   mayCancel: boolean;
   mayRefund: boolean;
   totpEnrolled: boolean;
@@ -336,6 +395,9 @@ export function ChargePage(props: {
           <Status status={charge.status} />
         </dd>
         {charge.heldUntil === undefined ? '' : <HoldLines charge={charge} />}
+        {props.customer ? <CustomerLines customer={props.customer} /> : ''}
+        <dt>Referência externa</dt>
+        <dd safe>{charge.externalRef ?? '—'}</dd>
         <dt>Tarifa</dt>
         <dd>
           <Money cents={charge.feeCents} />
@@ -510,6 +572,7 @@ export function ChargePage(props: {
           ))}
         </DataTable>
       )}
+      <ChargeDisputes disputes={props.disputes} />
       <p>
         <a href="/dashboard/cobrancas">Voltar às cobranças</a>
       </p>

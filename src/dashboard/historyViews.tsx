@@ -1,6 +1,7 @@
 import { formatBrl } from '../messages.js';
 import { Alert, DataTable, formatDate, formatDay, Layout, Money, Status, type PageContext } from '../pages/components.js';
 import { isFiltered, type HistoryForm } from '../pages/history.js';
+import { WithdrawalLink } from './withdrawalViews.js';
 import { EmptyHistory, HistoryFilters, HistoryPager, Reference, TRANSACTION_TYPE_NAMES, type HistoryRow } from '../pages/historyViews.js';
 
 const PATH = '/dashboard/transacoes';
@@ -90,7 +91,7 @@ export function TransactionsPage(props: { context: PageContext; form: HistoryFor
                       Ver
                     </a>
                   ) : (
-                    '—'
+                    <WithdrawalLink withdrawal={row} />
                   )}
                 </td>
               </tr>

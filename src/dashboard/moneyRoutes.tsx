@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { NotFoundError } from '../errors.js';
 import { messages } from '../messages.js';
+import { isId } from '../platform/ids.js';
 import { parseBrl } from '../pix/money.js';
 import { createRecipientBody } from '../recipients/schemas.js';
 import { presentTransaction } from '../transactions/presenter.js';
@@ -11,6 +13,7 @@ import { NO_FILTER, parseListFilter, type ListFilterForm } from '../pages/filter
 import { checked, field, fieldsOf } from '../pages/forms.js';
 import { RecipientsPage, WithdrawalsPage, type RecipientForm, type WithdrawalForm } from './moneyViews.js';
 import type { DashboardKit, DashboardServices } from './kit.js';
+import { WithdrawalPage } from './withdrawalViews.js';
 
 /** Saques and Destinatários (DESIGN.md §10): money out, on the same services and rules as POST /v1/withdraw and /v1/recipients. */
 export const moneyPages =
@@ -48,6 +51,27 @@ export const moneyPages =
     app.get(
       '/saques',
       asUser(async (request, reply, user) => filteredPage(request, reply, (filter, error) => withdrawalsView(reply, user, { filter, error }))),
+    );
+
+    // A withdrawal's page; another account's (or a charge's, or a malformed id) is the 404 page, as in the API.
+    app.get(
+      '/saques/:id',
+      asUser(async (request, reply, user) => {
+        const id = field(request.params, 'id');
+        if (!isId(id)) throw new NotFoundError(messages.transactionNotFound);
+        const { withdrawal, failure } = await withdrawals.detail(user.accountId, id);
+        if (withdrawal.pixKey === null || withdrawal.pixKeyType === null) throw new NotFoundError(messages.transactionNotFound);
+        const destination = {
+          pixKey: withdrawal.pixKey,
+          pixKeyType: withdrawal.pixKeyType,
+          holder: withdrawal.expectedHolder,
+          recipientId: withdrawal.recipientId,
+        };
+        return send(
+          reply,
+          <WithdrawalPage context={contextOf(reply, user)} withdrawal={presentTransaction(withdrawal)} destination={destination} failure={failure} />,
+        );
+      }),
     );
 
     // DESIGN.md §10: every dashboard withdrawal needs an enrolled TOTP and a fresh code (the API needs only the key).

@@ -18,6 +18,7 @@ import {
   pixKeyTypeName,
 } from '../pages/components.js';
 import type { ListFilterForm } from '../pages/filters.js';
+import { WithdrawalLink } from './withdrawalViews.js';
 
 export type WithdrawalForm = { amount: string; recipientId: string; pixKeyType: string; pixKey: string; description: string };
 type ApprovedRecipient = { recipientId: string; legalName: string; documentMasked: string; label: string | null };
@@ -100,7 +101,7 @@ export function WithdrawalsPage(props: {
           )}
         </p>
       ) : (
-        <DataTable label="Saques" columns={['Criado em', 'Valor', 'Tarifa', 'Status', 'Favorecido']}>
+        <DataTable label="Saques" columns={['Criado em', 'Valor', 'Tarifa', 'Status', 'Favorecido', 'Detalhe']}>
           {props.withdrawals.map((withdrawal) => (
             <tr>
               <td safe>{formatDate(withdrawal.createdAt)}</td>
@@ -114,6 +115,9 @@ export function WithdrawalsPage(props: {
                 <Status status={withdrawal.status} of="withdrawal" />
               </td>
               <td safe>{withdrawal.beneficiary?.name ?? '—'}</td>
+              <td>
+                <WithdrawalLink withdrawal={withdrawal} />
+              </td>
             </tr>
           ))}
         </DataTable>

@@ -38,6 +38,18 @@ export function listRunningInfractionsOf(db: Executor, transactionId: string): P
     .execute();
 }
 
+/** The account's cases of one charge, of any status, the oldest first (the charge's page). */
+export function listInfractionsOf(db: Executor, accountId: string, transactionId: string): Promise<InfractionRow[]> {
+  return db
+    .selectFrom('infractions')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .where('transactionId', '=', transactionId)
+    .orderBy('openedAt')
+    .orderBy('id')
+    .execute();
+}
+
 /** The account's cases, newest first, of one status when given. */
 export function listInfractions(db: Executor, accountId: string, options: { status?: InfractionStatus | undefined; limit: number }): Promise<InfractionRow[]> {
   let query = db.selectFrom('infractions').selectAll().where('accountId', '=', accountId);

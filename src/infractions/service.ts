@@ -106,6 +106,11 @@ export class InfractionService {
     return infraction;
   }
 
+  /** Every case of one of the account's charges, the oldest first. */
+  listOfCharge(accountId: string, transactionId: string): Promise<InfractionRow[]> {
+    return repository.listInfractionsOf(this.db, accountId, transactionId);
+  }
+
   /** The newest `limit` cases, and whether older ones match too. */
   async list(accountId: string, options: { status?: InfractionStatus | undefined; limit: number }): Promise<{ rows: InfractionRow[]; hasMore: boolean }> {
     const rows = await repository.listInfractions(this.db, accountId, { ...options, limit: options.limit + 1 });

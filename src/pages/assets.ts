@@ -7,12 +7,43 @@ a { color: var(--accent); }
 header { background: #fff; border-bottom: 1px solid var(--line); }
 header nav { max-width: 76rem; margin: 0 auto; padding: .25rem 1rem; display: flex; flex-wrap: wrap; align-items: center; column-gap: 1.5rem; }
 header nav .brand { flex: none; font-weight: 700; padding: .5rem 0; }
-/* The menu and Sair in one list: one line beside the brand when the width allows (1280 px, the
-   back-office's queue counts included), else on its own lines below it, wrapping item by item —
-   every item stays visible and in tab order. */
-header nav .menu { flex: 1 1 auto; display: flex; flex-wrap: wrap; align-items: center; gap: 0 .25rem; list-style: none; margin: 0 -.375rem; padding: 0; font-size: .95rem; }
+/* The menu (with Sair) is one list in a details element. On a phone it folds into the "Menu" button,
+   opening as a panel under the header; wider, the button is hidden and the list always shows (even
+   without the script), its groups side by side under their titles, wrapping group by group. */
+header { position: relative; }
+details.menu-fold { flex: 1 1 auto; background: none; border: 0; border-radius: 0; padding: 0; margin: 0; }
+details.menu-fold > summary { list-style: none; display: inline-flex; align-items: center; gap: .5rem; padding: .5rem .75rem; border: 1px solid var(--accent); border-radius: 4px; color: var(--accent); background: #fff; }
+details.menu-fold > summary::-webkit-details-marker { display: none; }
+details.menu-fold > summary::before { content: "\\2261"; content: "\\2261" / ""; font-size: 1.25rem; line-height: 1; }
+details.menu-fold[open] > summary { background: var(--accent); color: #fff; }
+details.menu-fold > summary:focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
+header nav .menu { list-style: none; margin: 0; padding: 0; font-size: .95rem; }
+header nav .menu ul { list-style: none; margin: 0; padding: 0; }
 header nav .menu a, header nav .menu button.link { display: inline-block; padding: .5rem .375rem; white-space: nowrap; }
-header nav .menu .signout { margin-left: auto; }
+header nav .menu .group-title { display: block; color: var(--muted); font-size: .8rem; font-weight: 600; padding: 0 .375rem; }
+@media (width <= 40rem) {
+  header nav { justify-content: space-between; }
+  header nav .brand { flex: 1 1 auto; }
+  details.menu-fold { flex: none; }
+  header nav .menu { position: absolute; left: 0; right: 0; top: 100%; z-index: 10; max-height: calc(100vh - 4rem); overflow-y: auto; background: #fff; border-bottom: 1px solid var(--line); box-shadow: 0 .5rem 1rem rgba(0, 0, 0, .15); padding: .5rem 1rem 1rem; }
+  header nav .menu a, header nav .menu button.link { display: block; padding: .625rem .5rem; }
+  header nav .menu .group { margin-top: .5rem; }
+  header nav .menu .group-title { padding: .25rem .5rem 0; text-transform: uppercase; letter-spacing: .03em; }
+  header nav .menu .signout { border-top: 1px solid var(--line); margin-top: .5rem; }
+  header nav .menu button.link { width: 100%; text-align: left; }
+}
+@media (width > 40rem) {
+  /* The brand and Sair on the first line, the menu's groups on the lines under them. */
+  header nav { position: relative; }
+  details.menu-fold { flex-basis: 100%; }
+  details.menu-fold > summary { display: none; }
+  details.menu-fold::details-content { content-visibility: visible; }
+  header nav .menu { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0 .625rem; margin: 0 -.25rem; font-size: .875rem; }
+  header nav .menu a { padding: .375rem .25rem .5rem; }
+  header nav .menu .group-title { padding: 0 .25rem; }
+  header nav .menu .group ul { display: flex; flex-wrap: wrap; }
+  header nav .menu .signout { position: absolute; top: .25rem; right: .625rem; }
+}
 main { max-width: 76rem; margin: 0 auto; padding: 1rem; }
 h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
@@ -54,6 +85,20 @@ th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line);
 .table-wrap::-webkit-scrollbar-track { background: #eaeef2; }
 .table-wrap::-webkit-scrollbar-thumb { background: #6e7781; border-radius: .3rem; }
 .table-wrap:focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
+/* On a phone a list's table is a card per row: each value after its column's name (the cell's
+   data-label, silent for screen readers, which keep the table's own headers), nothing to scroll. */
+@media (width <= 40rem) {
+  .table-wrap { overflow: visible; background: none; position: relative; }
+  table.cards-narrow, table.cards-narrow > tbody, table.cards-narrow > tbody > tr, table.cards-narrow > tbody > tr > td { display: block; }
+  table.cards-narrow > thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+  table.cards-narrow > tbody > tr { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; margin: 0 0 .75rem; }
+  /* The name floats in the cell's left padding, the value (text, links, a form) keeps its own
+     column beside it and wraps there, anywhere: a code that never breaks on a wide screen (an
+     endToEndId) breaks here rather than widen the page. */
+  table.cards-narrow > tbody > tr > td { display: flow-root; border: 0; padding: .25rem 0 .25rem 9.25rem; overflow-wrap: anywhere; }
+  table.cards-narrow > tbody > tr > td::before { content: attr(data-label); content: attr(data-label) / ""; float: left; width: 8.5rem; margin-left: -9.25rem; font-weight: 600; color: var(--muted); }
+  table.cards-narrow > tbody > tr > td :is(code, .nowrap, .status) { white-space: normal; overflow-wrap: anywhere; }
+}
 .money { white-space: nowrap; }
 .wrap-anywhere { overflow-wrap: anywhere; }
 ul.changes { margin: 0 0 .25rem; padding-left: 1rem; }
@@ -65,7 +110,7 @@ details { background: #fff; border: 1px solid var(--line); border-radius: 4px; p
 summary { cursor: pointer; }
 ul { padding-left: 1.25rem; }
 code.secret { display: inline-block; word-break: break-all; background: #fff; border: 1px solid var(--line); padding: .25rem .5rem; }
-header nav a[aria-current="page"] { font-weight: 700; text-decoration-thickness: 3px; }
+header nav a[aria-current] { font-weight: 700; text-decoration-thickness: 3px; }
 form.filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin: 0 0 .75rem; }
 form.inline { display: inline-flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: end; margin: 0 .5rem .25rem 0; }
 form.inline label { font-weight: 400; font-size: .9rem; }
@@ -127,6 +172,20 @@ window.addEventListener('pageshow', () => {
     button.closest('form')?.removeAttribute('aria-busy');
   }
 });
+// The menu is open on a wide screen (its button hidden) and folded on a phone: "open" follows the
+// width, so screen readers hear the state the screen shows; Escape folds it back to its button.
+const menuFold = document.querySelector('details.menu-fold');
+if (menuFold) {
+  const wide = window.matchMedia('(width > 40rem)');
+  const follow = () => { menuFold.open = wide.matches; };
+  follow();
+  wide.addEventListener('change', follow);
+  menuFold.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || wide.matches || !menuFold.open) return;
+    menuFold.open = false;
+    menuFold.querySelector('summary')?.focus();
+  });
+}
 document.addEventListener('click', async (event) => {
   const button = event.target instanceof Element ? event.target.closest('button[data-copy]') : null;
   if (!button) return;

@@ -1,4 +1,4 @@
-import type { Children } from '@kitajs/html';
+import { contentsToString, escapeHtml, type Children } from '@kitajs/html';
 import { formatBrl } from '../messages.js';
 import { FAVICON_HREF } from '../platform/favicon.js';
 import { PIX_KEY_TYPES } from '../pix/pixKeys.js';
@@ -14,16 +14,89 @@ export const formatDay = (day: string): string => day.split('-').reverse().join(
 export type MenuItem = { href: string; title: string; count?: number | undefined };
 
 /**
+ * A group of the menu (DESIGN.md §24: Receber, Pagar, Conta…) under its title; a group without a
+ * title is a page of its own at the menu's top level (Início, Equipe). A new page is one more item.
+ */
+export type MenuGroup = { title?: string | undefined; items: readonly MenuItem[] };
+
+/**
  * Which site a page belongs to: the merchant dashboard or the service team's back-office; `banner`
  * is what every page of the request shows above its content (the dashboard's MED deadline).
  */
-export type Site = { base: '/dashboard' | '/backoffice'; brand: string; menu: readonly MenuItem[]; banner?: JSX.Element | undefined };
+export type Site = { base: '/dashboard' | '/backoffice'; brand: string; menu: readonly MenuGroup[]; banner?: JSX.Element | undefined };
 
 /**
  * What every page knows of the request: the signed-in user (none on the sign-in pages), the form
- * token and its site (the dashboard when not said).
+ * token, its site (the dashboard when not said) and its path (the menu marks the current page).
  */
-export type PageContext = { csrfToken: string; user?: { email: string; role: string } | undefined; site: Site };
+export type PageContext = { csrfToken: string; user?: { email: string; role: string } | undefined; site: Site; path?: string | undefined };
+
+/**
+ * The menu item of the page at `path`: the one whose address is the longest start of it (a charge's
+ * page is under Cobranças, Vencimento under its own item); a site's home only for itself.
+ */
+export function currentItem(menu: readonly MenuGroup[], base: string, path: string | undefined): MenuItem | undefined {
+  if (path === undefined) return undefined;
+  const items = menu.flatMap((group) => group.items);
+  const matches = items.filter((item) => path === item.href || (item.href !== base && path.startsWith(`${item.href}/`)));
+  return matches.sort((a, b) => b.href.length - a.href.length)[0];
+}
+
+const MenuLink = (props: { item: MenuItem; current: MenuItem | undefined; path: string | undefined }) => (
+  <li>
+    <a href={props.item.href} aria-current={props.item === props.current ? (props.item.href === props.path ? 'page' : 'true') : undefined}>
+      <span safe>{props.item.title}</span>
+      {props.item.count ? (
+        <span class="count" aria-label={`${props.item.count} na fila`} safe>
+          {String(props.item.count)}
+        </span>
+      ) : (
+        ''
+      )}
+    </a>
+  </li>
+);
+
+/**
+ * The site's menu: on a phone one "Menu" button (a details element: Enter and Space open it, no
+ * script needed), on a wider screen always open (CSS, and app.js keeps `open` in step for screen
+ * readers), its groups side by side, each under its title.
+ */
+function Menu(props: { context: PageContext }) {
+  const { site, path, csrfToken } = props.context;
+  const current = currentItem(site.menu, site.base, path);
+  return (
+    <details class="menu-fold">
+      <summary>Menu</summary>
+      <ul class="menu">
+        {site.menu.map((group, index) =>
+          group.title ? (
+            <li class="group">
+              <span class="group-title" id={`menu-grupo-${index}`} safe>
+                {group.title}
+              </span>
+              <ul aria-labelledby={`menu-grupo-${index}`}>
+                {group.items.map((item) => (
+                  <MenuLink item={item} current={current} path={path} />
+                ))}
+              </ul>
+            </li>
+          ) : (
+            group.items.map((item) => <MenuLink item={item} current={current} path={path} />)
+          ),
+        )}
+        <li class="signout">
+          <form method="post" action={`${site.base}/sair`}>
+            <CsrfField token={csrfToken} />
+            <button type="submit" class="link">
+              Sair
+            </button>
+          </form>
+        </li>
+      </ul>
+    </details>
+  );
+}
 
 /** The API's statuses as the dashboard names them; the API's own word stays in the page's code for support. */
 const STATUS_NAMES: Record<string, string> = {
@@ -138,36 +211,7 @@ export function Layout(props: { title: string; context: PageContext; children?: 
               <span class="brand" safe>
                 {site.brand}
               </span>
-              {props.context.user ? (
-                <>
-                  <ul class="menu">
-                    {site.menu.map((item) => (
-                      <li>
-                        <a href={item.href} aria-current={item.title === props.title ? 'page' : undefined}>
-                          <span safe>{item.title}</span>
-                          {item.count ? (
-                            <span class="count" aria-label={`${item.count} na fila`} safe>
-                              {String(item.count)}
-                            </span>
-                          ) : (
-                            ''
-                          )}
-                        </a>
-                      </li>
-                    ))}
-                    <li class="signout">
-                      <form method="post" action={`${site.base}/sair`}>
-                        <CsrfField token={props.context.csrfToken} />
-                        <button type="submit" class="link">
-                          Sair
-                        </button>
-                      </form>
-                    </li>
-                  </ul>
-                </>
-              ) : (
-                ''
-              )}
+              {props.context.user ? <Menu context={props.context} /> : ''}
             </nav>
           </header>
           <main id="conteudo">
@@ -257,32 +301,56 @@ export function NotOffered(props: { mayAct: boolean; needsTotp?: boolean; totpEn
   return '';
 }
 
-/** A table that may scroll sideways on a phone: a named region the keyboard can reach and scroll. */
+/** A table that may scroll sideways (a wide screen's long row): a named region the keyboard can reach and scroll. */
 const ScrollRegion = (props: { label: string; children?: Children }) => (
   <div class="table-wrap" tabindex="0" role="region" aria-label={props.label}>
     {props.children}
   </div>
 );
 
-/** Rows (`children`) under their column headings, in a scroll region named `label`; a column given as false is left out (one the role does not act in). */
-export const DataTable = (props: { label: string; columns: readonly (string | false)[]; children?: Children }) => (
-  <ScrollRegion label={props.label}>
-    <table>
-      <thead>
-        <tr>
-          {props.columns
-            .filter((column) => column !== false)
-            .map((column) => (
-              <th scope="col" safe>
+/**
+ * Each body cell of `rows` (the rows the list views write, one `<td>` per column, no nested tables)
+ * with its column's name as `data-label` and the roles of a table: a phone shows each row as a card
+ * with the name before each value (CSS), and a card's CSS display must not cost screen readers the
+ * table's rows and cells.
+ */
+export function labelCells(rows: string, columns: readonly string[]): string {
+  return rows.replace(/<tr\b([^>]*)>([\s\S]*?)<\/tr>/g, (_row, attributes: string, cells: string) => {
+    let index = 0;
+    const labelled = cells.replace(/<td\b/g, () => {
+      const column = columns[index++];
+      return column === undefined ? '<td role="cell"' : `<td role="cell" data-label="${escapeHtml(column)}"`;
+    });
+    return `<tr role="row"${attributes}>${labelled}</tr>`;
+  });
+}
+
+/**
+ * Rows (`children`) under their column headings, in a region named `label`: a table on a wide
+ * screen, a card per row on a phone (each value after its column's name); a column given as false
+ * is left out (one the role does not act in).
+ */
+export function DataTable(props: { label: string; columns: readonly (string | false)[]; children?: Children }): JSX.Element {
+  const columns = props.columns.filter((column) => column !== false);
+  const table = (rows: string) => (
+    <ScrollRegion label={props.label}>
+      <table class="cards-narrow" role="table">
+        <thead role="rowgroup">
+          <tr role="row">
+            {columns.map((column) => (
+              <th scope="col" role="columnheader" safe>
                 {column}
               </th>
             ))}
-        </tr>
-      </thead>
-      <tbody>{props.children}</tbody>
-    </table>
-  </ScrollRegion>
-);
+          </tr>
+        </thead>
+        <tbody role="rowgroup">{labelCells(rows, columns)}</tbody>
+      </table>
+    </ScrollRegion>
+  );
+  const rows = contentsToString([props.children]);
+  return typeof rows === 'string' ? table(rows) : rows.then(table);
+}
 
 const KEY_TYPE_NAMES: Record<string, string> = { cpf: 'CPF', cnpj: 'CNPJ', email: 'E-mail', phone: 'Telefone (+55…)', evp: 'Chave aleatória' };
 

@@ -108,7 +108,12 @@ export async function pageStack<U extends SignedInPerson>(app: FastifyInstance, 
       .code(status)
       .type('text/html; charset=utf-8')
       .send(await page);
-  const contextOf = (reply: FastifyReply, user?: U): PageContext => ({ csrfToken: reply.generateCsrf(), user, site: options.siteFor(reply.request) });
+  const contextOf = (reply: FastifyReply, user?: U): PageContext => ({
+    csrfToken: reply.generateCsrf(),
+    user,
+    site: options.siteFor(reply.request),
+    path: reply.request.url.split('?')[0],
+  });
   const tokenOf = (request: FastifyRequest) => request.cookies[sessionCookie] ?? '';
   const sessionOf = async (request: FastifyRequest) => {
     const token = tokenOf(request);

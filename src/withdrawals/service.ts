@@ -72,6 +72,22 @@ export type WithdrawalResult = { outcome: 'created' | 'replayed' | 'indeterminat
 /** An attempt's result, and the provider's reason when it refused the withdrawal (failed, debit returned). */
 type AttemptResult = WithdrawalResult & { refusedAs?: string };
 
+/**
+ * Why a withdrawal ended without paying (its page): the DICT's fraud mark, the PSP's refusal at
+ * submission, a send that never reached the PSP, the PSP's later failure, the service team's refusal.
+ */
+export type WithdrawalFailure = 'fraud_marked' | 'refused' | 'not_sent' | 'failed' | 'rejected_by_team';
+
+/** A failed withdrawal's reason, from the last answer its send recorded. */
+function failureOf(row: TransactionRow, history: readonly ProviderSendNote[]): WithdrawalFailure | null {
+  if (row.status === WITHDRAWAL.reject.to) return 'rejected_by_team';
+  if (row.status !== WITHDRAWAL.fail.to) return null;
+  const last = history.findLast((entry) => entry.step !== 'decision');
+  if (last?.answer === 'rejected') return last.detail === FRAUD_MARKED_REFUSAL ? 'fraud_marked' : 'refused';
+  if (last?.answer === 'not_sent') return 'not_sent';
+  return 'failed';
+}
+
 /** The statuses of a debited withdrawal whose outcome at the PSP is not known yet. */
 const SENDING: ReadonlySet<string> = new Set([WITHDRAWAL.submit.to, WITHDRAWAL.loseTrack.to]);
 
@@ -564,6 +580,13 @@ export class WithdrawalService {
     const row = await findTransaction(this.db, accountId, transactionId);
     if (!row || row.type !== 'withdrawal') throw new NotFoundError(messages.transactionNotFound);
     return row;
+  }
+
+  /** One of the account's withdrawals with why it failed, when it did (the dashboard's page); another's is not found. */
+  async detail(accountId: string, transactionId: string): Promise<{ withdrawal: TransactionRow; failure: WithdrawalFailure | null }> {
+    const withdrawal = await this.findWithdrawal(accountId, transactionId);
+    const send = withdrawal.status === WITHDRAWAL.fail.to ? await sends.findSend(this.db, withdrawal.id) : undefined;
+    return { withdrawal, failure: failureOf(withdrawal, send?.history ?? []) };
   }
 
   /**

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { signedInOperator } from '../helpers/backoffice.js';
-import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
+import { expectAccessible, launchBrowser, screenshot, menuLink } from '../helpers/browser.js';
 import { postFromPage, signedInUser } from '../helpers/dashboard.js';
 import { backend, startGateway, type Gateway } from '../helpers/gateway.js';
 
@@ -54,7 +54,7 @@ describe(`back-office: Marcações de fraude (${backend})`, () => {
   it('compliance adds a document and a key, sees them masked, is told what is wrong, and removes one; each change audited', async () => {
     const { page, operatorId } = await signedInOperator(gateway, browser, 'compliance');
     // Reached from Alertas (the menu has no room for one more item at 1280 px with its queue counts).
-    await page.getByRole('link', { name: 'Alertas' }).click();
+    await (await menuLink(page, 'Alertas')).click();
     await page.getByRole('link', { name: 'Marcações de fraude' }).click();
     await page.waitForURL(`${gateway.url}/backoffice/marcacoes`);
     expect(await page.getByText('Nenhuma marcação ativa.').count()).toBe(1);
@@ -136,7 +136,7 @@ describe(`dashboard: a recipient with a fraud-marked key (${backend})`, () => {
     expect((await gateway.admin('POST', '/admin/v1/fraud-marks', { kind: 'key', value: 'golpe@example.com', reason: 'denúncia' })).status).toBe(201);
     const merchant = await gateway.createMerchant();
     const { page } = await signedInUser(gateway, browser, merchant.accountId, 'finance', { totp: true });
-    await page.getByRole('link', { name: 'Destinatários' }).click();
+    await (await menuLink(page, 'Destinatários')).click();
     await page.getByLabel('Nome ou razão social').fill('Recebedor Suspeito');
     await page.getByLabel('Documento (CPF ou CNPJ)').fill('111.444.777-35');
     await page.getByLabel('Tipo da chave PIX').selectOption('email');

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatBrl, messages } from '../../src/messages.js';
 import { signedInOperator } from '../helpers/backoffice.js';
-import { breakableMoney, expectAccessible, launchBrowser, screenshot, tableRegions } from '../helpers/browser.js';
+import { breakableMoney, expectAccessible, launchBrowser, screenshot, tableRegions, menuLink } from '../helpers/browser.js';
 import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { endToEndIdOf, insertTransactions, seeded, type SeededTransaction } from '../helpers/history.js';
 
@@ -82,7 +82,7 @@ const paidCharges = (rows: SeededTransaction[]) => rows.filter((row) => row.type
 describe('Transações of every account', { timeout: 120_000 }, () => {
   it('newest first, 50 a page, each row linked to its account; Conta and Tipo filters in the address; the back button', async () => {
     const { page } = await signedInOperator(gateway, browser, 'support');
-    await page.getByRole('navigation', { name: 'Principal' }).getByRole('link', { name: 'Transações' }).click();
+    await (await menuLink(page, 'Transações')).click();
     await page.waitForURL(`${gateway.url}/backoffice/transacoes`);
     expect(await amountsOn(page)).toEqual(amountsOf(all.slice(0, 50)));
     const firstRow = all[0];
@@ -261,7 +261,7 @@ describe('at 390 and 1280 px', { timeout: 120_000 }, () => {
         for (const width of [1280, 390] as const) {
           await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
           await page.reload();
-          await expect(page.getByRole('link', { name: 'Transações' }).first().getAttribute('aria-current')).resolves.toBe('page');
+          await expect((await menuLink(page, 'Transações')).getAttribute('aria-current')).resolves.toBe('page');
           const regions = await tableRegions(page);
           expect(regions.map(({ role: regionRole, label, tabIndex }) => ({ role: regionRole, label, tabIndex }))).toEqual([
             { role: 'region', label: 'Transações', tabIndex: 0 },

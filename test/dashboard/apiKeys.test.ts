@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { UserRole } from '../../src/platform/schema.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
-import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
+import { expectAccessible, launchBrowser, screenshot, menuLink } from '../helpers/browser.js';
 import { postFromPage as postWithToken, signedInPage as signIn } from '../helpers/dashboard.js';
 import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
@@ -31,7 +31,7 @@ const balanceWith = (apiKey: string) => fetch(`${gateway.url}/v1/balance`, { hea
 describe('Chaves de API', () => {
   it('an owner with TOTP creates a key, shown once, that the API accepts; revoked, the API refuses it', async () => {
     const page = await signedInPage(merchant.accountId, 'owner', { totp: true });
-    await page.getByRole('link', { name: 'Chaves de API' }).click();
+    await (await menuLink(page, 'Chaves de API')).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Chaves de API');
     expect(await page.getByRole('link', { name: '/docs' }).getAttribute('href')).toBe('/docs');
     expect(await page.locator('main code').first().textContent()).toBe('Authorization: Bearer <chave>');

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import type { UserRole } from '../../src/platform/schema.js';
 import { createCharge, readTransaction } from '../helpers/api.js';
-import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
+import { expectAccessible, launchBrowser, screenshot, menuLink } from '../helpers/browser.js';
 import { postFromPage, signedInPage as signIn } from '../helpers/dashboard.js';
 import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
@@ -43,7 +43,7 @@ async function fillCharge(page: Page, values: { amount: string; phone?: string }
 describe('Cobranças', () => {
   it('creates a charge from the form and shows its QR image, which decodes to the copy-and-paste code', async () => {
     const page = await signedInPage(merchant.accountId, 'finance');
-    await page.getByRole('link', { name: 'Cobranças' }).click();
+    await (await menuLink(page, 'Cobranças')).click();
     await expect.poll(() => page.getByText('Nenhuma cobrança ainda').count()).toBe(1);
     await expectAccessible(page);
     await fillCharge(page, { amount: '1.234,56' });

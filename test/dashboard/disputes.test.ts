@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import type { UserRole } from '../../src/platform/schema.js';
 import { createCharge } from '../helpers/api.js';
-import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
+import { expectAccessible, launchBrowser, screenshot, menuLink } from '../helpers/browser.js';
 import { postFromPage as postWithToken, signedInPage as signIn } from '../helpers/dashboard.js';
 import { startGateway, type Gateway, type Merchant, NO_CHARGE_FEES } from '../helpers/gateway.js';
 
@@ -92,9 +92,9 @@ describe('Disputas', () => {
   it('a new account has no disputes, and the page says what will appear there', async () => {
     const merchant = await gateway.createMerchant(NO_CHARGE_FEES);
     const page = await signedInPage(merchant.accountId, 'owner');
-    await page.getByRole('link', { name: 'Disputas' }).click();
+    await (await menuLink(page, 'Disputas')).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Disputas');
-    expect(await page.getByRole('link', { name: 'Disputas' }).getAttribute('aria-current')).toBe('page');
+    expect(await (await menuLink(page, 'Disputas')).getAttribute('aria-current')).toBe('page');
     expect(await page.getByText(EMPTY_STATE, { exact: true }).count()).toBe(1);
     expect(await page.locator('article').count()).toBe(0);
     await expectAccessible(page);
@@ -104,7 +104,7 @@ describe('Disputas', () => {
   it('finance sees an open case with amount, status, deadline and charge link, sends a defense, and the API reads it', async () => {
     const { merchant, transactionId, infractionId, opened } = await merchantWithCase();
     const page = await signedInPage(merchant.accountId, 'finance');
-    await page.getByRole('link', { name: 'Disputas' }).click();
+    await (await menuLink(page, 'Disputas')).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Disputas');
 
     const card = caseCard(page, infractionId);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatBrl, messages } from '../../src/messages.js';
 import { dayAfter, dayStart } from '../../src/platform/saoPauloDay.js';
 import { fund } from '../helpers/api.js';
-import { breakableMoney, expectAccessible, launchBrowser, screenshot, tableRegions } from '../helpers/browser.js';
+import { breakableMoney, expectAccessible, launchBrowser, screenshot, tableRegions, menuLink } from '../helpers/browser.js';
 import { signedInPage } from '../helpers/dashboard.js';
 import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { endToEndIdOf, insertTransactions, seeded, type SeededTransaction } from '../helpers/history.js';
@@ -75,7 +75,7 @@ const addressOf = (page: Page) => {
 describe('Transações: one page at a time, the filters and the cursor in the address', { timeout: 120_000 }, () => {
   it('pages of 50 newest first; Próxima página and the back button keep every filter; Mais recentes returns to the first', async () => {
     const page = await signedInPage(gateway, browser, merchant.accountId, 'viewer', { totp: false });
-    await page.getByRole('navigation', { name: 'Principal' }).getByRole('link', { name: 'Transações' }).click();
+    await (await menuLink(page, 'Transações')).click();
     await page.waitForURL(`${gateway.url}/dashboard/transacoes`);
     expect(await amountsOn(page)).toEqual(amountsOf(rows.slice(0, 50)));
     await expect(page.getByRole('link', { name: 'Mais recentes' }).count()).resolves.toBe(0);
@@ -359,8 +359,8 @@ describe('Extratos', { timeout: 120_000 }, () => {
     while ((await gateway.services.history.closeDays()) > 0);
     const secondDay = dayOf(new Date(gateway.clock.now().getTime() - 86_400_000));
     page = await signedInPage(gateway, browser, fresh.accountId, 'viewer', { totp: false });
-    await page.getByRole('link', { name: 'Transações' }).first().click();
-    await page.getByRole('link', { name: 'Extratos' }).click();
+    await (await menuLink(page, 'Transações')).click();
+    await (await menuLink(page, 'Extratos')).click();
     await page.waitForURL(`${gateway.url}/dashboard/extratos`);
     const region = page.getByRole('region', { name: 'Extratos' });
     const cells = async (index: number) => (await region.locator('tbody tr').nth(index).locator('td').allTextContents()).map((text) => text.trim());

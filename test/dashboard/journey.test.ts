@@ -2,7 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { fund } from '../helpers/api.js';
-import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
+import { expectAccessible, launchBrowser, screenshot, menuLink, openMenu } from '../helpers/browser.js';
 import { codeFor, PASSWORD } from '../helpers/dashboard.js';
 import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -51,7 +51,7 @@ describe('a new merchant in the dashboard', () => {
     await page.waitForURL(url('/dashboard'));
 
     // TOTP: the secret read from the page, confirmed with the code an authenticator would show.
-    await page.getByRole('link', { name: 'Segurança' }).click();
+    await (await menuLink(page, 'Segurança')).click();
     await page.getByRole('button', { name: 'Ativar verificação em duas etapas' }).click();
     const secret = ((await page.locator('code.secret').textContent()) ?? '').trim();
     await page.getByLabel('Código').fill(codeFor(gateway, secret));
@@ -59,6 +59,7 @@ describe('a new merchant in the dashboard', () => {
     await expect.poll(() => page.getByRole('status').textContent()).toBe(messages.totpEnrolled);
 
     // Out and in again, now with the code.
+    await openMenu(page);
     await page.getByRole('button', { name: 'Sair' }).click();
     await page.waitForURL(url('/dashboard/entrar'));
     await page.getByLabel('E-mail').fill(email);
@@ -71,7 +72,7 @@ describe('a new merchant in the dashboard', () => {
     await page.waitForURL(url('/dashboard'));
 
     // An API key, shown once, that the API accepts; its last use appears on the page.
-    await page.getByRole('link', { name: 'Chaves de API' }).click();
+    await (await menuLink(page, 'Chaves de API')).click();
     await page.getByRole('button', { name: 'Criar chave' }).click();
     const apiKey = ((await page.getByRole('status').locator('code.secret').textContent()) ?? '').trim();
     const balance = await gateway.call<{ available: number }>('GET', '/v1/balance', { key: apiKey });
@@ -82,7 +83,7 @@ describe('a new merchant in the dashboard', () => {
     await expectAccessible(page);
 
     // A webhook URL; a payment's delivery is in the history and is resent.
-    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await (await menuLink(page, 'Webhooks')).click();
     await page.getByLabel('URL').fill(receiver.url('/jornada'));
     await page.getByRole('button', { name: 'Adicionar URL' }).click();
     await expect.poll(() => page.getByRole('status').locator('code.secret').count()).toBe(1);
@@ -106,7 +107,7 @@ describe('a new merchant in the dashboard', () => {
     expect(receiver.received[1]?.headers['webhook-id']).toBe(receiver.received[0]?.headers['webhook-id']);
 
     // A charge from the form, with its QR image and copy-and-paste code.
-    await page.getByRole('link', { name: 'Cobranças' }).click();
+    await (await menuLink(page, 'Cobranças')).click();
     await page.getByText('Nova cobrança').click();
     await page.getByLabel('Valor (R$)').fill('25,00');
     await page.getByLabel('Nome do cliente').fill('Bruno Lima');
@@ -121,7 +122,7 @@ describe('a new merchant in the dashboard', () => {
     // A withdrawal with a fresh code; the balance goes down by the amount and the fee.
     await fund(gateway, merchant, 10_000);
     const before = (await gateway.call<{ available: number }>('GET', '/v1/balance', { key: apiKey })).body.available;
-    await page.getByRole('link', { name: 'Saques' }).click();
+    await (await menuLink(page, 'Saques')).click();
     await page.getByLabel('Valor (R$)').fill('30,00');
     await page.getByLabel('Chave PIX', { exact: true }).fill('52998224725');
     gateway.clock.advance(30_000);
@@ -139,6 +140,7 @@ describe('a new merchant in the dashboard', () => {
     await screenshot(page, 'jornada-saque');
 
     // Sign-out: the pages ask for the sign-in again.
+    await openMenu(page);
     await page.getByRole('button', { name: 'Sair' }).click();
     await page.waitForURL(url('/dashboard/entrar'));
     await page.goto(url('/dashboard/saques'));

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatBrl, messages } from '../../src/messages.js';
 import { balanceOf, createCharge, fund, paidCharge, readTransaction, reviewRecipient } from '../helpers/api.js';
-import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
+import { expectAccessible, launchBrowser, screenshot, menuLink } from '../helpers/browser.js';
 import { nextCode, postFromPage, signedInPage, signedInUser } from '../helpers/dashboard.js';
 import { NO_CHARGE_FEES, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
@@ -54,7 +54,7 @@ describe('Saques', () => {
     const merchant = await fundedMerchant(50_000);
     const user = await signedInUser(gateway, browser, merchant.accountId, 'finance', { totp: true });
     const { page } = user;
-    await page.getByRole('link', { name: 'Saques' }).click();
+    await (await menuLink(page, 'Saques')).click();
     expect(await page.getByText('Saldo sacável:').textContent()).toBe('Saldo sacável: R$ 500,00');
     await expect.poll(() => page.getByText('Nenhum saque ainda.').count()).toBe(1);
     await expectAccessible(page);
@@ -105,6 +105,7 @@ describe('Saques', () => {
     const withoutTotp = await signedInPage(gateway, browser, merchant.accountId, 'owner', { totp: false });
     await withoutTotp.goto(`${gateway.url}/dashboard/saques`);
     expect(await withoutTotp.getByRole('button', { name: 'Sacar' }).count()).toBe(0);
+    await menuLink(withoutTotp, 'Segurança'); // the menu open: its link and the page's
     expect(await withoutTotp.getByRole('link', { name: 'Segurança' }).count()).toBe(2);
     const form = { amount: '10,00', recipientId: '', pixKeyType: 'cpf', pixKey: HOLDER_CPF, description: '', code: '123456' };
     const forged = await postFromPage(gateway, withoutTotp, '/dashboard/saques', form);
@@ -163,7 +164,7 @@ describe('Destinatários', () => {
     const merchant = await fundedMerchant(50_000);
     const user = await signedInUser(gateway, browser, merchant.accountId, 'finance', { totp: true });
     const { page } = user;
-    await page.getByRole('link', { name: 'Destinatários' }).click();
+    await (await menuLink(page, 'Destinatários')).click();
     await expect.poll(() => page.getByText('Nenhum destinatário.', { exact: false }).count()).toBe(1);
     // With no recipient yet, the form is open.
     await expect(page.getByLabel('Nome ou razão social').isVisible()).resolves.toBe(true);
@@ -186,7 +187,7 @@ describe('Destinatários', () => {
     await page.reload();
     expect(await page.locator('tbody tr td').nth(3).textContent()).toBe('Aprovado');
 
-    await page.getByRole('link', { name: 'Saques' }).click();
+    await (await menuLink(page, 'Saques')).click();
     await fillWithdrawal(page, { amount: '20,00', destination: 'Fornecedora · ***.444.777-**', key: THIRD_PARTY_CPF, code: nextCode(gateway, user.secret) });
     await expect.poll(() => page.getByRole('status').textContent()).toBe(messages.withdrawalSent);
     const withdrawals = await gateway.database.db
@@ -236,7 +237,7 @@ describe('Destinatários: a company with an alphanumeric CNPJ', () => {
     const merchant = await fundedMerchant(50_000);
     const user = await signedInUser(gateway, browser, merchant.accountId, 'finance', { totp: true });
     const { page } = user;
-    await page.getByRole('link', { name: 'Destinatários' }).click();
+    await (await menuLink(page, 'Destinatários')).click();
     await page.getByLabel('Nome ou razão social').fill('Empresa Nova LTDA');
     await page.getByLabel('Documento (CPF ou CNPJ)').fill('12.abc.345/01de-36');
     await page.getByLabel('Tipo do documento').selectOption('cnpj');
@@ -261,7 +262,7 @@ describe('Destinatários: a company with an alphanumeric CNPJ', () => {
     expect(pending.body.recipients).toEqual([expect.objectContaining({ document: '12ABC34501DE35', pixKey: '12ABC34501DE35' })]);
     const recipientId = pending.body.recipients[0]?.recipientId ?? '';
     expect((await reviewRecipient(gateway, merchant, recipientId, 'approve')).status).toBe(200);
-    await page.getByRole('link', { name: 'Saques' }).click();
+    await (await menuLink(page, 'Saques')).click();
     await fillWithdrawal(page, {
       amount: '20,00',
       destination: 'Empresa Nova LTDA · **.ABC.345/01DE-**',

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { dayAfter, dayOf } from '../../src/platform/saoPauloDay.js';
 import type { UserRole } from '../../src/platform/schema.js';
-import { breakableMoney, expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
+import { breakableMoney, expectAccessible, launchBrowser, screenshot, menuLink } from '../helpers/browser.js';
 import { postFromPage, signedInPage as signIn } from '../helpers/dashboard.js';
 import { backend, startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
@@ -108,7 +108,7 @@ describe(`Recorrências (${backend})`, () => {
       retryPolicy: 'none',
     });
     const page = await signedInPage(merchant.accountId, 'finance');
-    await page.getByRole('link', { name: 'Cobranças', exact: true }).click();
+    await (await menuLink(page, 'Cobranças')).click();
     await page.getByRole('link', { name: 'Recorrências (Pix Automático)' }).click();
     await page.waitForURL(/\/dashboard\/recorrencias$/);
     const variableRow = await readByApi(merchant, variable);
@@ -208,8 +208,8 @@ describe(`Recorrências (${backend})`, () => {
     const { id } = await recurrenceWithCycles(merchant);
     const page = await signedInPage(merchant.accountId, 'owner');
     await page.goto(`${gateway.url}/dashboard/recorrencias/${id}`);
-    // Right after the menu (Sair, its last item), the first stop of the content is the cancel button.
-    await page.getByRole('button', { name: 'Sair' }).focus();
+    // Right after the menu (folded into its Menu button at 390 px), the first stop of the content is the cancel button.
+    await page.getByRole('navigation', { name: 'Principal' }).getByText('Menu', { exact: true }).focus();
     await page.keyboard.press('Tab');
     expect((await page.locator(':focus').textContent())?.trim()).toBe('Cancelar recorrência');
     await Promise.all([
@@ -252,8 +252,8 @@ describe(`Recorrências (${backend})`, () => {
     const page = await signedInPage(merchant.accountId, 'owner');
     await page.goto(`${gateway.url}/dashboard/recorrencias/${id}`);
     expect(await valueOf(page, 'Dias úteis')).toBe('Não: os ciclos vencem em dias corridos');
-    // Right after the menu, the first stop of the content is the amount.
-    await page.getByRole('button', { name: 'Sair' }).focus();
+    // Right after the menu (its Menu button), the first stop of the content is the amount.
+    await page.getByRole('navigation', { name: 'Principal' }).getByText('Menu', { exact: true }).focus();
     await page.keyboard.press('Tab');
     expect(await page.locator(':focus').getAttribute('name')).toBe('amount');
     await page.keyboard.type('90,00');

@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import { fund } from '../helpers/api.js';
-import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
+import { expectAccessible, launchBrowser, screenshot, menuLink, openMenu } from '../helpers/browser.js';
 import { codeFor, PASSWORD } from '../helpers/dashboard.js';
 import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
@@ -76,7 +76,7 @@ describe('dashboard sign-in in a browser', { timeout: 60_000 }, () => {
     await expectAccessible(page);
     await screenshot(page, 'inicio');
 
-    await page.getByRole('link', { name: 'Segurança' }).click();
+    await (await menuLink(page, 'Segurança')).click();
     await page.getByRole('button', { name: 'Ativar verificação em duas etapas' }).click();
     const secret = (await page.locator('code.secret').textContent()) ?? '';
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
@@ -91,6 +91,7 @@ describe('dashboard sign-in in a browser', { timeout: 60_000 }, () => {
     await expect.poll(() => page.getByRole('status').textContent()).toBe(messages.totpEnrolled);
     await screenshot(page, 'seguranca');
 
+    await openMenu(page);
     await page.getByRole('button', { name: 'Sair' }).click();
     await page.waitForURL(`${gateway.url}/dashboard/entrar`);
     await page.goto(`${gateway.url}/dashboard`);

@@ -4,7 +4,7 @@ import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import type { UserRole } from '../../src/platform/schema.js';
-import { breakableMoney, expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
+import { breakableMoney, expectAccessible, launchBrowser, screenshot, menuLink } from '../helpers/browser.js';
 import { postFromPage, signedInPage as signIn } from '../helpers/dashboard.js';
 import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 
@@ -73,7 +73,7 @@ describe('QR Codes estáticos', () => {
   it('from Cobranças, creates a code with a fixed amount: its page shows the QR image, which decodes to the copy-and-paste code', async () => {
     const merchant = await gateway.createMerchant(FEES);
     const page = await signedInPage(merchant.accountId, 'finance');
-    await page.getByRole('link', { name: 'Cobranças', exact: true }).click();
+    await (await menuLink(page, 'Cobranças')).click();
     await page.getByRole('link', { name: 'QR Codes estáticos' }).click();
     await page.waitForURL(/\/dashboard\/qr-estaticos$/);
     expect(await page.locator('.empty').innerText()).toContain('Nenhum QR Code estático ainda.');

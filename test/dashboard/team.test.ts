@@ -4,7 +4,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/messages.js';
 import type { UserRole } from '../../src/platform/schema.js';
-import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
+import { expectAccessible, launchBrowser, screenshot, menuLink } from '../helpers/browser.js';
 import { nextCode, PASSWORD, postFromPage, signedInUser, type SignedInUser } from '../helpers/dashboard.js';
 import { startGateway, type Gateway } from '../helpers/gateway.js';
 
@@ -175,7 +175,7 @@ describe('Equipe: invitations', { timeout: 90_000 }, () => {
     const merchant = await gateway.createMerchant();
     const owner = await signedIn(merchant.accountId, 'owner', { totp: true });
     const { page } = owner;
-    await page.getByRole('link', { name: 'Equipe' }).click();
+    await (await menuLink(page, 'Equipe')).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Equipe');
     expect(await rowOf(page, `${owner.email} (você)`).getByRole('cell').nth(1).textContent()).toBe('Owner');
     await expectAccessible(page);
@@ -509,7 +509,7 @@ describe('Segurança: sessions', { timeout: 90_000 }, () => {
     const { page } = user;
     const thisToken = await sessionTokenOf(page.context());
 
-    await page.getByRole('link', { name: 'Segurança' }).click();
+    await (await menuLink(page, 'Segurança')).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Segurança');
     const sessions = page.getByRole('region', { name: 'Sessões' }).locator('tbody tr');
     expect((await sessions.locator('td:nth-child(3)').allTextContents()).sort()).toEqual(['Esta sessão', 'Outra sessão']);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { messages } from '../../src/messages.js';
 import type { UserRole } from '../../src/platform/schema.js';
 import { paidCharge } from '../helpers/api.js';
-import { expectAccessible, launchBrowser, screenshot } from '../helpers/browser.js';
+import { expectAccessible, launchBrowser, screenshot, menuLink } from '../helpers/browser.js';
 import { postFromPage as postWithToken, signedInPage as signIn } from '../helpers/dashboard.js';
 import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -38,7 +38,7 @@ const postFromPage = (page: Page, path: string) => postWithToken(gateway, page, 
 describe('Webhooks page', () => {
   it('add a URL, receive a delivery, read it in the history, resend it, rotate the secret, delete the URL', async () => {
     const page = await signedInPage(merchant.accountId, 'owner');
-    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await (await menuLink(page, 'Webhooks')).click();
     await expect.poll(() => page.getByText('Nenhuma URL cadastrada').count()).toBe(1);
     await expectAccessible(page);
     await page.getByLabel('URL').fill(receiver.url('/painel'));

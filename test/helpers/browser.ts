@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 /** Debian's chromium (installed by .ci/run with apt-get), never a downloaded browser. */
@@ -27,22 +27,45 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true });
 }
 
-/** Where the header sits: the vertical centre and right edge of the brand and of each menu item (Sair included), and the page's width. */
-export type MenuLayout = { labels: string[]; centres: number[]; rights: number[]; scrollWidth: number; viewport: number };
+/**
+ * The header's menu: its links' names in order (Sair included), whether it is folded into the Menu
+ * button (a phone), the right edge of every item showing, the group titles showing, the page's width.
+ */
+export type MenuLayout = { labels: string[]; folded: boolean; groups: string[]; rights: number[]; scrollWidth: number; viewport: number };
 
 export async function menuLayout(page: Page): Promise<MenuLayout> {
   return page.evaluate<MenuLayout>(`(() => {
     const nav = document.querySelector('header nav');
-    const items = [nav.querySelector('.brand'), ...nav.querySelectorAll('.menu > li')];
-    const boxes = items.map((element) => element.getBoundingClientRect());
+    // checkVisibility: false inside a closed details element too (its content is not rendered).
+    const shown = (element) => element.checkVisibility({ visibilityProperty: true });
+    const items = [...nav.querySelectorAll('.menu a, .menu button')];
+    const summary = nav.querySelector('details.menu-fold > summary');
+    const visible = [nav.querySelector('.brand'), summary, ...items].filter((element) => element && shown(element));
     return {
-      labels: items.map((element) => element.textContent.trim()),
-      centres: boxes.map((box) => Math.round(box.top + box.height / 2)),
-      rights: boxes.map((box) => Math.round(box.right)),
+      labels: items.map((element) => element.querySelector('span')?.textContent.trim() ?? element.textContent.trim()),
+      folded: shown(summary) && !nav.querySelector('details.menu-fold').open,
+      groups: [...nav.querySelectorAll('.menu .group-title')].filter(shown).map((element) => element.textContent.trim()),
+      rights: visible.map((element) => Math.round(element.getBoundingClientRect().right)),
       scrollWidth: document.documentElement.scrollWidth,
       viewport: window.innerWidth,
     };
   })()`);
+}
+
+/**
+ * A link of the site's menu (by its name), the Menu button opened first when the menu is folded
+ * (a phone): what a person does to reach a page.
+ */
+export async function menuLink(page: Page, name: string): Promise<Locator> {
+  await openMenu(page);
+  return page.getByRole('navigation', { name: 'Principal' }).getByRole('link', { name }).first();
+}
+
+/** Opens the menu with its Menu button when it is folded (a phone); a wide screen's is open already. */
+export async function openMenu(page: Page): Promise<void> {
+  const nav = page.getByRole('navigation', { name: 'Principal' });
+  const open = await nav.locator('details.menu-fold').evaluate((element) => Reflect.get(element, 'open') === true);
+  if (!open) await nav.getByText('Menu', { exact: true }).click();
 }
 
 /** Each table's scroll region: its role, name and tab stop, and whether its table is wider than it (it scrolls). */

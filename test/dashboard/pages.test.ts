@@ -223,8 +223,11 @@ describe('dashboard pages at 390 and 1280 px', { timeout: 120_000 }, () => {
     await page.goto(`${gateway.url}/dashboard`);
     const region = page.getByRole('region', { name: 'Últimas transações' });
     expect(await region.getByRole('cell', { name: 'R$ 7,77' }).count()).toBe(1);
-    expect((await tableRegions(page)).map((table) => table.scrolls)).toEqual([false]);
-    expect(await page.evaluate<string>(`getComputedStyle(document.querySelector('td'), '::before').content`)).toMatch(/^"Data"/);
+    // Two tables: the latest transactions and the chart's table alternative; neither scrolls.
+    expect((await tableRegions(page)).map((table) => table.scrolls)).toEqual([false, false]);
+    expect(await page.evaluate<string>(`getComputedStyle(document.querySelector('[aria-label="Últimas transações"] td'), '::before').content`)).toMatch(
+      /^"Data"/,
+    );
     await expect(region.getByRole('columnheader', { name: 'Status' }).count()).resolves.toBe(1);
   });
 });

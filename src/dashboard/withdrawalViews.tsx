@@ -10,11 +10,10 @@ import { formatDate, Layout, Money, pixKeyTypeName, Status, type PageContext } f
 export type WithdrawalDestination = { pixKey: string; pixKeyType: PixKeyType; holder: Holder | null; recipientId: string | null };
 
 /** A PIX key to show: a CPF or CNPJ key masked as the API masks documents; an e-mail, phone or random key as it is. */
-export const shownPixKey = (key: string, type: PixKeyType): string => (type === 'cpf' || type === 'cnpj' ? maskDocument(type, key) : key);
+const shownPixKey = (key: string, type: PixKeyType): string => (type === 'cpf' || type === 'cnpj' ? maskDocument(type, key) : key);
 
 /** A person or company with their document masked (`Loja Exemplo · CNPJ **.222.333/0001-**`). */
-export const holderText = (holder: Holder): string =>
-  `${holder.name} · ${holder.documentType.toUpperCase()} ${maskDocument(holder.documentType, holder.document)}`;
+const holderText = (holder: Holder): string => `${holder.name} · ${holder.documentType.toUpperCase()} ${maskDocument(holder.documentType, holder.document)}`;
 
 /** The link of a withdrawal in a list, named for screen readers by its amount and date. */
 export const WithdrawalLink = (props: { withdrawal: Pick<TransactionView, 'transactionId' | 'amountCents' | 'createdAt'> }) => (
@@ -48,7 +47,7 @@ export function WithdrawalPage(props: {
         {props.failure ? (
           <>
             <dt>Motivo</dt>
-            <dd safe>{messages.withdrawalFailure[props.failure]}</dd>
+            <dd>{messages.withdrawalFailure[props.failure]}</dd>
           </>
         ) : (
           ''
@@ -62,7 +61,7 @@ export function WithdrawalPage(props: {
           <Money cents={withdrawal.feeCents} />
         </dd>
         <dt>{withdrawal.beneficiary ? 'Favorecido' : 'Titular esperado'}</dt>
-        <dd safe>{paidTo ? holderText(paidTo) : '—'}</dd>
+        {paidTo ? <dd safe>{holderText(paidTo)}</dd> : <dd>—</dd>}
         <dt>Destino</dt>
         <dd>{destination.recipientId ? <a href="/dashboard/destinatarios">Destinatário cadastrado</a> : <span>Conta do titular</span>}</dd>
         <dt>Chave PIX</dt>

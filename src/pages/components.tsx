@@ -35,7 +35,7 @@ export type PageContext = { csrfToken: string; user?: { email: string; role: str
  * The menu item of the page at `path`: the one whose address is the longest start of it (a charge's
  * page is under Cobranças, Vencimento under its own item); a site's home only for itself.
  */
-export function currentItem(menu: readonly MenuGroup[], base: string, path: string | undefined): MenuItem | undefined {
+function currentItem(menu: readonly MenuGroup[], base: string, path: string | undefined): MenuItem | undefined {
   if (path === undefined) return undefined;
   const items = menu.flatMap((group) => group.items);
   const matches = items.filter((item) => path === item.href || (item.href !== base && path.startsWith(`${item.href}/`)));
@@ -82,7 +82,11 @@ function Menu(props: { context: PageContext }) {
               </ul>
             </li>
           ) : (
-            group.items.map((item) => <MenuLink item={item} current={current} path={path} />)
+            <>
+              {group.items.map((item) => (
+                <MenuLink item={item} current={current} path={path} />
+              ))}
+            </>
           ),
         )}
         <li class="signout">
@@ -312,9 +316,10 @@ const ScrollRegion = (props: { label: string; children?: Children }) => (
  * Each body cell of `rows` (the rows the list views write, one `<td>` per column, no nested tables)
  * with its column's name as `data-label` and the roles of a table: a phone shows each row as a card
  * with the name before each value (CSS), and a card's CSS display must not cost screen readers the
- * table's rows and cells.
+ * table's rows and cells. Its answer is safe: `rows` is HTML the views already escaped, and the
+ * labels it adds are escaped here.
  */
-export function labelCells(rows: string, columns: readonly string[]): string {
+function safeLabelledRows(rows: string, columns: readonly string[]): string {
   return rows.replace(/<tr\b([^>]*)>([\s\S]*?)<\/tr>/g, (_row, attributes: string, cells: string) => {
     let index = 0;
     const labelled = cells.replace(/<td\b/g, () => {
@@ -344,7 +349,7 @@ export function DataTable(props: { label: string; columns: readonly (string | fa
             ))}
           </tr>
         </thead>
-        <tbody role="rowgroup">{labelCells(rows, columns)}</tbody>
+        <tbody role="rowgroup">{safeLabelledRows(rows, columns)}</tbody>
       </table>
     </ScrollRegion>
   );

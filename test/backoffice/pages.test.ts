@@ -168,11 +168,10 @@ describe('the menu with its queue counts', { timeout: 120_000 }, () => {
 
     const { page } = await signedInOperator(gateway, browser, 'support');
     const withCounts = [
-      'Back-office PIX',
       'Filas',
-      'Destinatários1',
-      'Saques1',
-      'MED1',
+      'Destinatários',
+      'Saques',
+      'MED',
       'Envios',
       'Contas',
       'Transações',
@@ -187,6 +186,16 @@ describe('the menu with its queue counts', { timeout: 120_000 }, () => {
       for (const path of ['/backoffice', '/backoffice/saques', '/backoffice/contas', '/backoffice/auditoria', '/backoffice/operadores']) {
         await page.goto(`${gateway.url}${path}`);
         await expectMenuFits(page, width, withCounts);
+        // Each queue's length beside its name, said to screen readers as "N na fila".
+        expect(
+          await page
+            .locator('header nav .menu a:has(.count)')
+            .evaluateAll((links) => links.map((link) => [link.querySelector('span')?.textContent, link.querySelector('.count')?.getAttribute('aria-label')])),
+        ).toEqual([
+          ['Destinatários', '1 na fila'],
+          ['Saques', '1 na fila'],
+          ['MED', '1 na fila'],
+        ]);
         const regions = await tableRegions(page);
         for (const region of regions) expect(region).toMatchObject({ role: 'region', label: expect.stringMatching(/\S/), tabIndex: 0 });
         if (width === 1280)

@@ -63,7 +63,7 @@ describe('Webhooks page', () => {
     }
 
     await page.goto(`${gateway.url}/dashboard/webhooks`);
-    const entry = page.locator('details').first();
+    const entry = page.locator('main details').first();
     await expect.poll(() => entry.locator('summary').textContent()).toMatch(/transaction\.paid · tentativa 1 · HTTP 200 · \d+ ms/);
     await entry.locator('summary').click();
     expect(await entry.locator('pre').textContent()).toBe(delivered.body);

@@ -5682,13 +5682,13 @@ export interface operations {
            *       "paidAt": 1796692889996,
            *       "createdAt": 1796692889424,
            *       "updatedAt": 1796692889996,
-           *       "endToEndId": "E99999999202612080121ECabKS01dS8",
+           *       "endToEndId": "E18236120202612080121ECabKS01dS8",
            *       "payer": {
            *         "name": "Pagador Sandbox",
            *         "document": "52998224725",
            *         "documentType": "cpf",
            *         "bankAccount": {
-           *           "ispb": "99999999",
+           *           "ispb": "18236120",
            *           "branch": "0001",
            *           "account": "123456"
            *         }

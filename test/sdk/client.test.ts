@@ -2,6 +2,7 @@ import jsqr from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PixGateway, PixGatewayDisputeOpenError, PixGatewayError, VERSION, type CreatedWithdrawal, type Transaction } from '../../packages/sdk/src/index.js';
+import { addDays, nextBusinessDay } from '../../src/pix/bankingDays.js';
 import { dayOf } from '../../src/platform/saoPauloDay.js';
 import { fund, reviewRecipient } from '../helpers/api.js';
 import { startGateway, type Gateway, type Merchant } from '../helpers/gateway.js';
@@ -100,7 +101,9 @@ describe('charges with a due date and static QR codes', () => {
     expect(created).toMatchObject({ status: 'pending', amountCents: 10_000, dueDate: dueDate() });
     const amount = await pix.dueCharges.amount(created.transactionId);
     expect(amount).toMatchObject({ transactionId: created.transactionId, payable: true, originalCents: 10_000, amountDueCents: 10_000 });
-    const late = await pix.dueCharges.amount(created.transactionId, { date: dayOf(new Date(gateway.clock.now().getTime() + 11 * 86_400_000)) });
+    // Late: the first business day after the due date (a weekend after a Friday due date is not late).
+    const lateDay = nextBusinessDay(addDays(nextBusinessDay(dueDate()), 1));
+    const late = await pix.dueCharges.amount(created.transactionId, { date: lateDay });
     expect(late.fineCents).toBe(200);
 
     const batch = await pix.dueCharges.createBatch([dueBody('lote-1'), { ...dueBody('lote-2'), amountCents: 5 }]);
